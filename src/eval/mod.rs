@@ -1,0 +1,833 @@
+//! The evaluator: runs a parsed script statement by statement with notebook semantics and
+//! records a [`Trace`]. It decides every shape, stride, dtype and error; the [`Engine`] only
+//! moves bytes.
+//!
+//! Invariant: no user input makes the evaluator panic. A statement that raises binds nothing
+//! (as in Python, writes done before the exception stay) and the script goes on.
+
+mod call;
+mod ops;
+mod repr;
+pub mod value;
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::rc::Rc;
+
+use crate::engine::{CpuEngine, Engine};
+use crate::script::ast::{BinOp, Expr, ExprKind, Statement, StatementKind, Target, UnaryOp};
+use crate::script::parser::parse_script;
+use crate::tensor::{DType, ScriptError, StorageId, Tensor};
+use crate::trace::{Creation, Step, StorageRecord, TensorRecord, Trace, TraceScalar, WriteRecord};
+
+pub use value::{TensorObject, TensorRef, Value};
+
+/// Limits that keep a hostile script from taking the machine or the tab down.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Most bytes of storage alive at once.
+    pub memory_bytes: usize,
+    /// Tensors and storages with more elements than this are recorded without values.
+    pub max_recorded_elements: usize,
+    /// Most statements run; the rest are reported as not run.
+    pub max_statements: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            memory_bytes: 256 << 20,
+            max_recorded_elements: 1 << 16,
+            max_statements: 100_000,
+        }
+    }
+}
+
+type R<T> = Result<T, ScriptError>;
+
+/// Per-storage facts the evaluator keeps beside the engine.
+#[derive(Clone, Debug)]
+struct StorageInfo {
+    dtype: DType,
+    nbytes: usize,
+    /// The fake but stable address `data_ptr()` reports.
+    base_address: u64,
+}
+
+/// Runs scripts on an engine and records traces.
+pub struct Evaluator {
+    engine: Box<dyn Engine>,
+    limits: Limits,
+    /// Variables in first-assignment order.
+    vars: Vec<(String, Value)>,
+    storages: BTreeMap<StorageId, StorageInfo>,
+    next_address: u64,
+    /// Bytes allocated while the current statement runs.
+    step_allocated: usize,
+    /// Storages allocated while the current statement runs.
+    step_new_storages: HashSet<StorageId>,
+    /// Writes into storages during the current statement.
+    step_writes: Vec<(StorageId, usize, Vec<i64>)>,
+}
+
+/// Traces `source` on the CPU engine with default limits.
+pub fn trace_script(source: &str) -> Trace {
+    Evaluator::new(Box::new(CpuEngine::new()), Limits::default()).run(source)
+}
+
+impl Evaluator {
+    /// An evaluator on `engine`.
+    pub fn new(engine: Box<dyn Engine>, limits: Limits) -> Evaluator {
+        Evaluator {
+            engine,
+            limits,
+            vars: Vec::new(),
+            storages: BTreeMap::new(),
+            next_address: 0x5581_2a40_0000,
+            step_allocated: 0,
+            step_new_storages: HashSet::new(),
+            step_writes: Vec::new(),
+        }
+    }
+
+    /// Runs a whole script and returns its trace.
+    pub fn run(&mut self, source: &str) -> Trace {
+        let mut trace = Trace {
+            engine: self.engine.name(),
+            steps: Vec::new(),
+        };
+        for (count, parsed) in parse_script(source).into_iter().enumerate() {
+            if count >= self.limits.max_statements {
+                let line = match &parsed {
+                    Ok(s) => s.line,
+                    Err((line, _)) => *line,
+                };
+                let mut step = self.empty_step(line, String::new());
+                step.error = Some(format!(
+                    "RuntimeError: Stridescope stops after {} statements; split the script",
+                    self.limits.max_statements
+                ));
+                trace.steps.push(step);
+                break;
+            }
+            let step = match parsed {
+                Ok(statement) => self.run_statement(&statement),
+                Err((line, err)) => {
+                    let source_line = source
+                        .lines()
+                        .nth(line.saturating_sub(1))
+                        .unwrap_or("")
+                        .trim()
+                        .to_string();
+                    let mut step = self.empty_step(line, source_line);
+                    step.error = Some(err.to_string());
+                    step.column = Some(err.pos.col);
+                    self.finish_step(step, &[])
+                }
+            };
+            trace.steps.push(step);
+        }
+        trace
+    }
+
+    fn empty_step(&self, line: usize, source: String) -> Step {
+        Step {
+            line,
+            source,
+            ..Step::default()
+        }
+    }
+
+    /// Runs one statement and records its step.
+    pub fn run_statement(&mut self, statement: &Statement) -> Step {
+        self.step_allocated = 0;
+        self.step_new_storages.clear();
+        self.step_writes.clear();
+        let before: Vec<(String, Option<TensorRef>)> = self
+            .vars
+            .iter()
+            .map(|(n, v)| {
+                (
+                    n.clone(),
+                    if let Value::Tensor(t) = v {
+                        Some(t.clone())
+                    } else {
+                        None
+                    },
+                )
+            })
+            .collect();
+        let mut step = self.empty_step(statement.line, statement.source.clone());
+        match self.exec(&statement.kind) {
+            Ok(Some(out)) => step.output = Some(out),
+            Ok(None) => {}
+            Err(e) => {
+                step.error = Some(e.to_string());
+            }
+        }
+        self.collect_garbage();
+        self.finish_step(step, &before)
+    }
+
+    fn exec(&mut self, kind: &StatementKind) -> R<Option<String>> {
+        match kind {
+            StatementKind::Expr(expr) => {
+                let value = self.eval(expr)?;
+                if matches!(value, Value::None) {
+                    Ok(None)
+                } else {
+                    Ok(Some(self.repr(&value)?))
+                }
+            }
+            StatementKind::Assign { targets, value } => {
+                let value = self.eval(value)?;
+                for target in targets {
+                    self.assign(target, value.clone())?;
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    fn assign(&mut self, target: &Target, value: Value) -> R<()> {
+        match target {
+            Target::Name(name) => {
+                self.bind(name, value);
+                Ok(())
+            }
+            Target::Tuple(targets) => {
+                let items = self.iterate(&value)?;
+                if items.len() > targets.len() {
+                    return Err(ScriptError::Value(format!(
+                        "too many values to unpack (expected {})",
+                        targets.len()
+                    )));
+                }
+                if items.len() < targets.len() {
+                    return Err(ScriptError::Value(format!(
+                        "not enough values to unpack (expected {}, got {})",
+                        targets.len(),
+                        items.len()
+                    )));
+                }
+                for (t, v) in targets.iter().zip(items) {
+                    self.assign(t, v)?;
+                }
+                Ok(())
+            }
+            Target::Subscript { object, index } => {
+                let object = self.eval(object)?;
+                let index = self.eval(index)?;
+                match object {
+                    Value::Tensor(t) => {
+                        let tensor = t.borrow().tensor.clone();
+                        self.set_item(&tensor, &index, &value)
+                    }
+                    other => Err(ScriptError::Type(format!(
+                        "'{}' object does not support item assignment",
+                        other.type_name()
+                    ))),
+                }
+            }
+            Target::Attribute { object, name } => {
+                let object = self.eval(object)?;
+                Err(ScriptError::Attribute(format!(
+                    "attribute '{}' of '{}' objects is not writable",
+                    name,
+                    object.type_name()
+                )))
+            }
+        }
+    }
+
+    fn bind(&mut self, name: &str, value: Value) {
+        if let Some(slot) = self.vars.iter_mut().find(|(n, _)| n == name) {
+            slot.1 = value;
+        } else {
+            self.vars.push((name.to_string(), value));
+        }
+    }
+
+    fn lookup(&self, name: &str) -> R<Value> {
+        if let Some((_, v)) = self.vars.iter().find(|(n, _)| n == name) {
+            return Ok(v.clone());
+        }
+        match name {
+            "torch" => Ok(Value::Torch),
+            "len" | "print" | "int" | "float" | "bool" | "abs" | "max" | "min" | "list"
+            | "tuple" | "range" | "type" | "id" | "sum" => {
+                Ok(Value::Method(Box::new(Value::None), name.to_string()))
+            }
+            _ => Err(ScriptError::Name(format!("name '{name}' is not defined"))),
+        }
+    }
+
+    /// Python iteration (for tuple unpacking).
+    fn iterate(&mut self, value: &Value) -> R<Vec<Value>> {
+        match value {
+            Value::Tuple(items) | Value::List(items) => Ok(items.clone()),
+            Value::Size(dims) => Ok(dims.iter().map(|&d| Value::Int(d)).collect()),
+            Value::Tensor(t) => {
+                let tensor = t.borrow().tensor.clone();
+                if tensor.ndim() == 0 {
+                    return Err(ScriptError::Type("iteration over a 0-d tensor".into()));
+                }
+                let views = self.unbind(&tensor, 0)?;
+                Ok(views
+                    .into_iter()
+                    .map(|v| Value::tensor(v, "unbind", None))
+                    .collect())
+            }
+            other => Err(ScriptError::Type(format!(
+                "cannot unpack non-iterable {} object",
+                other.type_name()
+            ))),
+        }
+    }
+
+    /// Evaluates an expression.
+    fn eval(&mut self, expr: &Expr) -> R<Value> {
+        match &expr.kind {
+            ExprKind::Int(i) => Ok(Value::Int(*i)),
+            ExprKind::Float(f) => Ok(Value::Float(*f)),
+            ExprKind::Bool(b) => Ok(Value::Bool(*b)),
+            ExprKind::None => Ok(Value::None),
+            ExprKind::Str(s) => Ok(Value::Str(s.clone())),
+            ExprKind::Ellipsis => Ok(Value::Ellipsis),
+            ExprKind::Name(name) => self.lookup(name),
+            ExprKind::List(items) => Ok(Value::List(self.eval_all(items)?)),
+            ExprKind::Tuple(items) => Ok(Value::Tuple(self.eval_all(items)?)),
+            ExprKind::Slice { start, stop, step } => {
+                let mut part = |e: &Option<Box<Expr>>| -> R<Option<i64>> {
+                    match e {
+                        None => Ok(None),
+                        Some(e) => match self.eval(e)? {
+                            Value::None => Ok(None),
+                            v => Ok(Some(self.index_int(&v)?)),
+                        },
+                    }
+                };
+                Ok(Value::Slice(part(start)?, part(stop)?, part(step)?))
+            }
+            ExprKind::Unary { op, operand } => {
+                let v = self.eval(operand)?;
+                self.unary(*op, v)
+            }
+            ExprKind::Binary { op, left, right } => {
+                let a = self.eval(left)?;
+                let b = self.eval(right)?;
+                self.binary(*op, a, b)
+            }
+            ExprKind::BoolOp { and, left, right } => {
+                let a = self.eval(left)?;
+                let truth = self.truthy(&a)?;
+                if truth == *and {
+                    self.eval(right)
+                } else {
+                    Ok(a)
+                }
+            }
+            ExprKind::Compare { first, ops, rest } => {
+                let mut left = self.eval(first)?;
+                let mut result = Value::Bool(true);
+                for (op, right) in ops.iter().zip(rest) {
+                    let right = self.eval(right)?;
+                    result = self.binary(*op, left, right.clone())?;
+                    if ops.len() > 1 && !self.truthy(&result)? {
+                        return Ok(result);
+                    }
+                    left = right;
+                }
+                Ok(result)
+            }
+            ExprKind::Attribute { object, name } => {
+                let object = self.eval(object)?;
+                self.attribute(object, name)
+            }
+            ExprKind::Subscript { object, index } => {
+                let object = self.eval(object)?;
+                let index = self.eval(index)?;
+                self.get_item(object, &index)
+            }
+            ExprKind::Call { func, args, kwargs } => {
+                let func = self.eval(func)?;
+                let args = self.eval_all(args)?;
+                let mut kw = Vec::with_capacity(kwargs.len());
+                for (name, e) in kwargs {
+                    kw.push((name.clone(), self.eval(e)?));
+                }
+                self.call(func, args, kw)
+            }
+        }
+    }
+
+    fn eval_all(&mut self, items: &[Expr]) -> R<Vec<Value>> {
+        items.iter().map(|e| self.eval(e)).collect()
+    }
+
+    fn unary(&mut self, op: UnaryOp, v: Value) -> R<Value> {
+        match (op, &v) {
+            (UnaryOp::Not, _) => Ok(Value::Bool(!self.truthy(&v)?)),
+            (UnaryOp::Pos, Value::Int(_) | Value::Float(_) | Value::Tensor(_)) => Ok(v),
+            (UnaryOp::Pos, Value::Bool(b)) => Ok(Value::Int(i64::from(*b))),
+            (UnaryOp::Neg, Value::Int(i)) => Ok(Value::Int(i.checked_neg().ok_or_else(overflow)?)),
+            (UnaryOp::Neg, Value::Bool(b)) => Ok(Value::Int(-i64::from(*b))),
+            (UnaryOp::Neg, Value::Float(f)) => Ok(Value::Float(-f)),
+            (UnaryOp::Invert, Value::Int(i)) => Ok(Value::Int(!i)),
+            (UnaryOp::Invert, Value::Bool(b)) => Ok(Value::Int(!i64::from(*b))),
+            (_, Value::Tensor(t)) => {
+                let tensor = t.borrow().tensor.clone();
+                let out = match op {
+                    UnaryOp::Neg => self.neg(&tensor)?,
+                    _ => self.invert(&tensor)?,
+                };
+                Ok(out)
+            }
+            _ => {
+                let sym = match op {
+                    UnaryOp::Neg => "-",
+                    UnaryOp::Pos => "+",
+                    UnaryOp::Invert => "~",
+                    UnaryOp::Not => "not",
+                };
+                Err(ScriptError::Type(format!(
+                    "bad operand type for unary {sym}: '{}'",
+                    v.type_name()
+                )))
+            }
+        }
+    }
+
+    /// Python truthiness.
+    fn truthy(&mut self, v: &Value) -> R<bool> {
+        Ok(match v {
+            Value::None => false,
+            Value::Bool(b) => *b,
+            Value::Int(i) => *i != 0,
+            Value::Float(f) => *f != 0.0,
+            Value::Str(s) => !s.is_empty(),
+            Value::Tuple(x) | Value::List(x) => !x.is_empty(),
+            Value::Size(x) => !x.is_empty(),
+            Value::Tensor(t) => {
+                let tensor = t.borrow().tensor.clone();
+                if tensor.numel() != 1 {
+                    let msg = if tensor.numel() == 0 {
+                        "Boolean value of Tensor with no values is ambiguous"
+                    } else {
+                        "Boolean value of Tensor with more than one value is ambiguous"
+                    };
+                    return Err(ScriptError::Runtime(msg.into()));
+                }
+                self.engine
+                    .values(&tensor)
+                    .first()
+                    .map(|s| s.to_bool())
+                    .unwrap_or(false)
+            }
+            _ => true,
+        })
+    }
+
+    fn binary(&mut self, op: BinOp, a: Value, b: Value) -> R<Value> {
+        if matches!(a, Value::Tensor(_)) || matches!(b, Value::Tensor(_)) {
+            return self.tensor_binary(op, &a, &b);
+        }
+        python_binary(op, &a, &b)
+    }
+
+    /// Allocates a storage for a new tensor, enforcing the memory limit.
+    fn allocate(&mut self, nbytes: usize, dtype: DType, what: &str) -> R<StorageId> {
+        let live: usize = self.storages.values().map(|s| s.nbytes).sum();
+        if nbytes > self.limits.memory_bytes.saturating_sub(live) {
+            return Err(ScriptError::Runtime(format!(
+                "{what}: not enough memory: you tried to allocate {nbytes} bytes ({}), but Stridescope's memory limit is {} with {} in use. Use smaller shapes (the limit keeps a browser tab alive).",
+                human_bytes(nbytes as u64),
+                human_bytes(self.limits.memory_bytes as u64),
+                human_bytes(live as u64)
+            )));
+        }
+        let id = self.engine.allocate(nbytes);
+        self.register_storage(id, nbytes, dtype);
+        Ok(id)
+    }
+
+    /// Creates a storage holding `bytes`.
+    fn allocate_with(&mut self, bytes: Vec<u8>, dtype: DType, what: &str) -> R<StorageId> {
+        let nbytes = bytes.len();
+        let live: usize = self.storages.values().map(|s| s.nbytes).sum();
+        if nbytes > self.limits.memory_bytes.saturating_sub(live) {
+            return self.allocate(nbytes, dtype, what);
+        }
+        let id = self.engine.allocate_with(bytes);
+        self.register_storage(id, nbytes, dtype);
+        Ok(id)
+    }
+
+    fn register_storage(&mut self, id: StorageId, nbytes: usize, dtype: DType) {
+        let base_address = self.next_address;
+        self.next_address += (nbytes as u64).div_ceil(64) * 64 + 64;
+        self.storages.insert(
+            id,
+            StorageInfo {
+                dtype,
+                nbytes,
+                base_address,
+            },
+        );
+        self.step_allocated += nbytes;
+        self.step_new_storages.insert(id);
+    }
+
+    /// Records that `view`'s elements were written.
+    fn note_write(&mut self, view: &Tensor) {
+        if self.step_new_storages.contains(&view.storage) {
+            return;
+        }
+        let cap = self.limits.max_recorded_elements;
+        let offsets: Vec<i64> = view.layout.offsets().take(cap).collect();
+        self.step_writes
+            .push((view.storage, view.dtype.item_size(), offsets));
+    }
+
+    /// Frees every storage no variable reaches.
+    fn collect_garbage(&mut self) {
+        let mut live = BTreeSet::new();
+        for (_, v) in &self.vars {
+            collect_storages(v, &mut live);
+        }
+        let dead: Vec<StorageId> = self
+            .storages
+            .keys()
+            .filter(|id| !live.contains(id))
+            .copied()
+            .collect();
+        for id in dead {
+            self.storages.remove(&id);
+            self.engine.free(id);
+        }
+    }
+
+    fn record_values(&mut self, view: &Tensor) -> Option<Vec<TraceScalar>> {
+        if view.numel() as usize > self.limits.max_recorded_elements {
+            return None;
+        }
+        Some(
+            self.engine
+                .values(view)
+                .into_iter()
+                .map(TraceScalar)
+                .collect(),
+        )
+    }
+
+    fn finish_step(&mut self, mut step: Step, before: &[(String, Option<TensorRef>)]) -> Step {
+        let vars: Vec<(String, TensorRef)> = self
+            .vars
+            .iter()
+            .filter_map(|(n, v)| {
+                if let Value::Tensor(t) = v {
+                    Some((n.clone(), t.clone()))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        for (name, t) in &vars {
+            let obj = t.borrow().clone();
+            let tensor = &obj.tensor;
+            let info = self.storages.get(&tensor.storage).cloned();
+            let values = self.record_values(tensor);
+            step.tensors.push(TensorRecord {
+                name: name.clone(),
+                dtype: tensor.dtype.name().to_string(),
+                shape: tensor.layout.shape.clone(),
+                stride: tensor.layout.strides.clone(),
+                storage_offset: tensor.layout.offset,
+                storage: tensor.storage.to_string(),
+                storage_nbytes: info.map(|i| i.nbytes).unwrap_or(0),
+                contiguous: tensor.layout.is_contiguous(),
+                channels_last: tensor.layout.is_channels_last_contiguous(),
+                element_size: tensor.dtype.item_size(),
+                values,
+            });
+            let previous = before
+                .iter()
+                .find(|(n, _)| n == name)
+                .and_then(|(_, t)| t.clone());
+            let is_new = previous.map(|p| !Rc::ptr_eq(&p, t)).unwrap_or(true);
+            if is_new && step.error.is_none() {
+                let fresh = self.step_new_storages.contains(&tensor.storage);
+                let (kind, of) = if !fresh {
+                    let sharers: Vec<String> = before
+                        .iter()
+                        .filter_map(|(n, bt)| bt.as_ref().map(|bt| (n, bt)))
+                        .filter(|(_, bt)| bt.borrow().tensor.storage == tensor.storage)
+                        .map(|(n, _)| n.clone())
+                        .collect();
+                    ("view", sharers)
+                } else if let Some(src) = obj.copied_from {
+                    ("copy", vec![src.to_string()])
+                } else {
+                    ("new", Vec::new())
+                };
+                step.created.push(Creation {
+                    name: name.clone(),
+                    op: obj.made_by.clone(),
+                    kind: kind.to_string(),
+                    storage: tensor.storage.to_string(),
+                    of,
+                });
+            }
+        }
+        let ids: Vec<(StorageId, StorageInfo)> =
+            self.storages.iter().map(|(k, v)| (*k, v.clone())).collect();
+        for (id, info) in ids {
+            let n = info.nbytes / info.dtype.item_size();
+            let values = if n > self.limits.max_recorded_elements {
+                None
+            } else {
+                let bytes = self.engine.read_storage(id);
+                Some(
+                    (0..n)
+                        .map(|i| TraceScalar(info.dtype.read(&bytes, i)))
+                        .collect(),
+                )
+            };
+            step.storages.push(StorageRecord {
+                id: id.to_string(),
+                dtype: info.dtype.name().to_string(),
+                nbytes: info.nbytes,
+                values,
+            });
+        }
+        for (id, size, offsets) in self.step_writes.drain(..) {
+            if self.storages.contains_key(&id) {
+                step.writes.push(WriteRecord {
+                    storage: id.to_string(),
+                    element_size: size,
+                    offsets,
+                });
+            }
+        }
+        step.allocated_bytes = self.step_allocated;
+        step.live_bytes = self.storages.values().map(|s| s.nbytes).sum();
+        step
+    }
+}
+
+fn collect_storages(v: &Value, live: &mut BTreeSet<StorageId>) {
+    match v {
+        Value::Tensor(t) => {
+            live.insert(t.borrow().tensor.storage);
+        }
+        Value::Storage(id) => {
+            live.insert(*id);
+        }
+        Value::Tuple(items) | Value::List(items) => {
+            items.iter().for_each(|i| collect_storages(i, live))
+        }
+        Value::Method(receiver, _) => collect_storages(receiver, live),
+        _ => {}
+    }
+}
+
+fn overflow() -> ScriptError {
+    ScriptError::Overflow("Python int too large to convert to C long".into())
+}
+
+/// `1.5 KiB`, `37.3 GiB`.
+pub fn human_bytes(n: u64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < units.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{value:.1} {}", units[unit])
+    }
+}
+
+/// Python arithmetic and comparisons on plain numbers (and a few sequence operations).
+fn python_binary(op: BinOp, a: &Value, b: &Value) -> R<Value> {
+    use Value::*;
+    let num = |v: &Value| -> Option<Result<i64, f64>> {
+        match v {
+            Bool(b) => Some(Ok(i64::from(*b))),
+            Int(i) => Some(Ok(*i)),
+            Float(f) => Some(Err(*f)),
+            _ => Option::None,
+        }
+    };
+    let sym = binop_symbol(op);
+    let unsupported = || {
+        Err(ScriptError::Type(format!(
+            "unsupported operand type(s) for {sym}: '{}' and '{}'",
+            a.type_name(),
+            b.type_name()
+        )))
+    };
+    match (num(a), num(b)) {
+        (Some(Ok(x)), Some(Ok(y))) => {
+            let bool_ops = matches!((a, b), (Bool(_), Bool(_)));
+            Ok(match op {
+                BinOp::Add => Int(x.checked_add(y).ok_or_else(overflow)?),
+                BinOp::Sub => Int(x.checked_sub(y).ok_or_else(overflow)?),
+                BinOp::Mul => Int(x.checked_mul(y).ok_or_else(overflow)?),
+                BinOp::Div => {
+                    if y == 0 {
+                        return Err(ScriptError::ZeroDivision("division by zero".into()));
+                    }
+                    Float(x as f64 / y as f64)
+                }
+                BinOp::FloorDiv | BinOp::Mod => {
+                    if y == 0 {
+                        return Err(ScriptError::ZeroDivision(
+                            if op == BinOp::Mod {
+                                "integer modulo by zero"
+                            } else {
+                                "integer division or modulo by zero"
+                            }
+                            .into(),
+                        ));
+                    }
+                    let q = x.div_euclid(y);
+                    let r = x.rem_euclid(y);
+                    // Python: the remainder has the sign of the divisor.
+                    let (q, r) = if y < 0 && r != 0 {
+                        (q + 1, r + y)
+                    } else {
+                        (q, r)
+                    };
+                    if op == BinOp::Mod {
+                        Int(r)
+                    } else {
+                        Int(q)
+                    }
+                }
+                BinOp::Pow => {
+                    if y < 0 {
+                        Float((x as f64).powf(y as f64))
+                    } else {
+                        Int(x
+                            .checked_pow(u32::try_from(y).map_err(|_| overflow())?)
+                            .ok_or_else(overflow)?)
+                    }
+                }
+                BinOp::BitAnd if bool_ops => Bool(x & y != 0),
+                BinOp::BitOr if bool_ops => Bool((x | y) != 0),
+                BinOp::BitXor if bool_ops => Bool((x ^ y) != 0),
+                BinOp::BitAnd => Int(x & y),
+                BinOp::BitOr => Int(x | y),
+                BinOp::BitXor => Int(x ^ y),
+                BinOp::MatMul => return unsupported(),
+                cmp => Bool(compare_ord(cmp, x.partial_cmp(&y))),
+            })
+        }
+        (Some(x), Some(y)) => {
+            let f = |v: Result<i64, f64>| match v {
+                Ok(i) => i as f64,
+                Err(f) => f,
+            };
+            let (x, y) = (f(x), f(y));
+            Ok(match op {
+                BinOp::Add => Float(x + y),
+                BinOp::Sub => Float(x - y),
+                BinOp::Mul => Float(x * y),
+                BinOp::Div => {
+                    if y == 0.0 {
+                        return Err(ScriptError::ZeroDivision("float division by zero".into()));
+                    }
+                    Float(x / y)
+                }
+                BinOp::FloorDiv | BinOp::Mod => {
+                    if y == 0.0 {
+                        return Err(ScriptError::ZeroDivision("float modulo".into()));
+                    }
+                    let r = x % y;
+                    let r = if r != 0.0 && ((r < 0.0) != (y < 0.0)) {
+                        r + y
+                    } else {
+                        r
+                    };
+                    if op == BinOp::Mod {
+                        Float(r)
+                    } else {
+                        Float(((x - r) / y).round())
+                    }
+                }
+                BinOp::Pow => Float(x.powf(y)),
+                BinOp::MatMul | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
+                    return unsupported()
+                }
+                cmp => Bool(compare_ord(cmp, x.partial_cmp(&y))),
+            })
+        }
+        _ => match (op, a, b) {
+            (BinOp::Eq, _, _) => Ok(Bool(values_equal(a, b))),
+            (BinOp::Ne, _, _) => Ok(Bool(!values_equal(a, b))),
+            (BinOp::Add, Tuple(x), Tuple(y)) => Ok(Tuple(x.iter().chain(y).cloned().collect())),
+            (BinOp::Add, List(x), List(y)) => Ok(List(x.iter().chain(y).cloned().collect())),
+            (BinOp::Add, Str(x), Str(y)) => Ok(Str(format!("{x}{y}"))),
+            _ => unsupported(),
+        },
+    }
+}
+
+fn values_equal(a: &Value, b: &Value) -> bool {
+    use Value::*;
+    match (a, b) {
+        (Size(x), Size(y)) => x == y,
+        (Size(x), Tuple(y)) | (Tuple(y), Size(x)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| matches!(q, Int(i) if i == p))
+        }
+        (Tuple(x), Tuple(y)) | (List(x), List(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| values_equal(p, q))
+        }
+        (DType(x), DType(y)) => x == y,
+        (MemoryFormat(x), MemoryFormat(y)) => x == y,
+        (Str(x), Str(y)) => x == y,
+        (None, None) => true,
+        (Storage(x), Storage(y)) => x == y,
+        (Tensor(x), Tensor(y)) => Rc::ptr_eq(x, y),
+        _ => false,
+    }
+}
+
+fn compare_ord(op: BinOp, ord: Option<std::cmp::Ordering>) -> bool {
+    use std::cmp::Ordering::*;
+    match op {
+        BinOp::Eq => ord == Some(Equal),
+        BinOp::Ne => ord != Some(Equal),
+        BinOp::Lt => ord == Some(Less),
+        BinOp::Le => matches!(ord, Some(Less | Equal)),
+        BinOp::Gt => ord == Some(Greater),
+        BinOp::Ge => matches!(ord, Some(Greater | Equal)),
+        _ => false,
+    }
+}
+
+/// The operator as Python writes it in messages.
+fn binop_symbol(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::FloorDiv => "//",
+        BinOp::Mod => "%",
+        BinOp::Pow => "** or pow()",
+        BinOp::MatMul => "@",
+        BinOp::Eq => "==",
+        BinOp::Ne => "!=",
+        BinOp::Lt => "<",
+        BinOp::Le => "<=",
+        BinOp::Gt => ">",
+        BinOp::Ge => ">=",
+        BinOp::BitAnd => "&",
+        BinOp::BitOr => "|",
+        BinOp::BitXor => "^",
+    }
+}

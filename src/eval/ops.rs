@@ -1,0 +1,1708 @@
+//! Tensor semantics: what each op does to shapes, strides, offsets, dtypes and storages,
+//! with PyTorch's rules and error messages. Data movement goes through the engine.
+
+use super::value::Value;
+use super::{Evaluator, R};
+use crate::engine::{BinaryOp, Operand, ReduceOp, UnaryOp};
+use crate::script::ast::BinOp;
+use crate::tensor::layout::{
+    broadcast_shapes, compute_view_strides, contiguous_strides, elementwise_output_strides,
+    infer_dense_strides, infer_view_shape, list_str, wrap_dim, OperandLayout,
+};
+use crate::tensor::{Category, DType, Layout, MemoryFormat, Scalar, ScriptError, Tensor};
+
+/// `computeStorageNbytes`: bytes a storage needs to hold a view (0 when it has no elements).
+pub fn storage_nbytes_for(
+    shape: &[i64],
+    strides: &[i64],
+    offset: i64,
+    item_size: usize,
+) -> Option<u64> {
+    if shape.contains(&0) {
+        return Some(0);
+    }
+    let mut last: i64 = offset;
+    for (&n, &s) in shape.iter().zip(strides) {
+        last = last.checked_add((n - 1).checked_mul(s)?)?;
+    }
+    u64::try_from(last.checked_add(1)?)
+        .ok()?
+        .checked_mul(item_size as u64)
+}
+
+fn index_err(msg: String) -> ScriptError {
+    ScriptError::Index(msg)
+}
+
+/// How PyTorch names a memory overlap between a written tensor and an input.
+#[derive(PartialEq)]
+enum Overlap {
+    No,
+    Full,
+    Partial,
+    TooHard,
+}
+
+/// The result-type state of PyTorch's type promotion (dim tensors, 0-dim tensors, numbers).
+#[derive(Default)]
+struct ResultType {
+    dim: Option<DType>,
+    zero_dim: Option<DType>,
+    wrapped: Option<DType>,
+}
+
+fn promote_opt(a: Option<DType>, b: DType) -> Option<DType> {
+    Some(match a {
+        None => b,
+        Some(a) => DType::promote(a, b),
+    })
+}
+
+fn combine_categories(higher: Option<DType>, lower: Option<DType>) -> Option<DType> {
+    match (higher, lower) {
+        (Some(h), _) if h.is_floating() => Some(h),
+        (Some(h), Some(l)) if h == DType::Bool || l.is_floating() => Some(DType::promote(h, l)),
+        (Some(h), _) => Some(h),
+        (None, l) => l,
+    }
+}
+
+impl ResultType {
+    fn add(&mut self, operand: &ElementwiseInput) {
+        match operand {
+            ElementwiseInput::Tensor(t) if t.ndim() > 0 => {
+                self.dim = promote_opt(self.dim, t.dtype)
+            }
+            ElementwiseInput::Tensor(t) => self.zero_dim = promote_opt(self.zero_dim, t.dtype),
+            ElementwiseInput::Number(s) => {
+                let d = match s {
+                    Scalar::Bool(_) => DType::Bool,
+                    Scalar::Int(_) => DType::Int64,
+                    Scalar::Float(_) => DType::Float32,
+                };
+                self.wrapped = promote_opt(self.wrapped, d);
+            }
+        }
+    }
+
+    fn result(&self) -> DType {
+        combine_categories(self.dim, combine_categories(self.zero_dim, self.wrapped))
+            .unwrap_or(DType::Float32)
+    }
+}
+
+/// An input of an elementwise op before broadcasting.
+#[derive(Clone, Debug)]
+pub enum ElementwiseInput {
+    Tensor(Tensor),
+    Number(Scalar),
+}
+
+impl ElementwiseInput {
+    fn shape(&self) -> &[i64] {
+        match self {
+            ElementwiseInput::Tensor(t) => t.shape(),
+            ElementwiseInput::Number(_) => &[],
+        }
+    }
+    fn dtype(&self) -> DType {
+        match self {
+            ElementwiseInput::Tensor(t) => t.dtype,
+            ElementwiseInput::Number(Scalar::Bool(_)) => DType::Bool,
+            ElementwiseInput::Number(Scalar::Int(_)) => DType::Int64,
+            ElementwiseInput::Number(Scalar::Float(_)) => DType::Float64,
+        }
+    }
+}
+
+/// `canCast(from, to)` for in-place results.
+fn can_cast(from: DType, to: DType) -> bool {
+    !(from.is_floating() && to.is_integral()) && !(from != DType::Bool && to == DType::Bool)
+}
+
+fn bin_op(op: BinOp) -> BinaryOp {
+    match op {
+        BinOp::Add => BinaryOp::Add,
+        BinOp::Sub => BinaryOp::Sub,
+        BinOp::Mul => BinaryOp::Mul,
+        BinOp::Div => BinaryOp::Div,
+        BinOp::FloorDiv => BinaryOp::FloorDiv,
+        BinOp::Mod => BinaryOp::Rem,
+        BinOp::Pow => BinaryOp::Pow,
+        BinOp::Eq => BinaryOp::Eq,
+        BinOp::Ne => BinaryOp::Ne,
+        BinOp::Lt => BinaryOp::Lt,
+        BinOp::Le => BinaryOp::Le,
+        BinOp::Gt => BinaryOp::Gt,
+        BinOp::Ge => BinaryOp::Ge,
+        BinOp::BitAnd => BinaryOp::BitAnd,
+        BinOp::BitOr => BinaryOp::BitOr,
+        BinOp::BitXor => BinaryOp::BitXor,
+        BinOp::MatMul => BinaryOp::Mul,
+    }
+}
+
+/// Expands a layout to `shape` for reading (stride 0 on broadcast dims).
+fn broadcast_view(t: &Tensor, shape: &[i64]) -> Tensor {
+    let n = shape.len();
+    let offset = n - t.ndim();
+    let mut strides = vec![0; n];
+    for i in 0..t.ndim() {
+        strides[offset + i] = if t.shape()[i] == 1 && shape[offset + i] != 1 {
+            0
+        } else {
+            t.strides()[i]
+        };
+    }
+    t.with_layout(Layout {
+        shape: shape.to_vec(),
+        strides,
+        offset: t.layout.offset,
+    })
+}
+
+impl Evaluator {
+    // ----- storages and new tensors -----
+
+    /// A new uninitialised (zeroed) tensor with explicit strides.
+    pub(super) fn empty_strided(
+        &mut self,
+        shape: &[i64],
+        strides: &[i64],
+        dtype: DType,
+        what: &str,
+    ) -> R<Tensor> {
+        let nbytes = storage_nbytes_for(shape, strides, 0, dtype.item_size())
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| ScriptError::Runtime(format!("{what}: tensor is too large")))?;
+        let storage = self.allocate(nbytes, dtype, what)?;
+        Ok(Tensor {
+            storage,
+            dtype,
+            layout: Layout {
+                shape: shape.to_vec(),
+                strides: strides.to_vec(),
+                offset: 0,
+            },
+        })
+    }
+
+    /// A new tensor in a dense memory format.
+    pub(super) fn empty(
+        &mut self,
+        shape: &[i64],
+        dtype: DType,
+        format: MemoryFormat,
+        what: &str,
+    ) -> R<Tensor> {
+        if format == MemoryFormat::ChannelsLast && shape.len() != 4 {
+            return Err(ScriptError::Runtime(
+                "required rank 4 tensor to use channels_last format".into(),
+            ));
+        }
+        let layout = Layout::with_format(shape, format);
+        self.empty_strided(shape, &layout.strides, dtype, what)
+    }
+
+    /// Checks a requested shape: no negative sizes, no overflow.
+    pub(super) fn check_shape(&self, shape: &[i64]) -> R<()> {
+        for &n in shape {
+            if n < 0 {
+                return Err(ScriptError::Runtime(format!(
+                    "Trying to create tensor with negative dimension {n}: {}",
+                    list_str(shape)
+                )));
+            }
+        }
+        let mut total: i64 = 1;
+        for &n in shape {
+            total = total.checked_mul(n).ok_or_else(|| {
+                ScriptError::Runtime(format!(
+                    "Storage size calculation overflowed with sizes={}",
+                    list_str(shape)
+                ))
+            })?;
+        }
+        Ok(())
+    }
+
+    /// A tensor from host values in row-major order.
+    pub(super) fn tensor_from_values(
+        &mut self,
+        shape: &[i64],
+        dtype: DType,
+        values: &[Scalar],
+        what: &str,
+    ) -> R<Tensor> {
+        let item = dtype.item_size();
+        let nbytes = values
+            .len()
+            .checked_mul(item)
+            .ok_or_else(|| ScriptError::Runtime("tensor is too large".into()))?;
+        let live: usize = self.storages.values().map(|s| s.nbytes).sum();
+        if nbytes > self.limits.memory_bytes.saturating_sub(live) {
+            // Let `allocate` produce the memory-limit message.
+            self.allocate(nbytes, dtype, what)?;
+        }
+        let mut bytes = vec![0u8; nbytes];
+        for (i, v) in values.iter().enumerate() {
+            dtype.write(&mut bytes, i, *v);
+        }
+        let storage = self.allocate_with(bytes, dtype, what)?;
+        Ok(Tensor {
+            storage,
+            dtype,
+            layout: Layout::contiguous(shape),
+        })
+    }
+
+    /// A new tensor of `shape` filled with `value`.
+    pub(super) fn full(
+        &mut self,
+        shape: &[i64],
+        value: Scalar,
+        dtype: DType,
+        what: &str,
+    ) -> R<Tensor> {
+        self.check_shape(shape)?;
+        let t = self.empty(shape, dtype, MemoryFormat::Contiguous, what)?;
+        if value != Scalar::Int(0) && value != Scalar::Float(0.0) && value != Scalar::Bool(false) {
+            self.engine.fill(&t, value);
+        }
+        Ok(t)
+    }
+
+    /// `torch.arange(start, end, step)`.
+    pub(super) fn arange(
+        &mut self,
+        start: Scalar,
+        end: Scalar,
+        step: Scalar,
+        dtype: Option<DType>,
+    ) -> R<Tensor> {
+        let all_int = [start, end, step]
+            .iter()
+            .all(|s| !matches!(s, Scalar::Float(_)));
+        let dtype = dtype.unwrap_or(if all_int {
+            DType::Int64
+        } else {
+            DType::Float32
+        });
+        let (s, e, st) = (start.to_f64(), end.to_f64(), step.to_f64());
+        if st == 0.0 {
+            return Err(ScriptError::Runtime("step must be nonzero".into()));
+        }
+        if !(s.is_finite() && e.is_finite()) {
+            return Err(ScriptError::Runtime(format!(
+                "unsupported range: {s} -> {e}"
+            )));
+        }
+        if (st > 0.0 && e < s) || (st < 0.0 && e > s) {
+            return Err(ScriptError::Runtime(
+                "upper bound and larger bound inconsistent with step sign".into(),
+            ));
+        }
+        let size = if all_int && dtype.is_integral() {
+            let (si, ei, sti) = (
+                start.to_wrapped_int(),
+                end.to_wrapped_int(),
+                step.to_wrapped_int(),
+            );
+            let span = ei as i128 - si as i128;
+            let n = (span + sti as i128 - sti.signum() as i128) / sti as i128;
+            n.max(0) as f64
+        } else {
+            ((e - s) / st).ceil().max(0.0)
+        };
+        if size > (1u64 << 40) as f64 {
+            return Err(ScriptError::Runtime(format!(
+                "arange: {size} elements is more than Stridescope's memory limit allows"
+            )));
+        }
+        let n = size as i64;
+        let limit_elems = (self.limits.memory_bytes / dtype.item_size()) as i64;
+        if n > limit_elems {
+            let shape = [n];
+            return self.empty(&shape, dtype, MemoryFormat::Contiguous, "arange");
+        }
+        let values: Vec<Scalar> = (0..n)
+            .map(|i| {
+                if all_int {
+                    Scalar::Int(
+                        start
+                            .to_wrapped_int()
+                            .wrapping_add((i).wrapping_mul(step.to_wrapped_int())),
+                    )
+                } else {
+                    Scalar::Float(s + st * i as f64)
+                }
+            })
+            .collect();
+        self.tensor_from_values(&[n], dtype, &values, "arange")
+    }
+
+    // ----- view ops (no data moves) -----
+
+    /// `view(shape)`.
+    pub(super) fn view(&mut self, t: &Tensor, shape: &[i64]) -> R<Tensor> {
+        let shape = infer_view_shape(shape, t.numel()).map_err(ScriptError::Runtime)?;
+        match compute_view_strides(t.shape(), t.strides(), &shape) {
+            Some(strides) => Ok(t.with_layout(Layout { shape, strides, offset: t.layout.offset })),
+            None => Err(ScriptError::Runtime(
+                "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.".into(),
+            )),
+        }
+    }
+
+    /// `reshape(shape)`: a view when `view` would work, else a contiguous copy.
+    /// Returns the tensor and whether it copied.
+    pub(super) fn reshape(&mut self, t: &Tensor, shape: &[i64]) -> R<(Tensor, bool)> {
+        let shape = infer_view_shape(shape, t.numel()).map_err(ScriptError::Runtime)?;
+        match compute_view_strides(t.shape(), t.strides(), &shape) {
+            Some(strides) => Ok((
+                t.with_layout(Layout {
+                    shape,
+                    strides,
+                    offset: t.layout.offset,
+                }),
+                false,
+            )),
+            None => {
+                let copy = self.clone_tensor(t, MemoryFormat::Contiguous)?;
+                let strides = contiguous_strides(&shape);
+                Ok((
+                    copy.with_layout(Layout {
+                        shape,
+                        strides,
+                        offset: 0,
+                    }),
+                    true,
+                ))
+            }
+        }
+    }
+
+    /// `transpose(d0, d1)`.
+    pub(super) fn transpose(&self, t: &Tensor, d0: i64, d1: i64) -> R<Tensor> {
+        let n = t.ndim();
+        let a = wrap_dim(d0, n).map_err(index_err)?;
+        let b = wrap_dim(d1, n).map_err(index_err)?;
+        let mut layout = t.layout.clone();
+        if n > 0 {
+            layout.shape.swap(a, b);
+            layout.strides.swap(a, b);
+        }
+        Ok(t.with_layout(layout))
+    }
+
+    /// `t()`.
+    pub(super) fn t(&self, t: &Tensor) -> R<Tensor> {
+        if t.ndim() > 2 {
+            return Err(ScriptError::Runtime(format!(
+                "t() expects a tensor with <= 2 dimensions, but self is {}D",
+                t.ndim()
+            )));
+        }
+        self.transpose(t, 0, if t.ndim() < 2 { 0 } else { 1 })
+    }
+
+    /// `permute(dims)`.
+    pub(super) fn permute(&self, t: &Tensor, dims: &[i64]) -> R<Tensor> {
+        let n = t.ndim();
+        if dims.len() != n {
+            return Err(ScriptError::Runtime(format!(
+                "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = {} is not equal to len(dims) = {}",
+                n,
+                dims.len()
+            )));
+        }
+        let mut seen = vec![false; n];
+        let mut layout = Layout {
+            shape: Vec::with_capacity(n),
+            strides: Vec::with_capacity(n),
+            offset: t.layout.offset,
+        };
+        for &d in dims {
+            let d = wrap_dim(d, n).map_err(index_err)?;
+            if seen[d] {
+                return Err(ScriptError::Runtime(
+                    "permute(): duplicate dims are not allowed.".into(),
+                ));
+            }
+            seen[d] = true;
+            layout.shape.push(t.shape()[d]);
+            layout.strides.push(t.strides()[d]);
+        }
+        Ok(t.with_layout(layout))
+    }
+
+    /// `movedim(source, destination)`.
+    pub(super) fn movedim(&self, t: &Tensor, src: &[i64], dst: &[i64]) -> R<Tensor> {
+        let n = t.ndim();
+        if src.len() != dst.len() {
+            return Err(ScriptError::Runtime(format!(
+                "movedim: Invalid source or destination dims: source ({} dims) should contain the same number of dims as destination ({} dims)",
+                list_str(src),
+                list_str(dst)
+            )));
+        }
+        let wrap_all = |dims: &[i64]| -> R<Vec<usize>> {
+            dims.iter()
+                .map(|&d| wrap_dim(d, n).map_err(index_err))
+                .collect()
+        };
+        let s = wrap_all(src)?;
+        let d = wrap_all(dst)?;
+        let has_dup = |v: &[usize]| (0..v.len()).any(|i| v[i + 1..].contains(&v[i]));
+        if has_dup(&s) {
+            return Err(ScriptError::Runtime(format!(
+                "movedim: repeated dim in `source` ({})",
+                list_str(src)
+            )));
+        }
+        if has_dup(&d) {
+            return Err(ScriptError::Runtime(format!(
+                "movedim: repeated dim in `destination` ({})",
+                list_str(dst)
+            )));
+        }
+        if n <= 1 {
+            return Ok(t.clone());
+        }
+        let mut order: Vec<Option<usize>> = vec![None; n];
+        for (&si, &di) in s.iter().zip(&d) {
+            order[di] = Some(si);
+        }
+        let mut rest = (0..n).filter(|i| !s.contains(i));
+        for slot in order.iter_mut() {
+            if slot.is_none() {
+                *slot = rest.next();
+            }
+        }
+        let perm: Vec<i64> = order.into_iter().map(|o| o.unwrap_or(0) as i64).collect();
+        self.permute(t, &perm)
+    }
+
+    /// `expand(sizes)`.
+    pub(super) fn expand(&self, t: &Tensor, sizes: &[i64]) -> R<Tensor> {
+        let nd = sizes.len();
+        let td = t.ndim();
+        if nd < td {
+            return Err(ScriptError::Runtime(format!(
+                "expand({}{{{}}}, size={}): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({})",
+                t.dtype.legacy_type_name(),
+                list_str(t.shape()),
+                list_str(sizes),
+                nd,
+                td
+            )));
+        }
+        let mut shape = vec![0; nd];
+        let mut strides = vec![0; nd];
+        for i in (0..nd).rev() {
+            let offset = nd - 1 - i;
+            let dim = td as i64 - 1 - offset as i64;
+            let mut size = if dim >= 0 { t.shape()[dim as usize] } else { 1 };
+            let mut stride = if dim >= 0 {
+                t.strides()[dim as usize]
+            } else if i + 1 < nd {
+                shape[i + 1] * strides[i + 1]
+            } else {
+                1
+            };
+            let mut target = sizes[i];
+            if target == -1 {
+                if dim < 0 {
+                    return Err(ScriptError::Runtime(format!(
+                        "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}"
+                    )));
+                }
+                target = size;
+            }
+            if target < 0 {
+                return Err(ScriptError::Runtime(format!(
+                    "The expanded size of the tensor ({target}) isn't allowed in a leading, non-existing dimension {i}"
+                )));
+            }
+            if size != target {
+                if size != 1 {
+                    return Err(ScriptError::Runtime(format!(
+                        "The expanded size of the tensor ({}) must match the existing size ({}) at non-singleton dimension {}.  Target sizes: {}.  Tensor sizes: {}",
+                        target,
+                        size,
+                        i,
+                        list_str(sizes),
+                        list_str(t.shape())
+                    )));
+                }
+                size = target;
+                stride = 0;
+            }
+            shape[i] = size;
+            strides[i] = stride;
+        }
+        Ok(t.with_layout(Layout {
+            shape,
+            strides,
+            offset: t.layout.offset,
+        }))
+    }
+
+    /// `slice(dim, start, stop, step)` as basic indexing does it.
+    pub(super) fn slice(
+        &self,
+        t: &Tensor,
+        dim: usize,
+        start: Option<i64>,
+        stop: Option<i64>,
+        step: Option<i64>,
+    ) -> R<Tensor> {
+        let step = step.unwrap_or(1);
+        if step <= 0 {
+            return Err(ScriptError::Value("step must be greater than zero".into()));
+        }
+        let size = t.shape()[dim];
+        let mut start = start.unwrap_or(0);
+        let mut stop = stop.unwrap_or(i64::MAX);
+        if start < 0 {
+            start = start.saturating_add(size);
+        }
+        if stop < 0 {
+            stop = stop.saturating_add(size);
+        }
+        start = start.clamp(0, size);
+        stop = if stop < start { start } else { stop.min(size) };
+        let mut layout = t.layout.clone();
+        layout.offset += start * t.strides()[dim];
+        layout.shape[dim] = (stop - start + step - 1) / step;
+        layout.strides[dim] *= step;
+        Ok(t.with_layout(layout))
+    }
+
+    /// Drops `dim`, taking index `index` of it (no bounds check: callers check with their
+    /// own message).
+    fn select_unchecked(&self, t: &Tensor, dim: usize, index: i64) -> Tensor {
+        let mut layout = t.layout.clone();
+        let index = if index < 0 {
+            index + layout.shape[dim]
+        } else {
+            index
+        };
+        layout.offset += index * layout.strides[dim];
+        layout.shape.remove(dim);
+        layout.strides.remove(dim);
+        t.with_layout(layout)
+    }
+
+    /// `select(dim, index)`.
+    pub(super) fn select(&self, t: &Tensor, dim: i64, index: i64) -> R<Tensor> {
+        if t.ndim() == 0 {
+            return Err(ScriptError::Index(
+                "select() cannot be applied to a 0-dim tensor.".into(),
+            ));
+        }
+        let d = wrap_dim(dim, t.ndim()).map_err(index_err)?;
+        let size = t.shape()[d];
+        if index < -size || index >= size {
+            return Err(ScriptError::Index(format!(
+                "select(): index {} out of range for tensor of size {} at dimension {}",
+                index,
+                list_str(t.shape()),
+                d
+            )));
+        }
+        Ok(self.select_unchecked(t, d, index))
+    }
+
+    /// `narrow(dim, start, length)`.
+    pub(super) fn narrow(&self, t: &Tensor, dim: i64, start: i64, length: i64) -> R<Tensor> {
+        if t.ndim() == 0 {
+            return Err(ScriptError::Runtime(
+                "narrow() cannot be applied to a 0-dim tensor.".into(),
+            ));
+        }
+        if length < 0 {
+            return Err(ScriptError::Runtime(
+                "narrow(): length must be non-negative.".into(),
+            ));
+        }
+        let d = wrap_dim(dim, t.ndim()).map_err(index_err)?;
+        let size = t.shape()[d];
+        if start < -size || start > size {
+            return Err(ScriptError::Index(format!(
+                "start out of range (expected to be in range of [{}, {}], but got {})",
+                -size, size, start
+            )));
+        }
+        let start = if start < 0 { start + size } else { start };
+        if start > size - length {
+            return Err(ScriptError::Runtime(format!(
+                "start ({start}) + length ({length}) exceeds dimension size ({size})."
+            )));
+        }
+        self.slice(t, d, Some(start), Some(start + length), Some(1))
+    }
+
+    /// `squeeze()` / `squeeze(dims)`.
+    pub(super) fn squeeze(&self, t: &Tensor, dims: Option<&[i64]>) -> R<Tensor> {
+        let n = t.ndim();
+        let mut drop = vec![false; n];
+        match dims {
+            None => {
+                for (i, d) in drop.iter_mut().enumerate() {
+                    *d = t.shape()[i] == 1;
+                }
+            }
+            Some(dims) => {
+                for &d in dims {
+                    let w = wrap_dim(d, n).map_err(index_err)?;
+                    if n > 0 && t.shape()[w] == 1 {
+                        drop[w] = true;
+                    }
+                }
+            }
+        }
+        let mut layout = Layout {
+            shape: vec![],
+            strides: vec![],
+            offset: t.layout.offset,
+        };
+        for i in 0..n {
+            if !drop[i] {
+                layout.shape.push(t.shape()[i]);
+                layout.strides.push(t.strides()[i]);
+            }
+        }
+        Ok(t.with_layout(layout))
+    }
+
+    /// `unsqueeze(dim)`.
+    pub(super) fn unsqueeze(&self, t: &Tensor, dim: i64) -> R<Tensor> {
+        let d = wrap_dim(dim, t.ndim() + 1).map_err(index_err)?;
+        let mut layout = t.layout.clone();
+        let stride = if d >= t.ndim() {
+            1
+        } else {
+            t.shape()[d] * t.strides()[d]
+        };
+        layout.shape.insert(d, 1);
+        layout.strides.insert(d, stride);
+        Ok(t.with_layout(layout))
+    }
+
+    /// `flatten(start_dim, end_dim)`; returns `None` when it returns the tensor itself.
+    pub(super) fn flatten(
+        &mut self,
+        t: &Tensor,
+        start: i64,
+        end: i64,
+    ) -> R<Option<(Tensor, bool)>> {
+        let n = t.ndim();
+        let s = wrap_dim(start, n).map_err(index_err)?;
+        let e = wrap_dim(end, n).map_err(index_err)?;
+        if s > e {
+            return Err(ScriptError::Runtime(
+                "flatten() has invalid args: start_dim cannot come after end_dim".into(),
+            ));
+        }
+        if n == 0 {
+            return self.reshape(t, &[1]).map(Some);
+        }
+        if s == e {
+            return Ok(None);
+        }
+        let mut shape: Vec<i64> = t.shape()[..s].to_vec();
+        shape.push(t.shape()[s..=e].iter().product());
+        shape.extend_from_slice(&t.shape()[e + 1..]);
+        self.reshape(t, &shape).map(Some)
+    }
+
+    /// `unfold(dimension, size, step)`.
+    pub(super) fn unfold(&self, t: &Tensor, dim: i64, size: i64, step: i64) -> R<Tensor> {
+        let n = t.ndim();
+        let d = wrap_dim(dim, n).map_err(index_err)?;
+        let max_size = if n == 0 { 1 } else { t.shape()[d] };
+        if size > max_size {
+            return Err(ScriptError::Runtime(format!(
+                "maximum size for tensor at dimension {d} is {max_size} but size is {size}"
+            )));
+        }
+        if size < 0 {
+            return Err(ScriptError::Runtime(format!(
+                "size is {size} but must be >= 0"
+            )));
+        }
+        if step <= 0 {
+            return Err(ScriptError::Runtime(format!(
+                "step is {step} but must be > 0"
+            )));
+        }
+        let mut layout = t.layout.clone();
+        if n > 0 {
+            layout.shape[d] = (max_size - size) / step + 1;
+            layout.strides[d] *= step;
+        }
+        layout.shape.push(size);
+        layout.strides.push(if n == 0 { 1 } else { t.strides()[d] });
+        Ok(t.with_layout(layout))
+    }
+
+    /// `diagonal(offset, dim1, dim2)`.
+    pub(super) fn diagonal(&self, t: &Tensor, offset: i64, dim1: i64, dim2: i64) -> R<Tensor> {
+        let n = t.ndim();
+        let a = wrap_dim(dim1, n).map_err(index_err)?;
+        let b = wrap_dim(dim2, n).map_err(index_err)?;
+        if a == b {
+            return Err(ScriptError::Runtime(format!(
+                "diagonal dimensions cannot be identical {dim1}, {dim2}"
+            )));
+        }
+        let (sa, sb) = (t.shape()[a], t.shape()[b]);
+        let diag = if offset >= 0 {
+            sa.min(sb - offset).max(0)
+        } else {
+            (sa + offset).min(sb).max(0)
+        };
+        let mut storage_offset = t.layout.offset;
+        if diag > 0 {
+            if offset >= 0 {
+                storage_offset += offset * t.strides()[b];
+            } else {
+                storage_offset -= offset * t.strides()[a];
+            }
+        }
+        let mut shape = t.shape().to_vec();
+        let mut strides = t.strides().to_vec();
+        let (hi, lo) = (a.max(b), a.min(b));
+        shape.remove(hi);
+        strides.remove(hi);
+        shape.remove(lo);
+        strides.remove(lo);
+        shape.push(diag);
+        strides.push(t.strides()[a] + t.strides()[b]);
+        Ok(t.with_layout(Layout {
+            shape,
+            strides,
+            offset: storage_offset,
+        }))
+    }
+
+    /// `as_strided(size, stride, storage_offset)`.
+    pub(super) fn as_strided(
+        &self,
+        t: &Tensor,
+        size: &[i64],
+        stride: &[i64],
+        offset: Option<i64>,
+    ) -> R<Tensor> {
+        if size.len() != stride.len() {
+            return Err(ScriptError::Runtime(
+                "mismatch in length of strides and shape".into(),
+            ));
+        }
+        if stride.iter().any(|&s| s < 0) {
+            return Err(ScriptError::Runtime(format!(
+                "as_strided: Negative strides are not supported at the moment, got strides: {}",
+                list_str(stride)
+            )));
+        }
+        if let Some(&n) = size.iter().find(|&&n| n < 0) {
+            return Err(ScriptError::Runtime(format!(
+                "Trying to create tensor with negative dimension {n}: {}",
+                list_str(size)
+            )));
+        }
+        let offset = offset.unwrap_or(t.layout.offset);
+        if offset < 0 {
+            return Err(ScriptError::Runtime(format!(
+                "Tensor: invalid storage offset {offset}"
+            )));
+        }
+        let item = t.dtype.item_size();
+        let needed = storage_nbytes_for(size, stride, offset, item).ok_or_else(|| {
+            ScriptError::Runtime("as_strided: storage size calculation overflowed".into())
+        })?;
+        let have = self.storages.get(&t.storage).map(|s| s.nbytes).unwrap_or(0) as u64;
+        if needed > have {
+            return Err(ScriptError::Runtime(format!(
+                "setStorage: sizes {}, strides {}, storage offset {}, and itemsize {} requiring a storage size of {} are out of bounds for storage of size {}",
+                list_str(size),
+                list_str(stride),
+                offset,
+                item,
+                needed,
+                have
+            )));
+        }
+        Ok(t.with_layout(Layout {
+            shape: size.to_vec(),
+            strides: stride.to_vec(),
+            offset,
+        }))
+    }
+
+    /// `split(split_size, dim)`.
+    pub(super) fn split(&self, t: &Tensor, split_size: i64, dim: i64) -> R<Vec<Tensor>> {
+        if t.ndim() == 0 {
+            return Err(ScriptError::Runtime(
+                "split expects at least a 1-dimensional tensor".into(),
+            ));
+        }
+        if split_size < 0 {
+            return Err(ScriptError::Runtime(format!(
+                "split expects split_size be non-negative, but got split_size={split_size}"
+            )));
+        }
+        let d = wrap_dim(dim, t.ndim()).map_err(index_err)?;
+        let dim_size = t.shape()[d];
+        if split_size == 0 && dim_size != 0 {
+            return Err(ScriptError::Runtime(format!(
+                "split_size can only be 0 if dimension size is 0, but got dimension size of {dim_size}"
+            )));
+        }
+        let num = if split_size == 0 {
+            1
+        } else {
+            ((dim_size + split_size - 1) / split_size).max(1)
+        };
+        let last = split_size - (split_size * num - dim_size);
+        (0..num)
+            .map(|i| {
+                let length = if i < num - 1 { split_size } else { last };
+                self.narrow(t, d as i64, i * split_size, length)
+            })
+            .collect()
+    }
+
+    /// `split(list_of_sizes, dim)` (`split_with_sizes`).
+    pub(super) fn split_with_sizes(&self, t: &Tensor, sizes: &[i64], dim: i64) -> R<Vec<Tensor>> {
+        if t.ndim() == 0 {
+            return Err(ScriptError::Runtime(
+                "split expects at least a 1-dimensional tensor".into(),
+            ));
+        }
+        let d = wrap_dim(dim, t.ndim()).map_err(index_err)?;
+        let dim_size = t.shape()[d];
+        let mut start = 0;
+        let mut out = Vec::with_capacity(sizes.len());
+        for &len in sizes {
+            if len < 0 {
+                return Err(ScriptError::Runtime(format!(
+                    "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={}",
+                    list_str(sizes)
+                )));
+            }
+            out.push(self.slice(t, d, Some(start), Some(start + len), Some(1))?);
+            start += len;
+        }
+        if start != dim_size {
+            return Err(ScriptError::Runtime(format!(
+                "split_with_sizes expects split_sizes to sum exactly to {} (input tensor's size at dimension {}), but got split_sizes={}",
+                dim_size,
+                d,
+                list_str(sizes)
+            )));
+        }
+        Ok(out)
+    }
+
+    /// `chunk(chunks, dim)`.
+    pub(super) fn chunk(&self, t: &Tensor, chunks: i64, dim: i64) -> R<Vec<Tensor>> {
+        if t.ndim() == 0 {
+            return Err(ScriptError::Runtime(
+                "chunk expects at least a 1-dimensional tensor".into(),
+            ));
+        }
+        if chunks <= 0 {
+            return Err(ScriptError::Runtime(format!(
+                "chunk expects `chunks` to be greater than 0, got: {chunks}"
+            )));
+        }
+        let d = wrap_dim(dim, t.ndim()).map_err(index_err)?;
+        let dim_size = t.shape()[d];
+        let split_size = (dim_size + chunks - 1) / chunks;
+        if split_size == 0 && dim_size == 0 {
+            let mut sizes = vec![split_size; chunks as usize];
+            if let Some(last) = sizes.last_mut() {
+                *last = split_size - (split_size * chunks - dim_size);
+            }
+            return self.split_with_sizes(t, &sizes, d as i64);
+        }
+        self.split(t, split_size, d as i64)
+    }
+
+    /// `unbind(dim)`.
+    pub(super) fn unbind(&self, t: &Tensor, dim: i64) -> R<Vec<Tensor>> {
+        if t.ndim() == 0 {
+            return Err(ScriptError::Index(
+                "Dimension specified as 0 but tensor has no dimensions".into(),
+            ));
+        }
+        let d = wrap_dim(dim, t.ndim()).map_err(index_err)?;
+        Ok((0..t.shape()[d])
+            .map(|i| self.select_unchecked(t, d, i))
+            .collect())
+    }
+
+    /// Basic indexing: ints, slices, `None`, `...` (the view `t[index]`).
+    pub(super) fn index_view(&mut self, t: &Tensor, index: &Value) -> R<Tensor> {
+        let items: Vec<Value> = match index {
+            Value::Tuple(items) => items.clone(),
+            other => vec![other.clone()],
+        };
+        let mut specified = 0;
+        let mut ellipses = 0;
+        for item in &items {
+            match item {
+                Value::None => {}
+                Value::Ellipsis => ellipses += 1,
+                Value::Tensor(_) | Value::List(_) | Value::Bool(_) => {
+                    return Err(ScriptError::NotImplemented(
+                        "advanced indexing (with tensors, lists or bools) copies data; Stridescope shows basic indexing only: ints, slices, None and ...".into(),
+                    ))
+                }
+                _ => specified += 1,
+            }
+        }
+        if ellipses > 1 {
+            return Err(ScriptError::Index(
+                "an index can only have a single ellipsis ('...')".into(),
+            ));
+        }
+        // A lone int or slice takes PyTorch's fast path, which reports 0-dim misuse itself.
+        if specified > t.ndim() && matches!(index, Value::Tuple(_)) {
+            return Err(ScriptError::Index(format!(
+                "too many indices for tensor of dimension {}",
+                t.ndim()
+            )));
+        }
+        let mut result = t.clone();
+        let mut dim = 0usize;
+        let mut real_dim = 0usize;
+        for item in &items {
+            match item {
+                Value::None => {
+                    result = self.unsqueeze(&result, dim as i64)?;
+                    dim += 1;
+                }
+                Value::Ellipsis => {
+                    dim += t.ndim() - specified;
+                    real_dim += t.ndim() - specified;
+                }
+                Value::Slice(start, stop, step) => {
+                    if result.ndim() == 0 {
+                        return Err(ScriptError::Index(
+                            "slice() cannot be applied to a 0-dim tensor.".into(),
+                        ));
+                    }
+                    result = self.slice(&result, dim, *start, *stop, *step)?;
+                    dim += 1;
+                    real_dim += 1;
+                }
+                other => {
+                    let i = self.index_int(other)?;
+                    if result.ndim() == 0 {
+                        return Err(ScriptError::Index(
+                            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number".into(),
+                        ));
+                    }
+                    let size = result.shape()[dim];
+                    if i < -size || i >= size {
+                        return Err(ScriptError::Index(format!(
+                            "index {i} is out of bounds for dimension {real_dim} with size {size}"
+                        )));
+                    }
+                    result = self.select_unchecked(&result, dim, i);
+                    real_dim += 1;
+                }
+            }
+        }
+        Ok(result)
+    }
+
+    /// An integer index (`__index__`): ints, bools and integer 0-dim/1-element tensors.
+    pub(super) fn index_int(&mut self, v: &Value) -> R<i64> {
+        match v {
+            Value::Int(i) => Ok(*i),
+            Value::Bool(b) => Ok(i64::from(*b)),
+            Value::Tensor(t) => {
+                let t = t.borrow().tensor.clone();
+                if t.numel() == 1 && !t.dtype.is_floating() {
+                    Ok(self.engine.values(&t).first().map(|s| s.to_wrapped_int()).unwrap_or(0))
+                } else {
+                    Err(ScriptError::Type("only integer tensors of a single element can be converted to an index".into()))
+                }
+            }
+            other => Err(ScriptError::Index(format!(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got {})",
+                other.type_name()
+            ))),
+        }
+    }
+
+    // ----- copies -----
+
+    /// Copies `src` into a fresh tensor with `strides`.
+    fn materialize(
+        &mut self,
+        src: &Tensor,
+        strides: &[i64],
+        dtype: DType,
+        what: &str,
+    ) -> R<Tensor> {
+        let out = self.empty_strided(src.shape(), strides, dtype, what)?;
+        self.engine.copy(&out, src);
+        Ok(out)
+    }
+
+    /// `clone(memory_format)`.
+    pub(super) fn clone_tensor(&mut self, t: &Tensor, format: MemoryFormat) -> R<Tensor> {
+        self.convert(t, t.dtype, format, "clone")
+    }
+
+    /// A copy in `dtype` and `format` (`Preserve` keeps dense strides, or the dim order of
+    /// non-dense views), as `clone` and `_to_copy` allocate.
+    pub(super) fn convert(
+        &mut self,
+        t: &Tensor,
+        dtype: DType,
+        format: MemoryFormat,
+        what: &str,
+    ) -> R<Tensor> {
+        let strides = match format {
+            MemoryFormat::Preserve => {
+                if t.layout.is_non_overlapping_and_dense() {
+                    t.strides().to_vec()
+                } else {
+                    infer_dense_strides(t.shape(), t.strides())
+                }
+            }
+            MemoryFormat::ChannelsLast => {
+                if t.ndim() != 4 {
+                    return Err(ScriptError::Runtime(
+                        "required rank 4 tensor to use channels_last format".into(),
+                    ));
+                }
+                Layout::with_format(t.shape(), format).strides
+            }
+            MemoryFormat::Contiguous => contiguous_strides(t.shape()),
+        };
+        self.materialize(t, &strides, dtype, what)
+    }
+
+    // ----- writes through views -----
+
+    fn overlap(&self, a: &Tensor, b: &Tensor, same_object: bool) -> Overlap {
+        if same_object {
+            return Overlap::Full;
+        }
+        if a.numel() == 0 || b.numel() == 0 {
+            return Overlap::No;
+        }
+        if !a.layout.is_non_overlapping_and_dense() || !b.layout.is_non_overlapping_and_dense() {
+            return Overlap::TooHard;
+        }
+        if a.storage != b.storage {
+            return Overlap::No;
+        }
+        let a_begin = a.layout.offset * a.dtype.item_size() as i64;
+        let a_end = a_begin + a.numel() * a.dtype.item_size() as i64;
+        let b_begin = b.layout.offset * b.dtype.item_size() as i64;
+        let b_end = b_begin + b.numel() * b.dtype.item_size() as i64;
+        if a_begin == b_begin && a_end == b_end {
+            return if a.strides() == b.strides() {
+                Overlap::Full
+            } else {
+                Overlap::Partial
+            };
+        }
+        if a_begin < b_end && b_begin < a_end {
+            return Overlap::Partial;
+        }
+        Overlap::No
+    }
+
+    fn check_no_internal_overlap(&self, t: &Tensor) -> R<()> {
+        if !t.layout.is_non_overlapping_and_dense()
+            && t.shape()
+                .iter()
+                .zip(t.strides())
+                .any(|(&n, &s)| s == 0 && n > 1)
+        {
+            return Err(ScriptError::Runtime(
+                "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_no_partial_overlap(&self, out: &Tensor, input: &Tensor, same_object: bool) -> R<()> {
+        if self.overlap(out, input, same_object) == Overlap::Partial {
+            return Err(ScriptError::Runtime(
+                "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `dst.copy_(src)`; `same_object` when they are the same tensor object.
+    pub(super) fn copy_into(&mut self, dst: &Tensor, src: &Tensor, same_object: bool) -> R<()> {
+        if same_object {
+            return Ok(());
+        }
+        if dst.storage == src.storage && dst.layout == src.layout && dst.dtype == src.dtype {
+            return Ok(());
+        }
+        self.check_no_internal_overlap(dst)?;
+        self.check_no_partial_overlap(dst, src, false)?;
+        let shape = broadcast_shapes(dst.shape(), src.shape()).map_err(ScriptError::Runtime)?;
+        if shape != dst.shape() {
+            return Err(ScriptError::Runtime(format!(
+                "output with shape {} doesn't match the broadcast shape {}",
+                list_str(dst.shape()),
+                list_str(&shape)
+            )));
+        }
+        let src = broadcast_view(src, dst.shape());
+        self.engine.copy(dst, &src);
+        self.note_write(dst);
+        Ok(())
+    }
+
+    /// `dst.fill_(value)` (no overlap check: filling is idempotent).
+    pub(super) fn fill(&mut self, dst: &Tensor, value: Scalar) -> R<()> {
+        self.engine.fill(dst, value);
+        self.note_write(dst);
+        Ok(())
+    }
+
+    /// `dst[index] = value`.
+    pub(super) fn set_item(&mut self, dst: &Tensor, index: &Value, value: &Value) -> R<()> {
+        let view = self.index_view(dst, index)?;
+        match value {
+            Value::Tensor(src_ref) => {
+                let src = src_ref.borrow().tensor.clone();
+                if view.shape() == src.shape() {
+                    return self.copy_into(&view, &src, false);
+                }
+                if src.ndim() == 0 {
+                    let v = self
+                        .engine
+                        .values(&src)
+                        .first()
+                        .copied()
+                        .unwrap_or(Scalar::Int(0));
+                    return self.fill(&view, v);
+                }
+                // Strip leading size-1 dims, expand to the destination, then copy.
+                let lead = src.shape().iter().take_while(|&&n| n == 1).count();
+                let mut stripped = src.clone();
+                stripped.layout.shape.drain(..lead);
+                stripped.layout.strides.drain(..lead);
+                let expanded = self.expand(&stripped, view.shape())?;
+                self.copy_into(&view, &expanded, false)
+            }
+            other => {
+                let s = self.scalar_of(other).ok_or_else(|| {
+                    ScriptError::Type(format!(
+                        "can't assign a {} to a {}",
+                        other.type_name(),
+                        dst.dtype.legacy_type_name().trim_start_matches("torch.")
+                    ))
+                })?;
+                self.fill(&view, dst.dtype.round(s))
+            }
+        }
+    }
+
+    /// A Python number as a scalar.
+    pub(super) fn scalar_of(&self, v: &Value) -> Option<Scalar> {
+        match v {
+            Value::Bool(b) => Some(Scalar::Bool(*b)),
+            Value::Int(i) => Some(Scalar::Int(*i)),
+            Value::Float(f) => Some(Scalar::Float(*f)),
+            _ => None,
+        }
+    }
+
+    fn elementwise_input(&self, v: &Value, op_name: &str) -> R<ElementwiseInput> {
+        match v {
+            Value::Tensor(t) => Ok(ElementwiseInput::Tensor(t.borrow().tensor.clone())),
+            other => self
+                .scalar_of(other)
+                .map(ElementwiseInput::Number)
+                .ok_or_else(|| {
+                    ScriptError::Type(format!(
+                        "unsupported operand type(s) for {op_name}: 'Tensor' and '{}'",
+                        other.type_name()
+                    ))
+                }),
+        }
+    }
+
+    /// `a <op> b` where at least one side is a tensor.
+    pub(super) fn tensor_binary(&mut self, op: BinOp, a: &Value, b: &Value) -> R<Value> {
+        if op == BinOp::MatMul {
+            let (Value::Tensor(x), Value::Tensor(y)) = (a, b) else {
+                return Err(ScriptError::Type(format!(
+                    "unsupported operand type(s) for @: '{}' and '{}'",
+                    a.type_name(),
+                    b.type_name()
+                )));
+            };
+            let (x, y) = (x.borrow().tensor.clone(), y.borrow().tensor.clone());
+            let out = self.matmul(&x, &y)?;
+            return Ok(Value::tensor(out, "matmul", None));
+        }
+        let sym = super::binop_symbol(op);
+        let x = self.elementwise_input(a, sym)?;
+        let y = self.elementwise_input(b, sym)?;
+        let out = self.elementwise(bin_op(op), &x, &y, None)?;
+        Ok(Value::tensor(out, op_label(op), None))
+    }
+
+    /// Checks the bool rules of `-` and friends.
+    fn check_bool_op(&self, op: BinaryOp, x: &ElementwiseInput, y: &ElementwiseInput) -> R<()> {
+        if op == BinaryOp::Sub {
+            if x.dtype() == DType::Bool && y.dtype() == DType::Bool {
+                return Err(ScriptError::NotImplemented(
+                    "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.".into(),
+                ));
+            }
+            if x.dtype() == DType::Bool || y.dtype() == DType::Bool {
+                return Err(ScriptError::NotImplemented(
+                    "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.".into(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// An elementwise binary op through TensorIterator's rules. With `out`, the result is
+    /// written in place into that tensor (`same` tells whether `x` is the same object).
+    pub(super) fn elementwise(
+        &mut self,
+        op: BinaryOp,
+        x: &ElementwiseInput,
+        y: &ElementwiseInput,
+        out: Option<&Tensor>,
+    ) -> R<Tensor> {
+        self.check_bool_op(op, x, y)?;
+        if let Some(out) = out {
+            self.check_no_internal_overlap(out)?;
+            for (i, input) in [x, y].into_iter().enumerate() {
+                if let ElementwiseInput::Tensor(t) = input {
+                    self.check_no_partial_overlap(out, t, i == 0)?;
+                }
+            }
+        }
+        let mut shape = out.map(|o| o.shape().to_vec()).unwrap_or_default();
+        for input in [x, y] {
+            shape = broadcast_shapes(&shape, input.shape()).map_err(ScriptError::Runtime)?;
+        }
+        if let Some(out) = out {
+            if shape != out.shape() {
+                return Err(ScriptError::Runtime(format!(
+                    "output with shape {} doesn't match the broadcast shape {}",
+                    list_str(out.shape()),
+                    list_str(&shape)
+                )));
+            }
+        }
+        let mut rt = ResultType::default();
+        rt.add(x);
+        rt.add(y);
+        let mut common = rt.result();
+        if op == BinaryOp::Div && common.category() != Category::Floating {
+            common = DType::Float32;
+        }
+        let out_dtype = if op.is_comparison() {
+            DType::Bool
+        } else {
+            common
+        };
+        let out_tensor = match out {
+            Some(o) => {
+                if !can_cast(out_dtype, o.dtype) {
+                    return Err(ScriptError::Runtime(format!(
+                        "result type {} can't be cast to the desired output type {}",
+                        out_dtype.scalar_type_name(),
+                        o.dtype.scalar_type_name()
+                    )));
+                }
+                o.clone()
+            }
+            None => {
+                let ops: Vec<OperandLayout<'_>> = [x, y]
+                    .into_iter()
+                    .map(|i| match i {
+                        ElementwiseInput::Tensor(t) => OperandLayout {
+                            shape: t.shape(),
+                            strides: t.strides(),
+                            item_size: t.dtype.item_size() as i64,
+                        },
+                        ElementwiseInput::Number(_) => OperandLayout {
+                            shape: &[],
+                            strides: &[],
+                            item_size: 8,
+                        },
+                    })
+                    .collect();
+                let strides = elementwise_output_strides(&shape, &ops);
+                self.empty_strided(&shape, &strides, out_dtype, op_name(op))?
+            }
+        };
+        let operand = |i: &ElementwiseInput| match i {
+            ElementwiseInput::Tensor(t) => Operand::Tensor(broadcast_view(t, &shape)),
+            ElementwiseInput::Number(s) => Operand::Scalar(*s),
+        };
+        let (a, b) = (operand(x), operand(y));
+        self.engine
+            .binary(op, &out_tensor, &a, &b, common)
+            .map_err(|e| ScriptError::Runtime(e.to_string()))?;
+        if out.is_some() {
+            self.note_write(&out_tensor);
+        }
+        Ok(out_tensor)
+    }
+
+    /// A unary op, out of place or in place (`inplace`).
+    pub(super) fn unary_op(
+        &mut self,
+        op: UnaryOp,
+        t: &Tensor,
+        inplace: bool,
+        name: &str,
+    ) -> R<Tensor> {
+        if let UnaryOp::Clamp { min, max } = op {
+            if min.is_none() && max.is_none() {
+                return Err(ScriptError::Runtime(
+                    "torch.clamp: At least one of 'min' or 'max' must not be None".into(),
+                ));
+            }
+            let mut rt = ResultType::default();
+            rt.add(&ElementwiseInput::Tensor(t.clone()));
+            for s in [min, max].into_iter().flatten() {
+                rt.add(&ElementwiseInput::Number(s));
+            }
+            let common = rt.result();
+            if inplace && !can_cast(common, t.dtype) {
+                return Err(ScriptError::Runtime(format!(
+                    "result type {} can't be cast to the desired output type {}",
+                    common.scalar_type_name(),
+                    t.dtype.scalar_type_name()
+                )));
+            }
+            if !inplace && common != t.dtype {
+                let converted = self.convert(t, common, MemoryFormat::Preserve, name)?;
+                return self.unary_op(op, &converted, true, name);
+            }
+        }
+        if t.dtype == DType::Bool {
+            match op {
+                UnaryOp::Relu => return Err(ScriptError::Runtime("Boolean inputs not supported for relu".into())),
+                UnaryOp::Neg => {
+                    return Err(ScriptError::Runtime(
+                        "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.".into(),
+                    ))
+                }
+                _ => {}
+            }
+        }
+        if inplace {
+            self.check_no_internal_overlap(t)?;
+            self.engine.unary(op, t, t, t.dtype);
+            self.note_write(t);
+            return Ok(t.clone());
+        }
+        let op_layout = [OperandLayout {
+            shape: t.shape(),
+            strides: t.strides(),
+            item_size: t.dtype.item_size() as i64,
+        }];
+        let strides = elementwise_output_strides(t.shape(), &op_layout);
+        let out = self.empty_strided(t.shape(), &strides, t.dtype, name)?;
+        self.engine.unary(op, &out, t, t.dtype);
+        Ok(out)
+    }
+
+    /// `-t`.
+    pub(super) fn neg(&mut self, t: &Tensor) -> R<Value> {
+        let out = self.unary_op(UnaryOp::Neg, t, false, "neg")?;
+        Ok(Value::tensor(out, "neg", None))
+    }
+
+    /// `~t`.
+    pub(super) fn invert(&mut self, t: &Tensor) -> R<Value> {
+        if t.dtype.is_floating() {
+            return Err(ScriptError::Type(
+                "ufunc 'invert' not supported for the input types, and the inputs could not be safely coerced to any supported types according to the casting rule ''safe''".into(),
+            ));
+        }
+        let op = if t.dtype == DType::Bool {
+            UnaryOp::LogicalNot
+        } else {
+            UnaryOp::BitNot
+        };
+        let out = self.unary_op(op, t, false, "bitwise_not")?;
+        Ok(Value::tensor(out, "bitwise_not", None))
+    }
+
+    // ----- reductions and matmul -----
+
+    /// `sum`, `mean`, `amax`, `amin` over `dims` (None: all dims).
+    pub(super) fn reduce(
+        &mut self,
+        op: ReduceOp,
+        t: &Tensor,
+        dims: Option<&[i64]>,
+        keepdim: bool,
+        dtype: Option<DType>,
+    ) -> R<Tensor> {
+        let name = match op {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Mean => "mean",
+            ReduceOp::Amax => "amax",
+            ReduceOp::Amin => "amin",
+        };
+        if op == ReduceOp::Mean && dtype.is_none() && !t.dtype.is_floating() {
+            return Err(ScriptError::NotImplemented(format!(
+                "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {}",
+                t.dtype.scalar_type_name()
+            )));
+        }
+        let n = t.ndim();
+        let mut reduce = vec![false; n];
+        match dims {
+            None => reduce.iter_mut().for_each(|r| *r = true),
+            Some([]) => reduce.iter_mut().for_each(|r| *r = true),
+            Some(dims) => {
+                for &d in dims {
+                    let w = wrap_dim(d, n).map_err(index_err)?;
+                    if n > 0 && reduce[w] {
+                        return Err(ScriptError::Runtime(format!(
+                            "dim {w} appears multiple times in the list of dims"
+                        )));
+                    }
+                    if n > 0 {
+                        reduce[w] = true;
+                    }
+                }
+            }
+        }
+        let out_dtype = match (op, dtype) {
+            (_, Some(d)) => d,
+            (ReduceOp::Sum, None) if !t.dtype.is_floating() => DType::Int64,
+            (ReduceOp::Mean, None) if !t.dtype.is_floating() => {
+                return Err(ScriptError::NotImplemented(format!(
+                    "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {}",
+                    t.dtype.scalar_type_name()
+                )));
+            }
+            _ => t.dtype,
+        };
+        if matches!(op, ReduceOp::Amax | ReduceOp::Amin) {
+            for (d, &r) in reduce.iter().enumerate() {
+                if r && t.shape()[d] == 0 {
+                    return Err(ScriptError::Index(format!(
+                        "{name}(): Expected reduction dim {d} to have non-zero size."
+                    )));
+                }
+            }
+            if n == 0 && t.numel() == 0 {
+                return Err(ScriptError::Runtime(format!(
+                    "{name}(): Expected reduction dim to have non-zero size."
+                )));
+            }
+        }
+        let kept_shape: Vec<i64> = (0..n)
+            .map(|d| if reduce[d] { 1 } else { t.shape()[d] })
+            .collect();
+        let out = self.empty(&kept_shape, out_dtype, MemoryFormat::Contiguous, name)?;
+        let dims_list: Vec<usize> = (0..n).filter(|&d| reduce[d]).collect();
+        self.engine.reduce(op, &out, t, &dims_list);
+        if keepdim {
+            return Ok(out);
+        }
+        let shape: Vec<i64> = (0..n)
+            .filter(|&d| !reduce[d])
+            .map(|d| t.shape()[d])
+            .collect();
+        Ok(out.with_layout(Layout::contiguous(&shape)))
+    }
+
+    /// `a @ b` (`torch.matmul`).
+    pub(super) fn matmul(&mut self, a: &Tensor, b: &Tensor) -> R<Tensor> {
+        let (da, db) = (a.ndim(), b.ndim());
+        if da == 0 || db == 0 {
+            return Err(ScriptError::Runtime(format!(
+                "both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
+            )));
+        }
+        if da == 1 && db == 1 {
+            if a.dtype != b.dtype {
+                return Err(ScriptError::Runtime(format!(
+                    "dot : expected both vectors to have same dtype, but found {} and {}",
+                    a.dtype.scalar_type_name(),
+                    b.dtype.scalar_type_name()
+                )));
+            }
+            if a.shape()[0] != b.shape()[0] {
+                return Err(ScriptError::Runtime(format!(
+                    "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number of elements, but got {} and {} elements respectively",
+                    a.shape()[0],
+                    b.shape()[0],
+                    a.shape()[0],
+                    b.shape()[0]
+                )));
+            }
+            let a2 = self.unsqueeze(a, 0)?;
+            let b2 = self.unsqueeze(b, 1)?;
+            let out = self.mm(&a2, &b2)?;
+            return Ok(out.with_layout(Layout::contiguous(&[])));
+        }
+        if da == 2 && db == 1 {
+            if a.dtype != b.dtype {
+                return Err(self.dtype_mismatch(a, b));
+            }
+            if a.shape()[1] != b.shape()[0] {
+                return Err(ScriptError::Runtime(format!(
+                    "size mismatch, got input ({}), mat ({}x{}), vec ({})",
+                    a.shape()[0],
+                    a.shape()[0],
+                    a.shape()[1],
+                    b.shape()[0]
+                )));
+            }
+            let b2 = self.unsqueeze(b, 1)?;
+            let out = self.mm(a, &b2)?;
+            return Ok(out.with_layout(Layout::contiguous(&[a.shape()[0]])));
+        }
+        if da == 1 && db == 2 {
+            let a2 = self.unsqueeze(a, 0)?;
+            let out = self.mm(&a2, b)?;
+            return Ok(out.with_layout(Layout::contiguous(&[b.shape()[1]])));
+        }
+        if da == 2 && db == 2 {
+            return self.mm(a, b);
+        }
+        // Batched: broadcast the batch dims, multiply each matrix pair.
+        let a3 = if da == 1 {
+            self.unsqueeze(a, 0)?
+        } else {
+            a.clone()
+        };
+        let b3 = if db == 1 {
+            self.unsqueeze(b, 1)?
+        } else {
+            b.clone()
+        };
+        let (m, k1) = (a3.shape()[a3.ndim() - 2], a3.shape()[a3.ndim() - 1]);
+        let (k2, n) = (b3.shape()[b3.ndim() - 2], b3.shape()[b3.ndim() - 1]);
+        if a.dtype != b.dtype {
+            return Err(self.dtype_mismatch(a, b));
+        }
+        if k1 != k2 {
+            return Err(ScriptError::Runtime(format!(
+                "Expected size for first two dimensions of batch2 tensor to be: [{}, {}] but got: [{}, {}].",
+                a3.shape()[..a3.ndim() - 2].iter().product::<i64>(),
+                k1,
+                b3.shape()[..b3.ndim() - 2].iter().product::<i64>(),
+                k2
+            )));
+        }
+        let batch = broadcast_shapes(&a3.shape()[..a3.ndim() - 2], &b3.shape()[..b3.ndim() - 2])
+            .map_err(ScriptError::Runtime)?;
+        let mut full = batch.clone();
+        full.extend([m, n]);
+        let out = self.empty(&full, a.dtype, MemoryFormat::Contiguous, "matmul")?;
+        let mut sa = batch.clone();
+        sa.extend([m, k1]);
+        let mut sb = batch.clone();
+        sb.extend([k2, n]);
+        let ea = self.expand(&a3, &sa)?;
+        let eb = self.expand(&b3, &sb)?;
+        let count: i64 = batch.iter().product();
+        for flat in 0..count {
+            let mut idx = vec![0i64; batch.len()];
+            let mut rem = flat;
+            for d in (0..batch.len()).rev() {
+                idx[d] = rem % batch[d];
+                rem /= batch[d];
+            }
+            let pick = |t: &Tensor| {
+                let mut l = t.layout.clone();
+                l.offset = t.layout.element_offset(&[idx.clone(), vec![0, 0]].concat());
+                l.shape.drain(..batch.len());
+                l.strides.drain(..batch.len());
+                t.with_layout(l)
+            };
+            let (ma, mb, mo) = (pick(&ea), pick(&eb), pick(&out));
+            self.engine.matmul(&mo, &ma, &mb);
+        }
+        let mut shape = batch;
+        if da > 1 {
+            shape.push(m);
+        }
+        if db > 1 {
+            shape.push(n);
+        }
+        Ok(out.with_layout(Layout::contiguous(&shape)))
+    }
+
+    fn dtype_mismatch(&self, a: &Tensor, b: &Tensor) -> ScriptError {
+        ScriptError::Runtime(format!(
+            "expected m1 and m2 to have the same dtype, but got: {} != {}",
+            a.dtype.cpp_type_name(),
+            b.dtype.cpp_type_name()
+        ))
+    }
+
+    fn mm(&mut self, a: &Tensor, b: &Tensor) -> R<Tensor> {
+        if a.shape()[1] != b.shape()[0] {
+            return Err(ScriptError::Runtime(format!(
+                "mm: mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
+                a.shape()[0],
+                a.shape()[1],
+                b.shape()[0],
+                b.shape()[1]
+            )));
+        }
+        if a.dtype != b.dtype {
+            return Err(self.dtype_mismatch(a, b));
+        }
+        let out = self.empty(
+            &[a.shape()[0], b.shape()[1]],
+            a.dtype,
+            MemoryFormat::Contiguous,
+            "matmul",
+        )?;
+        self.engine.matmul(&out, a, b);
+        Ok(out)
+    }
+}
+
+fn op_name(op: BinaryOp) -> &'static str {
+    match op {
+        BinaryOp::Add => "add",
+        BinaryOp::Sub => "sub",
+        BinaryOp::Mul => "mul",
+        BinaryOp::Div => "div",
+        BinaryOp::FloorDiv => "floor_divide",
+        BinaryOp::Rem => "remainder",
+        BinaryOp::Pow => "pow",
+        BinaryOp::Eq => "eq",
+        BinaryOp::Ne => "ne",
+        BinaryOp::Lt => "lt",
+        BinaryOp::Le => "le",
+        BinaryOp::Gt => "gt",
+        BinaryOp::Ge => "ge",
+        BinaryOp::BitAnd => "bitwise_and",
+        BinaryOp::BitOr => "bitwise_or",
+        BinaryOp::BitXor => "bitwise_xor",
+    }
+}
+
+fn op_label(op: BinOp) -> &'static str {
+    op_name(bin_op(op))
+}

@@ -1,0 +1,84 @@
+//! Python's `repr` of runtime values, as a notebook shows them.
+
+use super::value::Value;
+use super::{Evaluator, R};
+use crate::print::{format_tensor, py_float_repr};
+
+impl Evaluator {
+    /// `repr(value)`.
+    pub(super) fn repr(&mut self, value: &Value) -> R<String> {
+        Ok(match value {
+            Value::None => "None".into(),
+            Value::Bool(b) => if *b { "True" } else { "False" }.into(),
+            Value::Int(i) => i.to_string(),
+            Value::Float(f) => py_float_repr(*f),
+            Value::Str(s) => py_str_repr(s),
+            Value::Ellipsis => "Ellipsis".into(),
+            Value::Slice(a, b, c) => {
+                let f = |x: &Option<i64>| x.map(|v| v.to_string()).unwrap_or_else(|| "None".into());
+                format!("slice({}, {}, {})", f(a), f(b), f(c))
+            }
+            Value::Tuple(items) => {
+                let parts = items.iter().map(|v| self.repr(v)).collect::<R<Vec<_>>>()?;
+                if parts.len() == 1 {
+                    format!("({},)", parts[0])
+                } else {
+                    format!("({})", parts.join(", "))
+                }
+            }
+            Value::List(items) => {
+                let parts = items.iter().map(|v| self.repr(v)).collect::<R<Vec<_>>>()?;
+                format!("[{}]", parts.join(", "))
+            }
+            Value::Size(dims) => {
+                let parts: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
+                format!("torch.Size([{}])", parts.join(", "))
+            }
+            Value::DType(d) => d.torch_repr(),
+            Value::MemoryFormat(f) => f.torch_repr().into(),
+            Value::Tensor(t) => {
+                let t = t.borrow().tensor.clone();
+                let values = self.engine.values(&t);
+                let shape: Vec<usize> = t.shape().iter().map(|&n| n.max(0) as usize).collect();
+                format_tensor(t.dtype, &shape, &values)
+            }
+            Value::Storage(id) => {
+                let nbytes = self.storages.get(id).map(|s| s.nbytes).unwrap_or(0);
+                format!("[torch.storage.UntypedStorage(device=cpu) of size {nbytes}]")
+            }
+            Value::Torch => "<module 'torch'>".into(),
+            Value::Printed(text) => text.clone(),
+            Value::Method(receiver, name) => match **receiver {
+                Value::Torch => format!("<built-in method {name} of type object>"),
+                Value::None => format!("<built-in function {name}>"),
+                _ => format!("<built-in method {name} of Tensor object>"),
+            },
+        })
+    }
+}
+
+/// Python's `repr(str)`: single quotes unless the text holds one and no double quote.
+fn py_str_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}

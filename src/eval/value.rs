@@ -1,0 +1,89 @@
+//! Runtime values of the script language: Python objects as far as a torch notebook needs them.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::tensor::{DType, MemoryFormat, StorageId, Tensor};
+
+/// A tensor object. Python names bound to the same object share it, so in-place metadata
+/// changes (`t_()`, `unsqueeze_()`) are seen through every name, as in Python.
+pub type TensorRef = Rc<RefCell<TensorObject>>;
+
+/// A tensor plus where it came from (for the trace: view or copy, and of what).
+#[derive(Clone, Debug)]
+pub struct TensorObject {
+    pub tensor: Tensor,
+    /// The op that made this tensor: `transpose`, `clone`, `arange`, ...
+    pub made_by: String,
+    /// For copies, the storage copied from.
+    pub copied_from: Option<StorageId>,
+}
+
+/// A Python value.
+#[derive(Clone, Debug)]
+pub enum Value {
+    None,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Ellipsis,
+    Slice(Option<i64>, Option<i64>, Option<i64>),
+    Tuple(Vec<Value>),
+    List(Vec<Value>),
+    /// `torch.Size([..])`.
+    Size(Vec<i64>),
+    DType(DType),
+    MemoryFormat(MemoryFormat),
+    Tensor(TensorRef),
+    /// `t.untyped_storage()`.
+    Storage(StorageId),
+    /// The `torch` module.
+    Torch,
+    /// A bound method (`a.stride`) or a `torch.` function (`torch.arange`).
+    Method(Box<Value>, String),
+    /// What `print(...)` wrote: shown as is, without quotes.
+    Printed(String),
+}
+
+impl Value {
+    /// Wraps a new tensor object.
+    pub fn tensor(tensor: Tensor, made_by: &str, copied_from: Option<StorageId>) -> Value {
+        Value::Tensor(Rc::new(RefCell::new(TensorObject {
+            tensor,
+            made_by: made_by.to_string(),
+            copied_from,
+        })))
+    }
+
+    /// Python's type name, as used in `TypeError` messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::None => "NoneType",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Float(_) => "float",
+            Value::Str(_) => "str",
+            Value::Ellipsis => "ellipsis",
+            Value::Slice(..) => "slice",
+            Value::Tuple(_) => "tuple",
+            Value::List(_) => "list",
+            Value::Size(_) => "Size",
+            Value::DType(_) => "dtype",
+            Value::MemoryFormat(_) => "memory_format",
+            Value::Tensor(_) => "Tensor",
+            Value::Storage(_) => "UntypedStorage",
+            Value::Torch => "module",
+            Value::Method(..) => "builtin_function_or_method",
+            Value::Printed(_) => "NoneType",
+        }
+    }
+
+    /// The tensor, if this is one.
+    pub fn as_tensor(&self) -> Option<Tensor> {
+        match self {
+            Value::Tensor(t) => Some(t.borrow().tensor.clone()),
+            _ => None,
+        }
+    }
+}

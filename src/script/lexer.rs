@@ -1,0 +1,855 @@
+//! Tokenizer for the notebook subset of Python.
+//!
+//! The script is split into logical lines: a statement continues over several physical lines
+//! while a bracket is open or after a trailing backslash, as in Python. Each logical line is
+//! tokenized on its own, so an error on one line never hides the lines around it.
+
+use std::ops::Range;
+
+use super::ast::Pos;
+use super::parser::SyntaxError;
+
+/// The deepest bracket nesting accepted (CPython's tokenizer has the same limit).
+pub const MAX_BRACKET_DEPTH: usize = 200;
+
+/// What a token is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TokenKind {
+    /// An identifier or a keyword.
+    Name(String),
+    /// An integer literal.
+    Int(i64),
+    /// A floating-point literal.
+    Float(f64),
+    /// A string literal, with its escapes decoded.
+    Str(String),
+    /// An operator or delimiter, spelled as in the source: `"+"`, `"**="`, `"("`, `"..."`.
+    Op(&'static str),
+    /// The end of the logical line.
+    End,
+}
+
+/// A token, where it starts, and the bytes it covers in [`LogicalLine::text`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Token {
+    /// What the token is.
+    pub kind: TokenKind,
+    /// 1-based line and column (in characters) of its first character.
+    pub pos: Pos,
+    /// Byte range of the token in [`LogicalLine::text`].
+    pub span: Range<usize>,
+}
+
+/// One logical line of the script, tokenized.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogicalLine {
+    /// 1-based line where the logical line starts.
+    pub line: usize,
+    /// Its physical lines, each without its comment and trailing whitespace, joined with `"\n"`.
+    pub text: String,
+    /// Its tokens; the last one is always [`TokenKind::End`].
+    pub tokens: Vec<Token>,
+}
+
+/// Operators and delimiters, longest first so that the first match is the longest one.
+const OPERATORS: [&str; 47] = [
+    "**=", "//=", ">>=", "<<=", "...", "**", "//", ">>", "<<", "<=", ">=", "==", "!=", "->", ":=",
+    "+=", "-=", "*=", "/=", "%=", "@=", "&=", "|=", "^=", "+", "-", "*", "/", "%", "@", "~", "&",
+    "|", "^", "<", ">", "=", "(", ")", "[", "]", "{", "}", ",", ":", ";", ".",
+];
+
+/// Splits `src` into logical lines and tokenizes them.
+///
+/// Blank and comment-only lines produce nothing. A line whose tokenization fails yields
+/// `Err((line where the statement starts, error))`. With `allow_indent` false, a statement that
+/// starts with whitespace is an "unexpected indent" error.
+pub fn logical_lines(
+    src: &str,
+    allow_indent: bool,
+) -> Vec<Result<LogicalLine, (usize, SyntaxError)>> {
+    let lines: Vec<Vec<char>> = src
+        .split('\n')
+        .map(|line| line.strip_suffix('\r').unwrap_or(line).chars().collect())
+        .collect();
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < lines.len() {
+        let (result, next) = scan_logical_line(&lines, start, allow_indent);
+        if let Some(result) = result {
+            out.push(result.map_err(|e| (start + 1, e)));
+        }
+        start = next;
+    }
+    out
+}
+
+/// Tokenizes the logical line that starts at physical line `start` (0-based). Returns it (None
+/// for a blank line) and the index of the physical line where the next one starts.
+fn scan_logical_line(
+    lines: &[Vec<char>],
+    start: usize,
+    allow_indent: bool,
+) -> (Option<Result<LogicalLine, SyntaxError>>, usize) {
+    let first = lines.get(start).map_or(&[][..], Vec::as_slice);
+    let indent = first.iter().take_while(|c| is_space(**c)).count();
+    if matches!(first.get(indent), None | Some('#')) {
+        return (None, start + 1);
+    }
+    let mut lexer = LineLexer::default();
+    if indent > 0 && !allow_indent {
+        lexer.fail(
+            Pos {
+                line: start + 1,
+                col: 1,
+            },
+            "unexpected indent",
+        );
+    }
+    let mut index = start;
+    loop {
+        let chars = lines.get(index).map_or(&[][..], Vec::as_slice);
+        let end = lexer.lex_physical_line(chars, index + 1);
+        let open = !lexer.brackets.is_empty() || end == LineEnd::Continued;
+        if end == LineEnd::Fatal || !open {
+            return (Some(lexer.finish(start + 1)), index + 1);
+        }
+        if index + 1 >= lines.len() {
+            return lexer.unfinished_at_eof(lines, start);
+        }
+        index += 1;
+    }
+}
+
+/// Whether `c` is whitespace between tokens.
+fn is_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\x0c' | '\r')
+}
+
+/// Whether `c` may start an identifier.
+fn is_ident_start(c: char) -> bool {
+    c == '_' || c.is_alphabetic()
+}
+
+/// Whether `c` may continue an identifier.
+fn is_ident_char(c: char) -> bool {
+    c == '_' || c.is_alphanumeric()
+}
+
+/// How a physical line ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LineEnd {
+    /// Normally: the logical line ends here unless a bracket is open.
+    Complete,
+    /// With a continuation backslash.
+    Continued,
+    /// With an error that leaves the brackets unknown: the logical line ends here.
+    Fatal,
+}
+
+/// The state of the logical line being tokenized.
+#[derive(Default)]
+struct LineLexer {
+    tokens: Vec<Token>,
+    /// Open brackets and where they are.
+    brackets: Vec<(char, Pos)>,
+    /// The first error met; tokenizing goes on after it only to find where the line ends.
+    error: Option<SyntaxError>,
+    text: String,
+    physical_lines: usize,
+    /// The position just after the last physical line read.
+    end: Pos,
+}
+
+impl LineLexer {
+    /// Records an error unless an earlier one is already recorded.
+    fn fail(&mut self, pos: Pos, message: impl Into<String>) {
+        if self.error.is_none() {
+            self.error = Some(SyntaxError::new(pos, message));
+        }
+    }
+
+    /// The logical line, or its first error.
+    fn finish(mut self, line: usize) -> Result<LogicalLine, SyntaxError> {
+        if let Some(error) = self.error {
+            return Err(error);
+        }
+        let at = self.text.len();
+        self.tokens.push(Token {
+            kind: TokenKind::End,
+            pos: self.end,
+            span: at..at,
+        });
+        Ok(LogicalLine {
+            line,
+            text: self.text,
+            tokens: self.tokens,
+        })
+    }
+
+    /// The input ended inside a bracket or after a continuation backslash. The statement that
+    /// started at `start` is an error; the script resumes at the next line that is not indented
+    /// (indented lines are taken as the broken statement's continuation).
+    fn unfinished_at_eof(
+        self,
+        lines: &[Vec<char>],
+        start: usize,
+    ) -> (Option<Result<LogicalLine, SyntaxError>>, usize) {
+        let resume = (start + 1..lines.len())
+            .find(|&k| {
+                lines
+                    .get(k)
+                    .and_then(|l| l.first())
+                    .is_some_and(|c| !is_space(*c))
+            })
+            .unwrap_or(lines.len());
+        // The innermost bracket left open by the lines that are not parsed again.
+        let unclosed = self
+            .brackets
+            .iter()
+            .rev()
+            .find(|(_, pos)| pos.line <= resume);
+        let unfinished = match unclosed {
+            Some((bracket, pos)) => SyntaxError::new(*pos, format!("'{bracket}' was never closed")),
+            None => SyntaxError::new(self.end, "unexpected EOF while parsing"),
+        };
+        // An error on a line that is parsed again after `resume` is reported there instead.
+        let error = match self.error {
+            Some(error) if error.pos.line <= resume => error,
+            _ => unfinished,
+        };
+        (Some(Err(error)), resume)
+    }
+
+    /// Tokenizes one physical line (`line` is 1-based) of the logical line.
+    fn lex_physical_line(&mut self, chars: &[char], line: usize) -> LineEnd {
+        if self.physical_lines > 0 {
+            self.text.push('\n');
+        }
+        self.physical_lines += 1;
+        self.end = Pos {
+            line,
+            col: chars.len() + 1,
+        };
+        let base = self.text.len();
+        let mut offsets = Vec::with_capacity(chars.len() + 1);
+        let mut offset = base;
+        for c in chars {
+            offsets.push(offset);
+            offset += c.len_utf8();
+        }
+        offsets.push(offset);
+        let byte = |i: usize| offsets.get(i).copied().unwrap_or(offset);
+
+        let mut content_end = chars.len();
+        let mut end = LineEnd::Complete;
+        let mut i = 0;
+        while let Some(&c) = chars.get(i) {
+            let start = i;
+            let pos = Pos { line, col: i + 1 };
+            let kind = if is_space(c) {
+                i += 1;
+                continue;
+            } else if c == '#' {
+                content_end = i;
+                break;
+            } else if c == '\\' {
+                i += 1;
+                if i == chars.len() {
+                    end = LineEnd::Continued;
+                } else {
+                    self.fail(
+                        pos,
+                        "unexpected character after line continuation character",
+                    );
+                }
+                continue;
+            } else if c.is_ascii_digit()
+                || (c == '.' && chars.get(i + 1).is_some_and(char::is_ascii_digit))
+            {
+                lex_number(chars, &mut i)
+            } else if is_ident_start(c) {
+                while chars.get(i).is_some_and(|c| is_ident_char(*c)) {
+                    i += 1;
+                }
+                let word: String = chars.get(start..i).unwrap_or_default().iter().collect();
+                if matches!(chars.get(i), Some('\'' | '"')) && is_string_prefix(&word) {
+                    lex_prefixed_string(&word, chars, &mut i, line)
+                } else {
+                    Ok(TokenKind::Name(word))
+                }
+            } else if c == '\'' || c == '"' {
+                lex_string(chars, &mut i, false, line).map(TokenKind::Str)
+            } else if let Some(op) = match_operator(chars, i) {
+                i += op.len();
+                if let Err(message) = self.track_bracket(op, pos) {
+                    self.fail(pos, message);
+                    end = LineEnd::Fatal;
+                    break;
+                }
+                Ok(TokenKind::Op(op))
+            } else {
+                i += 1;
+                Err(invalid_character(c))
+            };
+            match kind {
+                Ok(kind) => self.tokens.push(Token {
+                    kind,
+                    pos,
+                    span: byte(start)..byte(i),
+                }),
+                Err(message) => self.fail(pos, message),
+            }
+        }
+        let content = chars.get(..content_end).unwrap_or_default();
+        let content = content
+            .iter()
+            .rposition(|c| !is_space(*c))
+            .map_or(&[][..], |last| content.get(..=last).unwrap_or_default());
+        self.text.extend(content);
+        end
+    }
+
+    /// Opens or closes a bracket; an error means the brackets can no longer be trusted.
+    fn track_bracket(&mut self, op: &str, pos: Pos) -> Result<(), String> {
+        let Some(c) = op.chars().next().filter(|_| op.len() == 1) else {
+            return Ok(());
+        };
+        match c {
+            '(' | '[' | '{' => {
+                if self.brackets.len() >= MAX_BRACKET_DEPTH {
+                    return Err("too many nested parentheses".to_string());
+                }
+                self.brackets.push((c, pos));
+            }
+            ')' | ']' | '}' => match self.brackets.pop() {
+                None => return Err(format!("unmatched '{c}'")),
+                Some((open, open_pos)) if closing(open) != c => {
+                    let mut message = format!(
+                        "closing parenthesis '{c}' does not match opening parenthesis '{open}'"
+                    );
+                    if open_pos.line != pos.line {
+                        message.push_str(&format!(" on line {}", open_pos.line));
+                    }
+                    return Err(message);
+                }
+                Some(_) => {}
+            },
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// The bracket that closes `open`.
+fn closing(open: char) -> char {
+    match open {
+        '(' => ')',
+        '[' => ']',
+        _ => '}',
+    }
+}
+
+/// The operator that starts at `chars[i]`, if any.
+fn match_operator(chars: &[char], i: usize) -> Option<&'static str> {
+    OPERATORS.iter().copied().find(|op| {
+        op.chars()
+            .enumerate()
+            .all(|(k, c)| chars.get(i + k) == Some(&c))
+    })
+}
+
+/// Python's message for a character that cannot start a token.
+fn invalid_character(c: char) -> String {
+    if c == '\0' {
+        "source code cannot contain null bytes".to_string()
+    } else if c.is_ascii_graphic() {
+        "invalid syntax".to_string()
+    } else if c.is_control() || c.is_whitespace() {
+        format!("invalid non-printable character U+{:04X}", u32::from(c))
+    } else {
+        format!("invalid character '{c}' (U+{:04X})", u32::from(c))
+    }
+}
+
+/// Reads `[0-9]+ ('_' [0-9]+)*` from `chars[*i]`; false if it is malformed.
+fn lex_digits(chars: &[char], i: &mut usize) -> bool {
+    loop {
+        if !chars.get(*i).is_some_and(char::is_ascii_digit) {
+            return false;
+        }
+        while chars.get(*i).is_some_and(char::is_ascii_digit) {
+            *i += 1;
+        }
+        if chars.get(*i) != Some(&'_') {
+            return true;
+        }
+        *i += 1;
+    }
+}
+
+/// Reads a number literal starting at `chars[*i]`.
+fn lex_number(chars: &[char], i: &mut usize) -> Result<TokenKind, String> {
+    let start = *i;
+    let radix = match (
+        chars.get(start),
+        chars.get(start + 1).map(char::to_ascii_lowercase),
+    ) {
+        (Some('0'), Some('x')) => Some((16, "hexadecimal")),
+        (Some('0'), Some('o')) => Some((8, "octal")),
+        (Some('0'), Some('b')) => Some((2, "binary")),
+        _ => None,
+    };
+    if let Some((radix, name)) = radix {
+        *i += 2;
+        let body_start = *i;
+        while chars.get(*i).is_some_and(|c| is_ident_char(*c)) {
+            *i += 1;
+        }
+        return lex_radix_int(chars.get(body_start..*i).unwrap_or_default(), radix, name);
+    }
+
+    let mut well_formed = true;
+    let mut is_float = false;
+    if chars.get(*i) == Some(&'.') {
+        *i += 1;
+        is_float = true;
+        well_formed &= lex_digits(chars, i);
+    } else {
+        well_formed &= lex_digits(chars, i);
+        if well_formed && chars.get(*i) == Some(&'.') {
+            *i += 1;
+            is_float = true;
+            if chars.get(*i).is_some_and(char::is_ascii_digit) {
+                well_formed &= lex_digits(chars, i);
+            }
+        }
+    }
+    if well_formed && matches!(chars.get(*i), Some('e' | 'E')) {
+        *i += 1;
+        is_float = true;
+        if matches!(chars.get(*i), Some('+' | '-')) {
+            *i += 1;
+        }
+        well_formed &= lex_digits(chars, i);
+    }
+    let text: String = chars
+        .get(start..*i)
+        .unwrap_or_default()
+        .iter()
+        .filter(|c| **c != '_')
+        .collect();
+    let complex = well_formed && matches!(chars.get(*i), Some('j' | 'J'));
+    if chars.get(*i).is_some_and(|c| is_ident_char(*c)) {
+        well_formed = false;
+        while chars.get(*i).is_some_and(|c| is_ident_char(*c)) {
+            *i += 1;
+        }
+    }
+    if complex {
+        Err("complex numbers are not supported here".to_string())
+    } else if !well_formed {
+        Err("invalid decimal literal".to_string())
+    } else if is_float {
+        text.parse()
+            .map(TokenKind::Float)
+            .map_err(|_| "invalid decimal literal".to_string())
+    } else if text.starts_with('0') && text.chars().any(|c| c != '0') {
+        Err(
+            "leading zeros in decimal integer literals are not permitted; \
+             use an 0o prefix for octal integers"
+                .to_string(),
+        )
+    } else {
+        text.parse()
+            .map(TokenKind::Int)
+            .map_err(|_| "integer literal too large".to_string())
+    }
+}
+
+/// Converts the digits after `0x`, `0o` or `0b` (underscores allowed between digits).
+fn lex_radix_int(body: &[char], radix: u32, name: &str) -> Result<TokenKind, String> {
+    let invalid = || format!("invalid {name} literal");
+    let mut digits = String::new();
+    for (k, &c) in body.iter().enumerate() {
+        if c == '_' {
+            if !body.get(k + 1).is_some_and(|d| d.is_digit(radix)) {
+                return Err(invalid());
+            }
+        } else if c.is_digit(radix) {
+            digits.push(c);
+        } else if c.is_ascii_digit() {
+            return Err(format!("invalid digit '{c}' in {name} literal"));
+        } else {
+            return Err(invalid());
+        }
+    }
+    if digits.is_empty() {
+        return Err(invalid());
+    }
+    i64::from_str_radix(&digits, radix)
+        .map(TokenKind::Int)
+        .map_err(|_| "integer literal too large".to_string())
+}
+
+/// Whether `word` is a Python string prefix.
+fn is_string_prefix(word: &str) -> bool {
+    matches!(
+        word.to_ascii_lowercase().as_str(),
+        "r" | "u" | "b" | "f" | "br" | "rb" | "fr" | "rf"
+    )
+}
+
+/// Reads a string literal after its prefix `prefix` (`r'..'` and `u'..'` are supported).
+fn lex_prefixed_string(
+    prefix: &str,
+    chars: &[char],
+    i: &mut usize,
+    line: usize,
+) -> Result<TokenKind, String> {
+    let prefix = prefix.to_ascii_lowercase();
+    let value = lex_string(chars, i, prefix.contains('r'), line)?;
+    if prefix.contains('f') {
+        Err("f-strings are not supported here".to_string())
+    } else if prefix.contains('b') {
+        Err("bytes literals are not supported here".to_string())
+    } else {
+        Ok(TokenKind::Str(value))
+    }
+}
+
+/// Reads a quoted string starting at its quote `chars[*i]`, decoding escapes unless `raw`.
+/// On a bad escape the string is still read to its end.
+fn lex_string(chars: &[char], i: &mut usize, raw: bool, line: usize) -> Result<String, String> {
+    let unterminated = || format!("unterminated string literal (detected at line {line})");
+    let quote = chars.get(*i).copied();
+    *i += 1;
+    let mut value = String::new();
+    let mut bad_escape = None;
+    loop {
+        let Some(&c) = chars.get(*i) else {
+            *i = chars.len();
+            return Err(unterminated());
+        };
+        *i += 1;
+        if Some(c) == quote {
+            return bad_escape.map_or(Ok(value), Err);
+        }
+        if c != '\\' {
+            value.push(c);
+            continue;
+        }
+        let Some(&e) = chars.get(*i) else {
+            return Err(unterminated());
+        };
+        *i += 1;
+        if raw {
+            value.push('\\');
+            value.push(e);
+            continue;
+        }
+        match decode_escape(e, chars, i) {
+            Ok(Some(decoded)) => value.push(decoded),
+            Ok(None) => {
+                value.push('\\');
+                value.push(e);
+            }
+            Err(message) => {
+                bad_escape.get_or_insert(message);
+            }
+        }
+    }
+}
+
+/// Decodes the escape `\e` whose arguments start at `chars[*i]`. `Ok(None)` for an unknown
+/// escape, which Python keeps as it is.
+fn decode_escape(e: char, chars: &[char], i: &mut usize) -> Result<Option<char>, String> {
+    let hex = |i: &mut usize, count: usize, name: &str| {
+        let digits: String = chars
+            .get(*i..*i + count)
+            .unwrap_or_default()
+            .iter()
+            .collect();
+        match u32::from_str_radix(&digits, 16) {
+            Ok(code) if digits.chars().all(|c| c.is_ascii_hexdigit()) => {
+                *i += count;
+                char::from_u32(code).ok_or_else(|| {
+                    "(unicode error) 'unicodeescape' codec can't decode bytes: \
+                     illegal Unicode character"
+                        .to_string()
+                })
+            }
+            _ => Err(format!(
+                "(unicode error) 'unicodeescape' codec can't decode bytes: truncated {name} escape"
+            )),
+        }
+    };
+    let decoded = match e {
+        '\\' | '\'' | '"' => e,
+        'n' => '\n',
+        't' => '\t',
+        'r' => '\r',
+        'a' => '\x07',
+        'b' => '\x08',
+        'f' => '\x0c',
+        'v' => '\x0b',
+        '0'..='7' => {
+            let mut code = e.to_digit(8).unwrap_or(0);
+            for _ in 0..2 {
+                match chars.get(*i).and_then(|c| c.to_digit(8)) {
+                    Some(d) => {
+                        code = code * 8 + d;
+                        *i += 1;
+                    }
+                    None => break,
+                }
+            }
+            char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER)
+        }
+        'x' => hex(i, 2, "\\xXX")?,
+        'u' => hex(i, 4, "\\uXXXX")?,
+        'U' => hex(i, 8, "\\UXXXXXXXX")?,
+        'N' => return Err("\\N{...} escapes are not supported here".to_string()),
+        _ => return Ok(None),
+    };
+    Ok(Some(decoded))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(src: &str) -> Vec<TokenKind> {
+        match logical_lines(src, false).into_iter().next() {
+            Some(Ok(line)) => line.tokens.into_iter().map(|t| t.kind).collect(),
+            other => panic!("no tokens for {src:?}: {other:?}"),
+        }
+    }
+
+    fn error(src: &str) -> (usize, SyntaxError) {
+        let lines = logical_lines(src, false);
+        match lines.into_iter().find_map(Result::err) {
+            Some(e) => e,
+            None => panic!("no error for {src:?}"),
+        }
+    }
+
+    fn at(line: usize, col: usize) -> Pos {
+        Pos { line, col }
+    }
+
+    use TokenKind::{End, Float, Int, Name, Op, Str};
+
+    #[test]
+    fn numbers() {
+        assert_eq!(
+            kinds("1_000 0x1F 0b101 0o17 0X_f 1.5 1. .5 1e3 2.5e-3 1_0.0_1 00 0.0"),
+            vec![
+                Int(1000),
+                Int(31),
+                Int(5),
+                Int(15),
+                Int(15),
+                Float(1.5),
+                Float(1.0),
+                Float(0.5),
+                Float(1000.0),
+                Float(0.0025),
+                Float(10.01),
+                Int(0),
+                Float(0.0),
+                End
+            ]
+        );
+        assert_eq!(kinds("9223372036854775807"), vec![Int(i64::MAX), End]);
+    }
+
+    #[test]
+    fn number_errors() {
+        let cases = [
+            ("1abc", "invalid decimal literal", 1),
+            ("x = 3x", "invalid decimal literal", 5),
+            ("1_", "invalid decimal literal", 1),
+            ("1__0", "invalid decimal literal", 1),
+            ("1e", "invalid decimal literal", 1),
+            ("1.5e+x", "invalid decimal literal", 1),
+            ("0x", "invalid hexadecimal literal", 1),
+            ("0xfg", "invalid hexadecimal literal", 1),
+            ("0b102", "invalid digit '2' in binary literal", 1),
+            ("0o8", "invalid digit '8' in octal literal", 1),
+            ("a = 9223372036854775808", "integer literal too large", 5),
+            ("0xffffffffffffffff", "integer literal too large", 1),
+            ("2j", "complex numbers are not supported here", 1),
+        ];
+        for (src, message, col) in cases {
+            let (line, e) = error(src);
+            assert_eq!(
+                (line, e.message.as_str(), e.pos),
+                (1, message, at(1, col)),
+                "{src}"
+            );
+        }
+        assert!(error("007")
+            .1
+            .message
+            .starts_with("leading zeros in decimal integer literals"));
+    }
+
+    #[test]
+    fn names_operators_and_strings() {
+        assert_eq!(
+            kinds("a.b_2 ... ** //= != é 'x#y' \"q\\n\\t\\x41\\u00e9\\101\\d\" r'\\n' u'u'"),
+            vec![
+                Name("a".into()),
+                Op("."),
+                Name("b_2".into()),
+                Op("..."),
+                Op("**"),
+                Op("//="),
+                Op("!="),
+                Name("é".into()),
+                Str("x#y".into()),
+                Str("q\n\tAéA\\d".into()),
+                Str("\\n".into()),
+                Str("u".into()),
+                End
+            ]
+        );
+    }
+
+    #[test]
+    fn string_errors() {
+        let (line, e) = error("x = 'abc");
+        assert_eq!(line, 1);
+        assert_eq!(
+            e.message,
+            "unterminated string literal (detected at line 1)"
+        );
+        assert_eq!(e.pos, at(1, 5));
+        assert_eq!(
+            error("\n\ns = \"a\\\"").1.message,
+            "unterminated string literal (detected at line 3)"
+        );
+        assert_eq!(
+            error("f'{x}'").1.message,
+            "f-strings are not supported here"
+        );
+        assert_eq!(
+            error("b'x'").1.message,
+            "bytes literals are not supported here"
+        );
+        assert!(error("'\\x4'")
+            .1
+            .message
+            .ends_with("truncated \\xXX escape"));
+    }
+
+    #[test]
+    fn invalid_characters() {
+        assert_eq!(
+            error("a = $").1,
+            SyntaxError::new(at(1, 5), "invalid syntax")
+        );
+        assert_eq!(
+            error("a ? b").1,
+            SyntaxError::new(at(1, 3), "invalid syntax")
+        );
+        assert_eq!(error("a = €").1.message, "invalid character '€' (U+20AC)");
+        assert_eq!(
+            error("a\x01").1.message,
+            "invalid non-printable character U+0001"
+        );
+        assert_eq!(
+            error("a \\ b").1.message,
+            "unexpected character after line continuation character"
+        );
+    }
+
+    #[test]
+    fn brackets() {
+        assert_eq!(
+            error("x = a)").1,
+            SyntaxError::new(at(1, 6), "unmatched ')'")
+        );
+        assert_eq!(
+            error("x = (a]").1,
+            SyntaxError::new(
+                at(1, 7),
+                "closing parenthesis ']' does not match opening parenthesis '('"
+            )
+        );
+        assert_eq!(
+            error("x = (a,\n  b]").1.message,
+            "closing parenthesis ']' does not match opening parenthesis '(' on line 1"
+        );
+        assert_eq!(
+            error("x = torch.arange(5").1,
+            SyntaxError::new(at(1, 17), "'(' was never closed")
+        );
+        let deep = "(".repeat(MAX_BRACKET_DEPTH + 1);
+        assert_eq!(
+            error(&deep).1,
+            SyntaxError::new(at(1, MAX_BRACKET_DEPTH + 1), "too many nested parentheses")
+        );
+    }
+
+    #[test]
+    fn logical_lines_text_and_spans() {
+        let src = "x = f(1,  # one\n      'a#b')   # two\n\n# only\ny = 2 \\\n  + 3\n";
+        let lines = logical_lines(src, false);
+        assert_eq!(lines.len(), 2);
+        let Some(Ok(first)) = lines.first() else {
+            panic!("{lines:?}")
+        };
+        assert_eq!(
+            (first.line, first.text.as_str()),
+            (1, "x = f(1,\n      'a#b')")
+        );
+        let spans: Vec<&str> = first
+            .tokens
+            .iter()
+            .filter_map(|t| first.text.get(t.span.clone()))
+            .collect();
+        assert_eq!(spans, ["x", "=", "f", "(", "1", ",", "'a#b'", ")", ""]);
+        assert_eq!(first.tokens.last().map(|t| t.pos), Some(at(2, 21)));
+        let Some(Ok(second)) = lines.get(1) else {
+            panic!("{lines:?}")
+        };
+        assert_eq!((second.line, second.text.as_str()), (5, "y = 2 \\\n  + 3"));
+    }
+
+    #[test]
+    fn indentation() {
+        assert_eq!(
+            error("  a = 1").1,
+            SyntaxError::new(at(1, 1), "unexpected indent")
+        );
+        assert!(logical_lines("  a = 1", true).iter().all(Result::is_ok));
+        assert!(logical_lines("   \n\t# c\n", false).is_empty());
+    }
+
+    #[test]
+    fn recovery_after_unclosed_bracket() {
+        let lines = logical_lines("x = f(1,\n   2\ny = 3\nz = [\n", false);
+        let summary: Vec<Result<usize, (usize, String)>> = lines
+            .into_iter()
+            .map(|l| l.map(|l| l.line).map_err(|(n, e)| (n, e.message)))
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                Err((1, "'(' was never closed".to_string())),
+                Ok(3),
+                Err((4, "'[' was never closed".to_string()))
+            ]
+        );
+        // An error inside a multi-line statement ends it; the next statement still parses.
+        let lines = logical_lines("x = f(1abc,\n      2)\ny = 1", false);
+        assert_eq!(lines.len(), 2);
+        assert!(matches!(&lines[0], Err((1, e)) if e.pos == at(1, 7)));
+        assert!(matches!(&lines[1], Ok(l) if l.line == 3));
+        assert_eq!(
+            error("a = 1 + \\").1.message,
+            "unexpected EOF while parsing"
+        );
+    }
+}
