@@ -18,3 +18,6 @@ pub mod cli;
 
 /// The scenario the app opens with: the story of a tensor, its storage and its views.
 pub const DEFAULT_SCENARIO: &str = include_str!("../www/scenarios/default.py");
+
+#[cfg(target_arch = "wasm32")]
+pub mod web;

@@ -1398,9 +1398,11 @@ impl Evaluator {
                 Value::Tensor(o) => dtype = Some(o.borrow().tensor.dtype),
                 Value::Str(s) if s == "cpu" => {}
                 Value::Bool(_) => {}
-                Value::Str(s) => return Err(ScriptError::Runtime(format!(
+                Value::Str(s) => {
+                    return Err(ScriptError::Runtime(format!(
                     "Stridescope runs on the CPU or WebGPU engine; device '{s}' is not available"
-                ))),
+                )))
+                }
                 other => {
                     return Err(ScriptError::Type(format!(
                         "to() received an invalid combination of arguments - got ({}, )",
