@@ -1357,6 +1357,7 @@ impl Evaluator {
             }
             "tolist" => {
                 args.bind(&[], 0)?;
+                self.check_work(t.numel(), "tolist")?;
                 let values = self.engine.values(&t);
                 Ok(nest(&values, t.shape()))
             }
@@ -1465,7 +1466,7 @@ fn nest(values: &[Scalar], shape: &[i64]) -> Value {
     if shape.is_empty() {
         return values.first().map(to_value).unwrap_or(Value::None);
     }
-    let inner: i64 = shape[1..].iter().product();
+    let inner: i64 = crate::tensor::layout::numel_of(&shape[1..]);
     let items = (0..shape[0])
         .map(|i| {
             let start = (i * inner) as usize;

@@ -30,6 +30,8 @@ pub struct Limits {
     pub max_recorded_elements: usize,
     /// Most statements run; the rest are reported as not run.
     pub max_statements: usize,
+    /// Most elements one op may touch (an `expand`ed view can be huge without memory).
+    pub max_op_elements: i64,
 }
 
 impl Default for Limits {
@@ -38,6 +40,7 @@ impl Default for Limits {
             memory_bytes: 256 << 20,
             max_recorded_elements: 1 << 16,
             max_statements: 100_000,
+            max_op_elements: 1 << 26,
         }
     }
 }
@@ -475,6 +478,39 @@ impl Evaluator {
         );
         self.step_allocated += nbytes;
         self.step_new_storages.insert(id);
+    }
+
+    /// Refuses an op that would touch more than `max_op_elements` elements.
+    fn check_work(&self, elements: i64, what: &str) -> R<()> {
+        if elements > self.limits.max_op_elements || elements < 0 {
+            return Err(ScriptError::Runtime(format!(
+                "{what}: {elements} elements is more than Stridescope processes in one op ({}); use smaller shapes",
+                self.limits.max_op_elements
+            )));
+        }
+        Ok(())
+    }
+
+    /// Reads elements of `view` by row-major index, fetching the storage once.
+    fn element_reader(&mut self, view: &Tensor) -> impl Fn(usize) -> crate::tensor::Scalar {
+        let bytes = self.engine.read_storage(view.storage);
+        let layout = view.layout.clone();
+        let dtype = view.dtype;
+        let shape: Vec<i64> = layout.shape.clone();
+        move |flat: usize| {
+            let mut rest = flat as i64;
+            let mut at = layout.offset;
+            for d in (0..shape.len()).rev() {
+                let n = shape[d].max(1);
+                at += (rest % n) * layout.strides[d];
+                rest /= n;
+            }
+            let item = dtype.item_size();
+            if at < 0 || (at as usize + 1) * item > bytes.len() {
+                return crate::tensor::Scalar::Int(0);
+            }
+            dtype.read(&bytes, at as usize)
+        }
     }
 
     /// Records that `view`'s elements were written.

@@ -7,7 +7,7 @@ use crate::engine::{BinaryOp, Operand, ReduceOp, UnaryOp};
 use crate::script::ast::BinOp;
 use crate::tensor::layout::{
     broadcast_shapes, compute_view_strides, contiguous_strides, elementwise_output_strides,
-    infer_dense_strides, infer_view_shape, list_str, wrap_dim, OperandLayout,
+    infer_dense_strides, infer_view_shape, list_str, numel_of, wrap_dim, OperandLayout,
 };
 use crate::tensor::{Category, DType, Layout, MemoryFormat, Scalar, ScriptError, Tensor};
 
@@ -573,9 +573,11 @@ impl Evaluator {
         start = start.clamp(0, size);
         stop = if stop < start { start } else { stop.min(size) };
         let mut layout = t.layout.clone();
-        layout.offset += start * t.strides()[dim];
-        layout.shape[dim] = (stop - start + step - 1) / step;
-        layout.strides[dim] *= step;
+        layout.offset = layout
+            .offset
+            .wrapping_add(start.wrapping_mul(t.strides()[dim]));
+        layout.shape[dim] = (stop - start).saturating_add(step - 1) / step;
+        layout.strides[dim] = layout.strides[dim].saturating_mul(step);
         Ok(t.with_layout(layout))
     }
 
@@ -588,7 +590,9 @@ impl Evaluator {
         } else {
             index
         };
-        layout.offset += index * layout.strides[dim];
+        layout.offset = layout
+            .offset
+            .wrapping_add(index.wrapping_mul(layout.strides[dim]));
         layout.shape.remove(dim);
         layout.strides.remove(dim);
         t.with_layout(layout)
@@ -635,12 +639,18 @@ impl Evaluator {
             )));
         }
         let start = if start < 0 { start + size } else { start };
-        if start > size - length {
+        if start > size.saturating_sub(length) {
             return Err(ScriptError::Runtime(format!(
                 "start ({start}) + length ({length}) exceeds dimension size ({size})."
             )));
         }
-        self.slice(t, d, Some(start), Some(start + length), Some(1))
+        self.slice(
+            t,
+            d,
+            Some(start),
+            Some(start.saturating_add(length)),
+            Some(1),
+        )
     }
 
     /// `squeeze()` / `squeeze(dims)`.
@@ -712,7 +722,7 @@ impl Evaluator {
             return Ok(None);
         }
         let mut shape: Vec<i64> = t.shape()[..s].to_vec();
-        shape.push(t.shape()[s..=e].iter().product());
+        shape.push(numel_of(&t.shape()[s..=e]));
         shape.extend_from_slice(&t.shape()[e + 1..]);
         self.reshape(t, &shape).map(Some)
     }
@@ -739,8 +749,8 @@ impl Evaluator {
         }
         let mut layout = t.layout.clone();
         if n > 0 {
-            layout.shape[d] = (max_size - size) / step + 1;
-            layout.strides[d] *= step;
+            layout.shape[d] = max_size.saturating_sub(size) / step + 1;
+            layout.strides[d] = layout.strides[d].saturating_mul(step);
         }
         layout.shape.push(size);
         layout.strides.push(if n == 0 { 1 } else { t.strides()[d] });
@@ -759,16 +769,16 @@ impl Evaluator {
         }
         let (sa, sb) = (t.shape()[a], t.shape()[b]);
         let diag = if offset >= 0 {
-            sa.min(sb - offset).max(0)
+            sa.min(sb.saturating_sub(offset)).max(0)
         } else {
-            (sa + offset).min(sb).max(0)
+            sa.saturating_add(offset).min(sb).max(0)
         };
         let mut storage_offset = t.layout.offset;
         if diag > 0 {
             if offset >= 0 {
-                storage_offset += offset * t.strides()[b];
+                storage_offset = storage_offset.wrapping_add(offset.wrapping_mul(t.strides()[b]));
             } else {
-                storage_offset -= offset * t.strides()[a];
+                storage_offset = storage_offset.wrapping_sub(offset.wrapping_mul(t.strides()[a]));
             }
         }
         let mut shape = t.shape().to_vec();
@@ -863,13 +873,14 @@ impl Evaluator {
         let num = if split_size == 0 {
             1
         } else {
-            ((dim_size + split_size - 1) / split_size).max(1)
+            (dim_size.saturating_add(split_size - 1) / split_size).max(1)
         };
-        let last = split_size - (split_size * num - dim_size);
+        self.check_parts(num)?;
+        let last = split_size.wrapping_sub(split_size.wrapping_mul(num).wrapping_sub(dim_size));
         (0..num)
             .map(|i| {
                 let length = if i < num - 1 { split_size } else { last };
-                self.narrow(t, d as i64, i * split_size, length)
+                self.narrow(t, d as i64, i.saturating_mul(split_size), length)
             })
             .collect()
     }
@@ -884,6 +895,7 @@ impl Evaluator {
         let d = wrap_dim(dim, t.ndim()).map_err(index_err)?;
         let dim_size = t.shape()[d];
         let mut start = 0;
+        self.check_parts(sizes.len() as i64)?;
         let mut out = Vec::with_capacity(sizes.len());
         for &len in sizes {
             if len < 0 {
@@ -892,8 +904,8 @@ impl Evaluator {
                     list_str(sizes)
                 )));
             }
-            out.push(self.slice(t, d, Some(start), Some(start + len), Some(1))?);
-            start += len;
+            out.push(self.slice(t, d, Some(start), Some(start.saturating_add(len)), Some(1))?);
+            start = start.saturating_add(len);
         }
         if start != dim_size {
             return Err(ScriptError::Runtime(format!(
@@ -904,6 +916,17 @@ impl Evaluator {
             )));
         }
         Ok(out)
+    }
+
+    /// Refuses to make more views at once than anyone can look at.
+    fn check_parts(&self, parts: i64) -> R<()> {
+        const MAX_PARTS: i64 = 1 << 16;
+        if parts > MAX_PARTS {
+            return Err(ScriptError::Runtime(format!(
+                "this would make {parts} views at once; Stridescope makes at most {MAX_PARTS}"
+            )));
+        }
+        Ok(())
     }
 
     /// `chunk(chunks, dim)`.
@@ -920,11 +943,12 @@ impl Evaluator {
         }
         let d = wrap_dim(dim, t.ndim()).map_err(index_err)?;
         let dim_size = t.shape()[d];
-        let split_size = (dim_size + chunks - 1) / chunks;
+        let split_size = dim_size.saturating_add(chunks - 1) / chunks;
         if split_size == 0 && dim_size == 0 {
             let mut sizes = vec![split_size; chunks as usize];
             if let Some(last) = sizes.last_mut() {
-                *last = split_size - (split_size * chunks - dim_size);
+                *last =
+                    split_size.wrapping_sub(split_size.wrapping_mul(chunks).wrapping_sub(dim_size));
             }
             return self.split_with_sizes(t, &sizes, d as i64);
         }
@@ -939,6 +963,7 @@ impl Evaluator {
             ));
         }
         let d = wrap_dim(dim, t.ndim()).map_err(index_err)?;
+        self.check_parts(t.shape()[d])?;
         Ok((0..t.shape()[d])
             .map(|i| self.select_unchecked(t, d, i))
             .collect())
@@ -1164,6 +1189,7 @@ impl Evaluator {
             )));
         }
         let src = broadcast_view(src, dst.shape());
+        self.check_work(dst.numel(), "copy_")?;
         self.engine.copy(dst, &src);
         self.note_write(dst);
         Ok(())
@@ -1171,6 +1197,7 @@ impl Evaluator {
 
     /// `dst.fill_(value)` (no overlap check: filling is idempotent).
     pub(super) fn fill(&mut self, dst: &Tensor, value: Scalar) -> R<()> {
+        self.check_work(dst.numel(), "fill_")?;
         self.engine.fill(dst, value);
         self.note_write(dst);
         Ok(())
@@ -1309,6 +1336,7 @@ impl Evaluator {
                 )));
             }
         }
+        self.check_work(numel_of(&shape), op_name(op))?;
         let mut rt = ResultType::default();
         rt.add(x);
         rt.add(y);
@@ -1398,6 +1426,7 @@ impl Evaluator {
                 return self.unary_op(op, &converted, true, name);
             }
         }
+        self.check_work(t.numel(), name)?;
         if t.dtype == DType::Bool {
             match op {
                 UnaryOp::Relu => return Err(ScriptError::Runtime("Boolean inputs not supported for relu".into())),
@@ -1515,6 +1544,7 @@ impl Evaluator {
                 )));
             }
         }
+        self.check_work(t.numel(), name)?;
         let kept_shape: Vec<i64> = (0..n)
             .map(|d| if reduce[d] { 1 } else { t.shape()[d] })
             .collect();
@@ -1605,9 +1635,9 @@ impl Evaluator {
         if k1 != k2 {
             return Err(ScriptError::Runtime(format!(
                 "Expected size for first two dimensions of batch2 tensor to be: [{}, {}] but got: [{}, {}].",
-                a3.shape()[..a3.ndim() - 2].iter().product::<i64>(),
+                numel_of(&a3.shape()[..a3.ndim() - 2]),
                 k1,
-                b3.shape()[..b3.ndim() - 2].iter().product::<i64>(),
+                numel_of(&b3.shape()[..b3.ndim() - 2]),
                 k2
             )));
         }
@@ -1622,7 +1652,11 @@ impl Evaluator {
         sb.extend([k2, n]);
         let ea = self.expand(&a3, &sa)?;
         let eb = self.expand(&b3, &sb)?;
-        let count: i64 = batch.iter().product();
+        let count: i64 = numel_of(&batch);
+        self.check_work(
+            count.saturating_mul(m).saturating_mul(n).saturating_mul(k1),
+            "matmul",
+        )?;
         for flat in 0..count {
             let mut idx = vec![0i64; batch.len()];
             let mut rem = flat;
@@ -1671,6 +1705,10 @@ impl Evaluator {
         if a.dtype != b.dtype {
             return Err(self.dtype_mismatch(a, b));
         }
+        let work = a.shape()[0]
+            .saturating_mul(a.shape()[1])
+            .saturating_mul(b.shape()[1]);
+        self.check_work(work, "matmul")?;
         let out = self.empty(
             &[a.shape()[0], b.shape()[1]],
             a.dtype,

@@ -2,7 +2,10 @@
 
 use super::value::Value;
 use super::{Evaluator, R};
-use crate::print::{format_tensor, py_float_repr};
+use crate::print::{format_tensor, format_tensor_with, py_float_repr};
+
+/// Tensors up to this many elements are read whole for printing (PyTorch summarizes above 1000).
+const SMALL_TENSOR: i64 = 1000;
 
 impl Evaluator {
     /// `repr(value)`.
@@ -38,9 +41,15 @@ impl Evaluator {
             Value::MemoryFormat(f) => f.torch_repr().into(),
             Value::Tensor(t) => {
                 let t = t.borrow().tensor.clone();
-                let values = self.engine.values(&t);
                 let shape: Vec<usize> = t.shape().iter().map(|&n| n.max(0) as usize).collect();
-                format_tensor(t.dtype, &shape, &values)
+                if t.numel() <= SMALL_TENSOR {
+                    let values = self.engine.values(&t);
+                    format_tensor(t.dtype, &shape, &values)
+                } else {
+                    // Summarized: only the edge items are read.
+                    let read = self.element_reader(&t);
+                    format_tensor_with(t.dtype, &shape, &read)
+                }
             }
             Value::Storage(id) => {
                 let nbytes = self.storages.get(id).map(|s| s.nbytes).unwrap_or(0);

@@ -3,4 +3,4 @@
 mod pyfmt;
 pub mod tensor_str;
 
-pub use tensor_str::{format_tensor, py_float_repr};
+pub use tensor_str::{format_tensor, format_tensor_with, py_float_repr};

@@ -58,13 +58,12 @@ struct View<'a> {
     dtype: DType,
     shape: &'a [usize],
     strides: Vec<usize>,
-    values: &'a [Scalar],
+    element: &'a dyn Fn(usize) -> Scalar,
 }
 
 impl View<'_> {
     fn get(&self, index: usize) -> Elem {
-        let value = self.values.get(index).copied().unwrap_or(Scalar::Int(0));
-        Elem::of(self.dtype, value)
+        Elem::of(self.dtype, (self.element)(index))
     }
 
     /// The indices along a dimension of size `n` that are shown: all of them, or the
@@ -278,6 +277,18 @@ fn shape_tuple(shape: &[usize]) -> String {
 /// are given as the exact value the element holds (an f16 element's value converted to f64).
 /// An empty `shape` is a 0-d tensor. Missing values read as zero, so no input panics.
 pub fn format_tensor(dtype: DType, shape: &[usize], values: &[Scalar]) -> String {
+    format_tensor_with(dtype, shape, &|i| {
+        values.get(i).copied().unwrap_or(Scalar::Int(0))
+    })
+}
+
+/// [`format_tensor`] reading elements on demand by row-major index: a summarized printout of a
+/// huge tensor reads only the edge items it shows.
+pub fn format_tensor_with(
+    dtype: DType,
+    shape: &[usize],
+    element: &dyn Fn(usize) -> Scalar,
+) -> String {
     const PREFIX: &str = "tensor(";
     let indent = PREFIX.len();
     let numel = if shape.contains(&0) {
@@ -302,7 +313,7 @@ pub fn format_tensor(dtype: DType, shape: &[usize], values: &[Scalar]) -> String
         if !matches!(dtype, DType::Float32 | DType::Int64 | DType::Bool) {
             suffixes.push(format!("dtype={}", dtype.torch_repr()));
         }
-        tensor_body(dtype, shape, values, numel, indent)
+        tensor_body(dtype, shape, element, numel, indent)
     };
     add_suffixes(format!("{PREFIX}{body}"), &suffixes, indent)
 }
@@ -311,7 +322,7 @@ pub fn format_tensor(dtype: DType, shape: &[usize], values: &[Scalar]) -> String
 fn tensor_body(
     dtype: DType,
     shape: &[usize],
-    values: &[Scalar],
+    element: &dyn Fn(usize) -> Scalar,
     numel: usize,
     indent: usize,
 ) -> String {
@@ -323,7 +334,7 @@ fn tensor_body(
         dtype,
         shape,
         strides,
-        values,
+        element,
     };
     let summarize = numel > THRESHOLD;
     let mut seen = Vec::new();

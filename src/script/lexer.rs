@@ -67,10 +67,7 @@ pub fn logical_lines(
     src: &str,
     allow_indent: bool,
 ) -> Vec<Result<LogicalLine, (usize, SyntaxError)>> {
-    let lines: Vec<Vec<char>> = src
-        .split('\n')
-        .map(|line| line.strip_suffix('\r').unwrap_or(line).chars().collect())
-        .collect();
+    let lines = physical_lines(src);
     let mut out = Vec::new();
     let mut start = 0;
     while start < lines.len() {
@@ -83,9 +80,16 @@ pub fn logical_lines(
     out
 }
 
+/// The physical lines of `src` as characters (`\r\n` endings accepted).
+pub fn physical_lines(src: &str) -> Vec<Vec<char>> {
+    src.split('\n')
+        .map(|line| line.strip_suffix('\r').unwrap_or(line).chars().collect())
+        .collect()
+}
+
 /// Tokenizes the logical line that starts at physical line `start` (0-based). Returns it (None
 /// for a blank line) and the index of the physical line where the next one starts.
-fn scan_logical_line(
+pub fn scan_logical_line(
     lines: &[Vec<char>],
     start: usize,
     allow_indent: bool,

@@ -99,16 +99,52 @@ fn with_parser_stack<T: Send>(parse: impl Fn() -> T + Sync) -> T {
 }
 
 /// [`parse_script`] on the current thread.
+///
+/// A statement that continues over several lines (an open bracket) and then fails to parse is
+/// reported as its first line's unclosed bracket, and parsing resumes on the next line: a
+/// student in the middle of typing `b = a.view(2, 3` keeps seeing every later line run.
 fn parse_script_here(src: &str) -> Vec<Result<Statement, (usize, SyntaxError)>> {
-    lexer::logical_lines(src, false)
-        .into_iter()
-        .filter_map(|line| match line {
-            Err(error) => Some(Err(error)),
-            Ok(line) => parse_statement(&line)
+    let lines = lexer::physical_lines(src);
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < lines.len() {
+        let (scanned, next) = lexer::scan_logical_line(&lines, start, false);
+        let result = match scanned {
+            None => None,
+            Some(Ok(line)) => parse_statement(&line)
                 .map_err(|e| (line.line, e))
                 .transpose(),
-        })
-        .collect()
+            Some(Err(e)) => Some(Err((start + 1, e))),
+        };
+        if let Some(Err(_)) = &result {
+            if next > start + 1 {
+                if let Some(unclosed) = unclosed_bracket_on_line(&lines, start) {
+                    out.push(Err((start + 1, unclosed)));
+                    // Indented lines were meant as its continuation: skip them too.
+                    start += 1;
+                    while start < next && lines[start].first().is_some_and(|c| c.is_whitespace()) {
+                        start += 1;
+                    }
+                    continue;
+                }
+            }
+        }
+        out.extend(result);
+        start = next;
+    }
+    out
+}
+
+/// The "never closed" error of physical line `index` read on its own, if it has one.
+fn unclosed_bracket_on_line(lines: &[Vec<char>], index: usize) -> Option<SyntaxError> {
+    let alone = [lines.get(index)?.clone()];
+    match lexer::scan_logical_line(&alone, 0, false).0 {
+        Some(Err(mut e)) if e.message.ends_with("was never closed") => {
+            e.pos.line = index + 1;
+            Some(e)
+        }
+        _ => None,
+    }
 }
 
 /// [`parse_expression`] on the current thread.

@@ -59,7 +59,7 @@ impl Layout {
 
     /// Number of elements.
     pub fn numel(&self) -> i64 {
-        self.shape.iter().product()
+        numel_of(&self.shape)
     }
 
     /// `is_contiguous()`: row-major, ignoring size-1 dims; every empty tensor is contiguous.
@@ -67,13 +67,13 @@ impl Layout {
         if self.numel() == 0 {
             return true;
         }
-        let mut expected = 1;
+        let mut expected: i64 = 1;
         for d in (0..self.ndim()).rev() {
             if self.shape[d] != 1 {
                 if self.strides[d] != expected {
                     return false;
                 }
-                expected *= self.shape[d];
+                expected = expected.saturating_mul(self.shape[d]);
             }
         }
         true
@@ -85,13 +85,13 @@ impl Layout {
         if self.ndim() != 4 {
             return false;
         }
-        let mut expected = 1;
+        let mut expected: i64 = 1;
         for d in [1, 3, 2, 0] {
             if self.shape[d] != 1 {
                 if self.strides[d] != expected {
                     return false;
                 }
-                expected *= self.shape[d];
+                expected = expected.saturating_mul(self.shape[d]);
             }
         }
         true
@@ -126,7 +126,7 @@ impl Layout {
                 (false, false) => self.strides[a].cmp(&self.strides[b]),
             }
         });
-        let mut required = 1;
+        let mut required: i64 = 1;
         for &d in &perm {
             if self.shape[d] < 2 {
                 return true;
@@ -134,7 +134,7 @@ impl Layout {
             if self.strides[d] != required {
                 return false;
             }
-            required *= self.shape[d];
+            required = required.saturating_mul(self.shape[d]);
         }
         true
     }
@@ -153,7 +153,7 @@ impl Layout {
         if self.ndim() != 4 {
             return false;
         }
-        let mut min = 0;
+        let mut min: i64 = 0;
         // Special case: C is 1 and the strides are ambiguous; the rule below decides.
         if self.strides[1] == 0 {
             return false;
@@ -171,7 +171,7 @@ impl Layout {
             }
             min = self.strides[d];
             if self.shape[d] > 1 {
-                min *= self.shape[d];
+                min = min.saturating_mul(self.shape[d]);
             }
         }
         true
@@ -195,11 +195,11 @@ impl Layout {
         let mut lo = self.offset;
         let mut hi = self.offset;
         for (&n, &s) in self.shape.iter().zip(&self.strides) {
-            let reach = (n - 1) * s;
+            let reach = (n - 1).saturating_mul(s);
             if reach < 0 {
-                lo += reach;
+                lo = lo.saturating_add(reach);
             } else {
-                hi += reach;
+                hi = hi.saturating_add(reach);
             }
         }
         Some((lo, hi + 1))
@@ -234,13 +234,21 @@ pub fn wrap_dim(dim: i64, ndim: usize) -> Result<usize, String> {
     })
 }
 
+/// The product of `shape`, saturating at `i64::MAX` (0 whenever a dim is 0).
+pub fn numel_of(shape: &[i64]) -> i64 {
+    if shape.contains(&0) {
+        return 0;
+    }
+    shape.iter().fold(1i64, |acc, &n| acc.saturating_mul(n))
+}
+
 /// Row-major strides of `shape` (size 0 and 1 dims treated as 1 when multiplying).
 pub fn contiguous_strides(shape: &[i64]) -> Vec<i64> {
     let mut strides = vec![0; shape.len()];
-    let mut next = 1;
+    let mut next: i64 = 1;
     for d in (0..shape.len()).rev() {
         strides[d] = next;
-        next *= shape[d].max(1);
+        next = next.saturating_mul(shape[d].max(1));
     }
     strides
 }
@@ -248,10 +256,10 @@ pub fn contiguous_strides(shape: &[i64]) -> Vec<i64> {
 /// Channels-last strides of a rank-4 `shape` (`N, C, H, W` laid out as `N, H, W, C`).
 pub fn channels_last_strides(shape: &[i64]) -> Vec<i64> {
     let mut strides = vec![0; 4];
-    let mut next = 1;
+    let mut next: i64 = 1;
     for d in [1usize, 3, 2, 0] {
         strides[d] = next;
-        next *= shape[d].max(1);
+        next = next.saturating_mul(shape[d].max(1));
     }
     strides
 }
@@ -266,7 +274,7 @@ pub fn compute_view_strides(
     if old_shape.is_empty() {
         return Some(vec![1; new_shape.len()]);
     }
-    let numel: i64 = old_shape.iter().product();
+    let numel: i64 = numel_of(old_shape);
     if numel == 0 && old_shape == new_shape {
         return Some(old_strides.to_vec());
     }
@@ -286,14 +294,14 @@ pub fn compute_view_strides(
     let mut tensor_numel = 1i64;
     let mut view_numel = 1i64;
     for tensor_d in (0..old_shape.len()).rev() {
-        tensor_numel *= old_shape[tensor_d];
+        tensor_numel = tensor_numel.saturating_mul(old_shape[tensor_d]);
         let chunk_ends = tensor_d == 0
             || (old_shape[tensor_d - 1] != 1
-                && old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride);
+                && old_strides[tensor_d - 1] != tensor_numel.wrapping_mul(chunk_base_stride));
         if chunk_ends {
             while view_d >= 0 && (view_numel < tensor_numel || new_shape[view_d as usize] == 1) {
-                new_strides[view_d as usize] = view_numel * chunk_base_stride;
-                view_numel *= new_shape[view_d as usize];
+                new_strides[view_d as usize] = view_numel.wrapping_mul(chunk_base_stride);
+                view_numel = view_numel.saturating_mul(new_shape[view_d as usize]);
                 view_d -= 1;
             }
             if view_numel != tensor_numel {
@@ -416,11 +424,11 @@ pub fn infer_dense_strides(shape: &[i64], strides: &[i64]) -> Vec<i64> {
         }
     }
     let mut out = vec![0; n];
-    let mut current = 1;
+    let mut current: i64 = 1;
     for &d in &perm {
         out[d] = current;
         if shape[d] > 1 {
-            current *= shape[d];
+            current = current.saturating_mul(shape[d]);
         }
     }
     out
@@ -511,10 +519,10 @@ pub fn elementwise_output_strides(shape: &[i64], inputs: &[OperandLayout<'_>]) -
         }
     }
     let mut out = vec![0; n];
-    let mut next = 1;
+    let mut next: i64 = 1;
     for &d in &perm {
         out[d] = next;
-        next *= shape[d];
+        next = next.saturating_mul(shape[d]);
     }
     out
 }
@@ -552,11 +560,13 @@ impl Iterator for OffsetIter {
         let value = self.current;
         for d in (0..self.shape.len()).rev() {
             self.index[d] += 1;
-            self.current += self.strides[d];
+            self.current = self.current.wrapping_add(self.strides[d]);
             if self.index[d] < self.shape[d] {
                 break;
             }
-            self.current -= self.strides[d] * self.shape[d];
+            self.current = self
+                .current
+                .wrapping_sub(self.strides[d].wrapping_mul(self.shape[d]));
             self.index[d] = 0;
         }
         Some(value)

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Stridescope's developer entry point. Two commands for a fresh machine:
+#   ./dev serve   build the web app and serve it with the default scenario
+#   ./dev test    run every test (format, lints, unit, property, oracle, web build, browser)
+# Both install what they need first (idempotently): see `ensure_tools`.
+set -euo pipefail
+cd "$(dirname "$(readlink -f "$0")")/.."
+ROOT=$(pwd)
+ORACLE=${STRIDESCOPE_ORACLE:-$ROOT/../shared/oracle}
+export PATH="$HOME/.cargo/bin:$ROOT/node_modules/.bin:$PATH"
+export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp/stridescope-xdg}
+mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+
+TRUNK_VERSION=0.21.14
+WASM_BINDGEN_VERSION=0.2.130
+
+say() { printf '\n== %s\n' "$*"; }
+
+apt_install() {
+  local missing=()
+  for pkg in "$@"; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  say "installing Debian packages: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+ensure_tools() {
+  local need_browser=${1:-no}
+  if [ "$need_browser" = yes ]; then
+    apt_install chromium chromium-driver mesa-vulkan-drivers
+  fi
+  rustup target list --installed 2>/dev/null | grep -q '^wasm32-unknown-unknown$' \
+    || { say "adding the wasm32 target"; rustup target add wasm32-unknown-unknown; }
+  rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy rustfmt
+  if ! trunk --version 2>/dev/null | grep -q "trunk $TRUNK_VERSION"; then
+    say "installing trunk $TRUNK_VERSION (about 8 minutes on 2 cores)"
+    cargo install --locked "trunk@$TRUNK_VERSION"
+  fi
+  if ! wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERSION"; then
+    say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION"
+    cargo install "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
+  fi
+  if [ ! -x node_modules/.bin/wasm-opt ] || ! node_modules/.bin/wasm-opt --version | grep -q "version 132" \
+     || { [ "$need_browser" = yes ] && [ ! -d node_modules/playwright-core ]; }; then
+    say "installing npm tools (binaryen 132, playwright-core)"
+    npm ci --no-audit --no-fund --loglevel=error
+  fi
+}
+
+cmd_serve() {
+  ensure_tools no
+  say "serving Stridescope on http://127.0.0.1:8080"
+  exec trunk serve --release "$@"
+}
+
+cmd_test() {
+  ensure_tools yes
+  say "format"
+  cargo fmt --all -- --check
+  say "lints (native and wasm32)"
+  cargo clippy --all-targets -- -D warnings
+  cargo clippy --target wasm32-unknown-unknown --lib --bins -- -D warnings
+  say "unit, property and robustness tests"
+  cargo test --all-targets
+  say "benchmarks compile"
+  cargo bench --no-run
+  say "web app build"
+  trunk build --release
+  say "browser end-to-end tests"
+  node tests/e2e/run.mjs
+  say "PyTorch oracle"
+  cargo build --release
+  python3 "$ORACLE/check.py" --trace-cmd "$ROOT/target/release/stridescope trace {}" "$ORACLE/cases.jsonl"
+}
+
+case "${1:-}" in
+  serve) shift; cmd_serve "$@" ;;
+  test) shift; cmd_test "$@" ;;
+  install) ensure_tools yes ;;
+  *) echo "usage: ./dev serve | ./dev test | ./dev install" >&2; exit 2 ;;
+esac
