@@ -81,7 +81,19 @@ fn render(document: &Document, trace: &Trace) -> Result<Element, JsValue> {
                 "{}: shape {:?} stride {:?} offset {} {} {} ({} B)",
                 t.name, t.shape, t.stride, t.storage_offset, t.dtype, t.storage, t.storage_nbytes
             );
-            add(&views, &el(document, "code", "view", Some(&line))?)?;
+            let view = el(document, "code", "view", Some(&line))?;
+            let join = |v: &[i64]| {
+                v.iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            };
+            view.set_attribute("data-name", &t.name)?;
+            view.set_attribute("data-shape", &join(&t.shape))?;
+            view.set_attribute("data-stride", &join(&t.stride))?;
+            view.set_attribute("data-offset", &t.storage_offset.to_string())?;
+            view.set_attribute("data-storage", &t.storage)?;
+            add(&views, &view)?;
         }
         add(&row, &views)?;
         add(&table, &row)?;
