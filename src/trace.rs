@@ -38,6 +38,9 @@ pub struct Step {
     pub allocated_bytes: usize,
     /// Bytes of all live storages after the statement.
     pub live_bytes: usize,
+    /// For a failed `view`: the dims that span two contiguous subspaces.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain: Option<crate::tensor::layout::ViewExplanation>,
 }
 
 /// A tensor variable: its view of a storage.
@@ -63,6 +66,8 @@ pub struct StorageRecord {
     pub id: String,
     pub dtype: String,
     pub nbytes: usize,
+    /// The variable that first held a tensor on this storage (its owner).
+    pub owner: Option<String>,
     /// Elements in storage order; null when the storage is too large to record.
     pub values: Option<Vec<TraceScalar>>,
 }

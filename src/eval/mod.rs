@@ -70,6 +70,10 @@ pub struct Evaluator {
     step_new_storages: HashSet<StorageId>,
     /// Writes into storages during the current statement.
     step_writes: Vec<(StorageId, usize, Vec<i64>)>,
+    /// Why the current statement's `view` failed, for drawing.
+    step_explain: Option<crate::tensor::layout::ViewExplanation>,
+    /// The variable that first held each storage.
+    owners: BTreeMap<StorageId, String>,
 }
 
 /// Traces `source` on the CPU engine with default limits.
@@ -89,6 +93,8 @@ impl Evaluator {
             step_allocated: 0,
             step_new_storages: HashSet::new(),
             step_writes: Vec::new(),
+            step_explain: None,
+            owners: BTreeMap::new(),
         }
     }
 
@@ -145,6 +151,7 @@ impl Evaluator {
         self.step_allocated = 0;
         self.step_new_storages.clear();
         self.step_writes.clear();
+        self.step_explain = None;
         let before: Vec<(String, Option<TensorRef>)> = self
             .vars
             .iter()
@@ -568,6 +575,12 @@ impl Evaluator {
             })
             .collect();
         for (name, t) in &vars {
+            let storage = t.borrow().tensor.storage;
+            self.owners.entry(storage).or_insert_with(|| name.clone());
+        }
+        self.owners.retain(|id, _| self.storages.contains_key(id));
+        step.explain = self.step_explain.take();
+        for (name, t) in &vars {
             let obj = t.borrow().clone();
             let tensor = &obj.tensor;
             let info = self.storages.get(&tensor.storage).cloned();
@@ -629,6 +642,7 @@ impl Evaluator {
                 )
             };
             step.storages.push(StorageRecord {
+                owner: self.owners.get(&id).cloned(),
                 id: id.to_string(),
                 dtype: info.dtype.name().to_string(),
                 nbytes: info.nbytes,

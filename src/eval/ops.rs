@@ -117,7 +117,45 @@ impl ElementwiseInput {
 
 /// `canCast(from, to)` for in-place results.
 fn can_cast(from: DType, to: DType) -> bool {
-    !(from.is_floating() && to.is_integral()) && !(from != DType::Bool && to == DType::Bool)
+    let float_to_int = from.is_floating() && to.is_integral();
+    let to_bool = from != DType::Bool && to == DType::Bool;
+    !(float_to_int || to_bool)
+}
+
+/// The checks `clamp` makes on its bounds once the result dtype is known: bool has no
+/// kernel; an integer dtype refuses a `min` above its range or a `max` below it (bounds past
+/// the other end simply clamp); a floating dtype converts both bounds with c10's range check.
+fn check_clamp_bounds(dtype: DType, min: Option<Scalar>, max: Option<Scalar>) -> R<()> {
+    if dtype == DType::Bool {
+        return Err(ScriptError::NotImplemented(
+            "\"clamp_scalar_cpu\" not implemented for 'Bool'".into(),
+        ));
+    }
+    if dtype.is_integral() {
+        let (lowest, highest) = dtype.finite_range();
+        let outside = |which: &str, v: Scalar| {
+            ScriptError::Runtime(format!(
+                "Clamp {which} value {} is outside the representable range of {}",
+                crate::print::pyfmt::general(v.to_f64(), 6),
+                dtype.scalar_type_name()
+            ))
+        };
+        if let Some(v) = min {
+            if v.to_f64() > highest {
+                return Err(outside("min", v));
+            }
+        }
+        if let Some(v) = max {
+            if v.to_f64() < lowest {
+                return Err(outside("max", v));
+            }
+        }
+        return Ok(());
+    }
+    for v in [min, max].into_iter().flatten() {
+        dtype.checked_number(v).map_err(ScriptError::Runtime)?;
+    }
+    Ok(())
 }
 
 fn bin_op(op: BinOp) -> BinaryOp {
@@ -288,6 +326,12 @@ impl Evaluator {
         } else {
             DType::Float32
         });
+        if dtype == DType::Bool {
+            // The kernel is dispatched on the dtype before it checks its arguments.
+            return Err(ScriptError::NotImplemented(
+                "\"arange_cpu\" not implemented for 'Bool'".into(),
+            ));
+        }
         let (s, e, st) = (start.to_f64(), end.to_f64(), step.to_f64());
         if st == 0.0 {
             return Err(ScriptError::Runtime("step must be nonzero".into()));
@@ -347,10 +391,18 @@ impl Evaluator {
     pub(super) fn view(&mut self, t: &Tensor, shape: &[i64]) -> R<Tensor> {
         let shape = infer_view_shape(shape, t.numel()).map_err(ScriptError::Runtime)?;
         match compute_view_strides(t.shape(), t.strides(), &shape) {
-            Some(strides) => Ok(t.with_layout(Layout { shape, strides, offset: t.layout.offset })),
-            None => Err(ScriptError::Runtime(
+            Some(strides) => Ok(t.with_layout(Layout {
+                shape,
+                strides,
+                offset: t.layout.offset,
+            })),
+            None => {
+                self.step_explain =
+                    crate::tensor::layout::explain_view(t.shape(), t.strides(), &shape);
+                Err(ScriptError::Runtime(
                 "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.".into(),
-            )),
+            ))
+            }
         }
     }
 
@@ -395,11 +447,11 @@ impl Evaluator {
         Ok(t.with_layout(layout))
     }
 
-    /// `t()`.
-    pub(super) fn t(&self, t: &Tensor) -> R<Tensor> {
+    /// `t()` and `t_()` (`name` is the one the error message names).
+    pub(super) fn t(&self, t: &Tensor, name: &str) -> R<Tensor> {
         if t.ndim() > 2 {
             return Err(ScriptError::Runtime(format!(
-                "t() expects a tensor with <= 2 dimensions, but self is {}D",
+                "{name}() expects a tensor with <= 2 dimensions, but self is {}D",
                 t.ndim()
             )));
         }
@@ -490,7 +542,7 @@ impl Evaluator {
         if nd < td {
             return Err(ScriptError::Runtime(format!(
                 "expand({}{{{}}}, size={}): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({})",
-                t.dtype.legacy_type_name(),
+                t.dtype.aten_type_string(),
                 list_str(t.shape()),
                 list_str(sizes),
                 nd,
@@ -677,8 +729,8 @@ impl Evaluator {
             strides: vec![],
             offset: t.layout.offset,
         };
-        for i in 0..n {
-            if !drop[i] {
+        for (i, &dropped) in drop.iter().enumerate() {
+            if !dropped {
                 layout.shape.push(t.shape()[i]);
                 layout.strides.push(t.strides()[i]);
             }
@@ -1205,41 +1257,43 @@ impl Evaluator {
 
     /// `dst[index] = value`.
     pub(super) fn set_item(&mut self, dst: &Tensor, index: &Value, value: &Value) -> R<()> {
-        let view = self.index_view(dst, index)?;
-        match value {
-            Value::Tensor(src_ref) => {
-                let src = src_ref.borrow().tensor.clone();
-                if view.shape() == src.shape() {
-                    return self.copy_into(&view, &src, false);
-                }
-                if src.ndim() == 0 {
-                    let v = self
-                        .engine
-                        .values(&src)
-                        .first()
-                        .copied()
-                        .unwrap_or(Scalar::Int(0));
-                    return self.fill(&view, v);
-                }
-                // Strip leading size-1 dims, expand to the destination, then copy.
-                let lead = src.shape().iter().take_while(|&&n| n == 1).count();
-                let mut stripped = src.clone();
-                stripped.layout.shape.drain(..lead);
-                stripped.layout.strides.drain(..lead);
-                let expanded = self.expand(&stripped, view.shape())?;
-                self.copy_into(&view, &expanded, false)
-            }
+        let src = match value {
+            Value::Tensor(src_ref) => src_ref.borrow().tensor.clone(),
             other => {
+                // A Python number becomes a 0-dim tensor of `dst`'s dtype before indexing,
+                // so its range check fires first.
                 let s = self.scalar_of(other).ok_or_else(|| {
                     ScriptError::Type(format!(
                         "can't assign a {} to a {}",
                         other.type_name(),
-                        dst.dtype.legacy_type_name().trim_start_matches("torch.")
+                        dst.dtype.legacy_type_name()
                     ))
                 })?;
-                self.fill(&view, dst.dtype.round(s))
+                let s = dst.dtype.checked_number(s).map_err(ScriptError::Runtime)?;
+                let view = self.index_view(dst, index)?;
+                return self.fill(&view, dst.dtype.round(s));
             }
+        };
+        let view = self.index_view(dst, index)?;
+        if view.shape() == src.shape() {
+            return self.copy_into(&view, &src, false);
         }
+        if src.ndim() == 0 {
+            let v = self
+                .engine
+                .values(&src)
+                .first()
+                .copied()
+                .unwrap_or(Scalar::Int(0));
+            return self.fill(&view, v);
+        }
+        // Strip leading size-1 dims, expand to the destination, then copy.
+        let lead = src.shape().iter().take_while(|&&n| n == 1).count();
+        let mut stripped = src.clone();
+        stripped.layout.shape.drain(..lead);
+        stripped.layout.strides.drain(..lead);
+        let expanded = self.expand(&stripped, view.shape())?;
+        self.copy_into(&view, &expanded, false)
     }
 
     /// A Python number as a scalar.
@@ -1415,12 +1469,14 @@ impl Evaluator {
             }
             let common = rt.result();
             if inplace && !can_cast(common, t.dtype) {
+                // clamp's kernel names the output type the C++ way (`unsigned char`).
                 return Err(ScriptError::Runtime(format!(
                     "result type {} can't be cast to the desired output type {}",
                     common.scalar_type_name(),
-                    t.dtype.scalar_type_name()
+                    t.dtype.cpp_type_name()
                 )));
             }
+            check_clamp_bounds(common, min, max)?;
             if !inplace && common != t.dtype {
                 let converted = self.convert(t, common, MemoryFormat::Preserve, name)?;
                 return self.unary_op(op, &converted, true, name);
@@ -1429,7 +1485,11 @@ impl Evaluator {
         self.check_work(t.numel(), name)?;
         if t.dtype == DType::Bool {
             match op {
-                UnaryOp::Relu => return Err(ScriptError::Runtime("Boolean inputs not supported for relu".into())),
+                UnaryOp::Relu => {
+                    return Err(ScriptError::NotImplemented(
+                        "Boolean inputs not supported for relu".into(),
+                    ))
+                }
                 UnaryOp::Neg => {
                     return Err(ScriptError::Runtime(
                         "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.".into(),
@@ -1561,7 +1621,10 @@ impl Evaluator {
         Ok(out.with_layout(Layout::contiguous(&shape)))
     }
 
-    /// `a @ b` (`torch.matmul`).
+    /// `a @ b` (`torch.matmul`), following ATen's `_matmul_impl`: `dot`, `mv` and `mm` for
+    /// 1-D and 2-D operands, folding the batch of a 3-D+ operand into `mm`/`mv` when its
+    /// leading dims collapse without a copy, and `bmm` over broadcast batch dims otherwise.
+    /// Each path raises its own kernel's errors, in that kernel's order.
     pub(super) fn matmul(&mut self, a: &Tensor, b: &Tensor) -> R<Tensor> {
         let (da, db) = (a.ndim(), b.ndim());
         if da == 0 || db == 0 {
@@ -1569,54 +1632,51 @@ impl Evaluator {
                 "both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
             )));
         }
-        if da == 1 && db == 1 {
-            if a.dtype != b.dtype {
-                return Err(ScriptError::Runtime(format!(
-                    "dot : expected both vectors to have same dtype, but found {} and {}",
-                    a.dtype.scalar_type_name(),
-                    b.dtype.scalar_type_name()
-                )));
+        match (da, db) {
+            (1, 1) => return self.dot(a, b),
+            (2, 1) => return self.mv(a, b),
+            (1, 2) => {
+                let a2 = self.unsqueeze(a, 0)?;
+                let out = self.mm(&a2, b)?;
+                return Ok(out.with_layout(Layout::contiguous(&[b.shape()[1]])));
             }
-            if a.shape()[0] != b.shape()[0] {
-                return Err(ScriptError::Runtime(format!(
-                    "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number of elements, but got {} and {} elements respectively",
-                    a.shape()[0],
-                    b.shape()[0],
-                    a.shape()[0],
-                    b.shape()[0]
-                )));
-            }
-            let a2 = self.unsqueeze(a, 0)?;
-            let b2 = self.unsqueeze(b, 1)?;
-            let out = self.mm(&a2, &b2)?;
-            return Ok(out.with_layout(Layout::contiguous(&[])));
+            (2, 2) => return self.mm(a, b),
+            _ => {}
         }
-        if da == 2 && db == 1 {
-            if a.dtype != b.dtype {
-                return Err(self.dtype_mismatch(a, b));
-            }
-            if a.shape()[1] != b.shape()[0] {
-                return Err(ScriptError::Runtime(format!(
-                    "size mismatch, got input ({}), mat ({}x{}), vec ({})",
-                    a.shape()[0],
-                    a.shape()[0],
-                    a.shape()[1],
-                    b.shape()[0]
-                )));
-            }
-            let b2 = self.unsqueeze(b, 1)?;
-            let out = self.mm(a, &b2)?;
-            return Ok(out.with_layout(Layout::contiguous(&[a.shape()[0]])));
+        if should_fold(a, b) {
+            // The larger operand is `t1`; a 1-D `a` against a batched `b` multiplies `b.mT`.
+            let (t1, t2) = if db > da {
+                (self.transpose(b, -2, -1)?, a.clone())
+            } else {
+                (a.clone(), b.clone())
+            };
+            let last = t1.shape()[t1.ndim() - 1];
+            let mut out_shape = t1.shape()[..t1.ndim() - 1].to_vec();
+            let folded = numel_of(&out_shape);
+            let (t1_folded, _) = self.reshape(&t1, &[folded, last])?;
+            let out = if t2.ndim() == 2 {
+                out_shape.push(t2.shape()[1]);
+                self.mm(&t1_folded, &t2)?
+            } else {
+                self.mv(&t1_folded, &t2)?
+            };
+            return Ok(out.with_layout(Layout::contiguous(&out_shape)));
         }
-        if da == 1 && db == 2 {
-            let a2 = self.unsqueeze(a, 0)?;
-            let out = self.mm(&a2, b)?;
-            return Ok(out.with_layout(Layout::contiguous(&[b.shape()[1]])));
-        }
-        if da == 2 && db == 2 {
-            return self.mm(a, b);
-        }
-        // Batched: broadcast the batch dims, multiply each matrix pair.
+        // Batched: broadcast the batch dims and call bmm on [batch, rows, cols] operands.
+        let n = if da > 1 { a.shape()[da - 2] } else { 1 };
+        let m1 = a.shape()[da - 1];
+        let m2 = if db > 1 {
+            b.shape()[db - 2]
+        } else {
+            b.shape()[0]
+        };
+        let p = if db > 1 { b.shape()[db - 1] } else { 1 };
+        let batch = broadcast_shapes(
+            &a.shape()[..da.saturating_sub(2)],
+            &b.shape()[..db.saturating_sub(2)],
+        )
+        .map_err(ScriptError::Runtime)?;
+        let count = numel_of(&batch);
         let a3 = if da == 1 {
             self.unsqueeze(a, 0)?
         } else {
@@ -1627,61 +1687,70 @@ impl Evaluator {
         } else {
             b.clone()
         };
-        let (m, k1) = (a3.shape()[a3.ndim() - 2], a3.shape()[a3.ndim() - 1]);
-        let (k2, n) = (b3.shape()[b3.ndim() - 2], b3.shape()[b3.ndim() - 1]);
-        if a.dtype != b.dtype {
-            return Err(self.dtype_mismatch(a, b));
-        }
-        if k1 != k2 {
-            return Err(ScriptError::Runtime(format!(
-                "Expected size for first two dimensions of batch2 tensor to be: [{}, {}] but got: [{}, {}].",
-                numel_of(&a3.shape()[..a3.ndim() - 2]),
-                k1,
-                numel_of(&b3.shape()[..b3.ndim() - 2]),
-                k2
-            )));
-        }
-        let batch = broadcast_shapes(&a3.shape()[..a3.ndim() - 2], &b3.shape()[..b3.ndim() - 2])
-            .map_err(ScriptError::Runtime)?;
-        let mut full = batch.clone();
-        full.extend([m, n]);
-        let out = self.empty(&full, a.dtype, MemoryFormat::Contiguous, "matmul")?;
-        let mut sa = batch.clone();
-        sa.extend([m, k1]);
-        let mut sb = batch.clone();
-        sb.extend([k2, n]);
-        let ea = self.expand(&a3, &sa)?;
-        let eb = self.expand(&b3, &sb)?;
-        let count: i64 = numel_of(&batch);
-        self.check_work(
-            count.saturating_mul(m).saturating_mul(n).saturating_mul(k1),
-            "matmul",
-        )?;
-        for flat in 0..count {
-            let mut idx = vec![0i64; batch.len()];
-            let mut rem = flat;
-            for d in (0..batch.len()).rev() {
-                idx[d] = rem % batch[d];
-                rem /= batch[d];
-            }
-            let pick = |t: &Tensor| {
-                let mut l = t.layout.clone();
-                l.offset = t.layout.element_offset(&[idx.clone(), vec![0, 0]].concat());
-                l.shape.drain(..batch.len());
-                l.strides.drain(..batch.len());
-                t.with_layout(l)
-            };
-            let (ma, mb, mo) = (pick(&ea), pick(&eb), pick(&out));
-            self.engine.matmul(&mo, &ma, &mb);
-        }
+        let ea = self.expand(&a3, &[batch.clone(), vec![n, m1]].concat())?;
+        let eb = self.expand(&b3, &[batch.clone(), vec![m2, p]].concat())?;
+        let (ra, _) = self.reshape(&ea, &[count, n, m1])?;
+        let (rb, _) = self.reshape(&eb, &[count, m2, p])?;
+        let out = self.bmm(&ra, &rb)?;
         let mut shape = batch;
         if da > 1 {
-            shape.push(m);
-        }
-        if db > 1 {
             shape.push(n);
         }
+        if db > 1 {
+            shape.push(p);
+        }
         Ok(out.with_layout(Layout::contiguous(&shape)))
+    }
+
+    /// `dot` of two 1-D tensors: dtypes, then sizes, then the kernel's dtype support.
+    fn dot(&mut self, a: &Tensor, b: &Tensor) -> R<Tensor> {
+        if a.dtype != b.dtype {
+            return Err(ScriptError::Runtime(format!(
+                "dot : expected both vectors to have same dtype, but found {} and {}",
+                a.dtype.scalar_type_name(),
+                b.dtype.scalar_type_name()
+            )));
+        }
+        if a.shape()[0] != b.shape()[0] {
+            return Err(ScriptError::Runtime(format!(
+                "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number of elements, but got {} and {} elements respectively",
+                a.shape()[0],
+                b.shape()[0],
+                a.shape()[0],
+                b.shape()[0]
+            )));
+        }
+        not_for_bool(a.dtype, "dot")?;
+        let a2 = self.unsqueeze(a, 0)?;
+        let b2 = self.unsqueeze(b, 1)?;
+        let out = self.mm_unchecked(&a2, &b2)?;
+        Ok(out.with_layout(Layout::contiguous(&[])))
+    }
+
+    /// `mv` (matrix @ vector), as `addmv` checks it: sizes, then dtypes (the result takes
+    /// the vector's dtype), then the kernel's dtype support.
+    fn mv(&mut self, m: &Tensor, v: &Tensor) -> R<Tensor> {
+        if m.shape()[1] != v.shape()[0] {
+            return Err(ScriptError::Runtime(format!(
+                "size mismatch, got input ({}), mat ({}x{}), vec ({})",
+                m.shape()[0],
+                m.shape()[0],
+                m.shape()[1],
+                v.shape()[0]
+            )));
+        }
+        if m.dtype != v.dtype {
+            return Err(ScriptError::Runtime(format!(
+                "addmv input tensors must have the same dtype, but got {}, {}, and {}",
+                v.dtype.scalar_type_name(),
+                m.dtype.scalar_type_name(),
+                v.dtype.scalar_type_name()
+            )));
+        }
+        not_for_bool(m.dtype, "addmv_impl_cpu")?;
+        let v2 = self.unsqueeze(v, 1)?;
+        let out = self.mm_unchecked(m, &v2)?;
+        Ok(out.with_layout(Layout::contiguous(&[m.shape()[0]])))
     }
 
     fn dtype_mismatch(&self, a: &Tensor, b: &Tensor) -> ScriptError {
@@ -1692,6 +1761,7 @@ impl Evaluator {
         ))
     }
 
+    /// `mm`: shapes, then dtypes, then the kernel's dtype support.
     fn mm(&mut self, a: &Tensor, b: &Tensor) -> R<Tensor> {
         if a.shape()[1] != b.shape()[0] {
             return Err(ScriptError::Runtime(format!(
@@ -1705,6 +1775,47 @@ impl Evaluator {
         if a.dtype != b.dtype {
             return Err(self.dtype_mismatch(a, b));
         }
+        not_for_bool(a.dtype, "addmm_impl_cpu_")?;
+        self.mm_unchecked(a, b)
+    }
+
+    /// `bmm` of `[batch, n, k] @ [batch, k, p]`: shapes, then the kernel (dispatched on the
+    /// first operand's dtype), then the second operand's dtype.
+    fn bmm(&mut self, a: &Tensor, b: &Tensor) -> R<Tensor> {
+        let (sa, sb) = (a.shape(), b.shape());
+        if sb[0] != sa[0] || sb[1] != sa[2] {
+            return Err(ScriptError::Runtime(format!(
+                "Expected size for first two dimensions of batch2 tensor to be: [{}, {}] but got: [{}, {}].",
+                sa[0], sa[2], sb[0], sb[1]
+            )));
+        }
+        not_for_bool(a.dtype, "bmm")?;
+        if a.dtype != b.dtype {
+            return Err(ScriptError::Runtime(format!(
+                "expected scalar type {} but found {}",
+                a.dtype.scalar_type_name(),
+                b.dtype.scalar_type_name()
+            )));
+        }
+        let (batch, n, k, p) = (sa[0], sa[1], sa[2], sb[2]);
+        self.check_work(
+            batch.saturating_mul(n).saturating_mul(p).saturating_mul(k),
+            "matmul",
+        )?;
+        let out = self.empty(&[batch, n, p], a.dtype, MemoryFormat::Contiguous, "matmul")?;
+        for i in 0..batch {
+            let (ma, mb, mo) = (
+                self.select_unchecked(a, 0, i),
+                self.select_unchecked(b, 0, i),
+                self.select_unchecked(&out, 0, i),
+            );
+            self.engine.matmul(&mo, &ma, &mb);
+        }
+        Ok(out)
+    }
+
+    /// A checked 2-D product into a new contiguous tensor.
+    fn mm_unchecked(&mut self, a: &Tensor, b: &Tensor) -> R<Tensor> {
         let work = a.shape()[0]
             .saturating_mul(a.shape()[1])
             .saturating_mul(b.shape()[1]);
@@ -1718,6 +1829,45 @@ impl Evaluator {
         self.engine.matmul(&out, a, b);
         Ok(out)
     }
+}
+
+/// The `NotImplementedError` of a CPU kernel that has no bool version.
+fn not_for_bool(dtype: DType, kernel: &str) -> R<()> {
+    if dtype == DType::Bool {
+        return Err(ScriptError::NotImplemented(format!(
+            "\"{kernel}\" not implemented for 'Bool'"
+        )));
+    }
+    Ok(())
+}
+
+/// ATen's `should_fold`: whether matmul can fold the batch dims of its larger (3-D+) operand
+/// into the rows of an `mm`/`mv` without copying (a view as `[-1, last]`; size-1 dims do not
+/// matter). A 2-D first operand never folds.
+fn should_fold(a: &Tensor, b: &Tensor) -> bool {
+    let (da, db) = (a.ndim(), b.ndim());
+    let a_larger = da >= db;
+    let (dim_t1, dim_t2) = if a_larger { (da, db) } else { (db, da) };
+    if !(dim_t1 >= 3 && dim_t2 <= 2) || da == 2 {
+        return false;
+    }
+    // t1 is `a`, or `b.mT` (the last two dims swapped).
+    let (mut shape, mut strides) = if a_larger {
+        (a.shape().to_vec(), a.strides().to_vec())
+    } else {
+        (b.shape().to_vec(), b.strides().to_vec())
+    };
+    if !a_larger {
+        shape.swap(dim_t1 - 2, dim_t1 - 1);
+        strides.swap(dim_t1 - 2, dim_t1 - 1);
+    }
+    if shape.contains(&0) {
+        return true;
+    }
+    // Folding must not copy: t1 must be viewable as [-1, last].
+    let last = shape[dim_t1 - 1];
+    let folded = numel_of(&shape[..dim_t1 - 1]);
+    compute_view_strides(&shape, &strides, &[folded, last]).is_some()
 }
 
 fn op_name(op: BinaryOp) -> &'static str {

@@ -632,3 +632,104 @@ mod tests {
         assert_eq!(infer_dense_strides(&[3, 5], &[2, 10]), vec![1, 3]);
     }
 }
+
+/// Why `view(target)` is impossible for a layout: the old dims grouped into the contiguous
+/// subspaces `view` may regroup, and the target dims that would have to span two of them.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ViewExplanation {
+    pub shape: Vec<i64>,
+    pub strides: Vec<i64>,
+    pub target: Vec<i64>,
+    /// Old dims, grouped into contiguous subspaces, in dim order.
+    pub subspaces: Vec<Vec<usize>>,
+    /// Target dims that span two subspaces.
+    pub spanning: Vec<usize>,
+}
+
+/// Explains a failed `view` (None when the view is possible or a tensor is empty).
+pub fn explain_view(shape: &[i64], strides: &[i64], target: &[i64]) -> Option<ViewExplanation> {
+    if shape.is_empty()
+        || numel_of(shape) == 0
+        || compute_view_strides(shape, strides, target).is_some()
+    {
+        return None;
+    }
+    // Subspaces, found from the innermost dim as `computeStride` does.
+    let mut subspaces: Vec<Vec<usize>> = Vec::new();
+    let mut current: Vec<usize> = Vec::new();
+    let mut base = *strides.last()?;
+    let mut chunk_numel: i64 = 1;
+    for d in (0..shape.len()).rev() {
+        current.insert(0, d);
+        chunk_numel = chunk_numel.saturating_mul(shape[d]);
+        let ends =
+            d == 0 || (shape[d - 1] != 1 && strides[d - 1] != chunk_numel.wrapping_mul(base));
+        if ends {
+            subspaces.insert(0, std::mem::take(&mut current));
+            if d > 0 {
+                base = strides[d - 1];
+                chunk_numel = 1;
+            }
+        }
+    }
+    // Walk the target dims from the innermost, matching them against subspace sizes.
+    let sizes: Vec<i64> = subspaces
+        .iter()
+        .map(|s| s.iter().map(|&d| shape[d]).product())
+        .collect();
+    let mut spanning = Vec::new();
+    let mut chunk = sizes.len();
+    let mut need: i64 = 1;
+    let mut have: i64 = 1;
+    for t in (0..target.len()).rev() {
+        if have == need {
+            if chunk == 0 {
+                break;
+            }
+            chunk -= 1;
+            need = sizes[chunk];
+            have = 1;
+        }
+        have = have.saturating_mul(target[t]);
+        while have > need && chunk > 0 {
+            // This target dim crosses into the next subspace.
+            if !spanning.contains(&t) {
+                spanning.insert(0, t);
+            }
+            chunk -= 1;
+            need = need.saturating_mul(sizes[chunk]);
+        }
+        if have != need && have > need && !spanning.contains(&t) {
+            spanning.insert(0, t);
+        }
+    }
+    Some(ViewExplanation {
+        shape: shape.to_vec(),
+        strides: strides.to_vec(),
+        target: target.to_vec(),
+        subspaces,
+        spanning,
+    })
+}
+
+#[cfg(test)]
+mod explain_tests {
+    use super::*;
+
+    #[test]
+    fn flattening_a_transpose_spans_both_subspaces() {
+        let e = explain_view(&[3, 5], &[1, 3], &[15]).expect("explanation");
+        assert_eq!(e.subspaces, vec![vec![0], vec![1]]);
+        assert_eq!(e.spanning, vec![0]);
+        assert_eq!(explain_view(&[2, 3], &[3, 1], &[6]), None);
+    }
+
+    #[test]
+    fn only_the_dims_that_cross_are_marked() {
+        // [2, 3, 4] with dims 1 and 2 swapped: (2) and (3),(4) are separate subspaces... merging
+        // the last two target dims across them fails.
+        let e = explain_view(&[2, 4, 3], &[12, 1, 4], &[2, 12]).expect("explanation");
+        assert_eq!(e.subspaces, vec![vec![0], vec![1], vec![2]]);
+        assert_eq!(e.spanning, vec![1]);
+    }
+}
