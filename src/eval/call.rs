@@ -109,7 +109,7 @@ impl Args {
             list_values
                 .iter()
                 .enumerate()
-                .map(|(i, v)| ev.to_int(v, &self.name, kw_name, i + 1))
+                .map(|(i, v)| ev.int_arg(v, &self.name, kw_name, i + 1))
                 .collect::<R<Vec<i64>>>()?
         };
         let _ = rest_pos;
@@ -523,7 +523,13 @@ impl Evaluator {
     }
 
     /// Converts to a Python int, with PyTorch's argument error.
-    pub(super) fn to_int(&mut self, v: &Value, func: &str, param: &str, position: usize) -> R<i64> {
+    pub(super) fn int_arg(
+        &mut self,
+        v: &Value,
+        func: &str,
+        param: &str,
+        position: usize,
+    ) -> R<i64> {
         match v {
             Value::Int(i) => Ok(*i),
             Value::Bool(b) => Ok(i64::from(*b)),
@@ -578,13 +584,13 @@ impl Evaluator {
     ) -> R<i64> {
         match v {
             None | Some(Value::None) => Ok(default),
-            Some(v) => self.to_int(v, func, param, pos),
+            Some(v) => self.int_arg(v, func, param, pos),
         }
     }
 
     fn req_int(&mut self, v: &Option<Value>, func: &str, param: &str, pos: usize) -> R<i64> {
         match v {
-            Some(v) => self.to_int(v, func, param, pos),
+            Some(v) => self.int_arg(v, func, param, pos),
             None => Err(ScriptError::Type(format!(
                 "{func}() missing 1 required positional arguments: \"{param}\""
             ))),
@@ -904,6 +910,15 @@ impl Evaluator {
             DType::Int64
         };
         let dtype = dtype.unwrap_or(inferred);
+        if dtype.is_integral() {
+            // Python numbers are stored into integer dtypes with a range check.
+            if values.iter().any(|&v| dtype.overflows(v)) {
+                return Err(ScriptError::Runtime(format!(
+                    "value cannot be converted to type {} without overflow",
+                    dtype.name()
+                )));
+            }
+        }
         self.tensor_from_values(&shape, dtype, &values, "tensor")
     }
 
@@ -983,7 +998,7 @@ impl Evaluator {
             }
             "t" | "t_" => {
                 args.bind(&[], 0)?;
-                let out = self.t(&t)?;
+                let out = self.t(&t, name)?;
                 self.metadata_result(this, out, name)
             }
             "permute" => {
@@ -1042,7 +1057,7 @@ impl Evaluator {
                     self.int_list(a[1].as_ref().unwrap_or(&Value::None), name, "stride")?;
                 let offset = match &a[2] {
                     None | Some(Value::None) => None,
-                    Some(v) => Some(self.to_int(v, name, "storage_offset", 3)?),
+                    Some(v) => Some(self.int_arg(v, name, "storage_offset", 3)?),
                 };
                 let out = self.as_strided(&t, &size, &stride, offset)?;
                 Ok(view(out, "as_strided"))
@@ -1113,7 +1128,7 @@ impl Evaluator {
                     "char" => DType::Int8,
                     other => DType::from_name(other).unwrap_or(DType::Float32),
                 };
-                self.to_dtype_format(this, &t, d, f, false, name)
+                self.convert_to(this, &t, d, f, false, name)
             }
             "add" | "sub" | "mul" | "div" | "remainder" | "eq" | "ne" | "gt" | "lt" | "ge"
             | "le" | "matmul" => {
@@ -1212,9 +1227,13 @@ impl Evaluator {
                             .copied()
                             .unwrap_or(Scalar::Int(0))
                     }
-                    other => self
-                        .scalar_arg(other, name, "value")?
-                        .unwrap_or(Scalar::Int(0)),
+                    other => {
+                        let v = self
+                            .scalar_arg(other, name, "value")?
+                            .unwrap_or(Scalar::Int(0));
+                        // A Python number goes through `Scalar::to<T>()`, which checks range.
+                        t.dtype.checked_number(v).map_err(ScriptError::Runtime)?
+                    }
                 };
                 self.fill(&t, v)?;
                 Ok(same(this))
@@ -1283,7 +1302,7 @@ impl Evaluator {
                         Value::Tuple(values.into_iter().map(Value::Int).collect())
                     }),
                     Some(v) => {
-                        let d = self.to_int(v, name, "dim", 1)?;
+                        let d = self.int_arg(v, name, "dim", 1)?;
                         if t.ndim() == 0 {
                             return Err(ScriptError::Index(format!(
                                 "Dimension specified as {d} but tensor has no dimensions"
@@ -1427,10 +1446,10 @@ impl Evaluator {
             }
         }
         let d = dtype.unwrap_or(t.dtype);
-        self.to_dtype_format(this, t, d, format, copy, "to")
+        self.convert_to(this, t, d, format, copy, "to")
     }
 
-    fn to_dtype_format(
+    fn convert_to(
         &mut self,
         this: &TensorRef,
         t: &Tensor,

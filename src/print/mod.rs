@@ -1,6 +1,6 @@
 //! Printing values exactly as Python and PyTorch print them.
 
-mod pyfmt;
+pub mod pyfmt;
 pub mod tensor_str;
 
 pub use tensor_str::{format_tensor, format_tensor_with, py_float_repr};

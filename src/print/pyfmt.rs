@@ -208,6 +208,35 @@ pub fn sci(x: f64, prec: usize) -> String {
     out
 }
 
+/// C's `printf("%.{prec}g", x)` (what a C++ `ostream` writes for a double by default, with
+/// `prec` 6): scientific when the exponent is below -4 or at least `prec`, fixed otherwise,
+/// trailing zeros removed.
+pub fn general(x: f64, prec: usize) -> String {
+    if !x.is_finite() {
+        return non_finite(x);
+    }
+    let prec = prec.max(1);
+    let as_sci = sci(x, prec - 1);
+    let exp: i64 = as_sci
+        .split_once('e')
+        .and_then(|(_, e)| e.parse().ok())
+        .unwrap_or(0);
+    let strip = |t: &str| -> String {
+        if t.contains('.') {
+            t.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            t.to_string()
+        }
+    };
+    if exp < -4 || exp >= prec as i64 {
+        let (mantissa, e) = as_sci.split_once('e').unwrap_or((as_sci.as_str(), "+00"));
+        format!("{}e{e}", strip(mantissa))
+    } else {
+        let decimals = usize::try_from(prec as i64 - 1 - exp).unwrap_or(0);
+        strip(&fixed(x, decimals))
+    }
+}
+
 /// Python's `repr(float)`: the shortest digits that round-trip, in fixed notation when the
 /// decimal exponent is in `-4..16`, otherwise in scientific notation.
 pub fn repr(x: f64) -> String {
@@ -257,6 +286,18 @@ pub fn repr(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn general_is_printf_g() {
+        assert_eq!(general(256.0, 6), "256");
+        assert_eq!(general(3e9, 6), "3e+09");
+        assert_eq!(general(-3e9, 6), "-3e+09");
+        assert_eq!(general(0.5, 6), "0.5");
+        assert_eq!(general(123456.0, 6), "123456");
+        assert_eq!(general(1234567.0, 6), "1.23457e+06");
+        assert_eq!(general(0.0001, 6), "0.0001");
+        assert_eq!(general(0.00001, 6), "1e-05");
+    }
 
     #[test]
     fn fixed_matches_python() {

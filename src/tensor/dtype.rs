@@ -107,12 +107,88 @@ impl DType {
         }
     }
 
-    /// The legacy tensor type string PyTorch prints in some errors:
-    /// `torch.LongTensor`, or `CPUBFloat16Type` for dtypes without a legacy class.
+    /// The legacy tensor type name, as `Tensor.type()` returns it: `torch.LongTensor`.
     pub fn legacy_type_name(self) -> String {
+        format!("torch.{}Tensor", self.scalar_type_name())
+    }
+
+    /// The C++ type name c10 uses in `value cannot be converted to type ... without
+    /// overflow` when a Python number is converted to an element (`Scalar::to<T>()`).
+    pub fn c10_scalar_name(self) -> &'static str {
         match self {
-            DType::BFloat16 => "CPUBFloat16Type".to_string(),
-            other => format!("torch.{}Tensor", other.scalar_type_name()),
+            DType::Bool => "bool",
+            DType::UInt8 => "uint8_t",
+            DType::Int8 => "int8_t",
+            DType::Int16 => "int16_t",
+            DType::Int32 => "int",
+            DType::Int64 => "int64_t",
+            DType::Float16 => "c10::Half",
+            DType::BFloat16 => "c10::BFloat16",
+            DType::Float32 => "float",
+            DType::Float64 => "double",
+        }
+    }
+
+    /// The lowest and highest finite values of the dtype, as doubles.
+    pub fn finite_range(self) -> (f64, f64) {
+        match self {
+            DType::Bool => (0.0, 1.0),
+            DType::UInt8 => (0.0, 255.0),
+            DType::Int8 => (-128.0, 127.0),
+            DType::Int16 => (-32768.0, 32767.0),
+            DType::Int32 => (-2_147_483_648.0, 2_147_483_647.0),
+            DType::Int64 => (-9.223_372_036_854_776e18, 9.223_372_036_854_776e18),
+            DType::Float16 => (-65504.0, 65504.0),
+            DType::BFloat16 => (-bf16::MAX.to_f64(), bf16::MAX.to_f64()),
+            DType::Float32 => (-f64::from(f32::MAX), f64::from(f32::MAX)),
+            DType::Float64 => (f64::MIN, f64::MAX),
+        }
+    }
+
+    /// c10's `overflows<T>(value)`: whether converting a Python number to this dtype with
+    /// `checked_convert` fails. Bools never overflow; infinities fit floating dtypes; NaN
+    /// overflows integers; negative integers may wrap into unsigned dtypes as long as their
+    /// magnitude fits (`-1` becomes 255 in `uint8`).
+    pub fn overflows(self, value: Scalar) -> bool {
+        let (lowest, max) = self.finite_range();
+        match value {
+            Scalar::Bool(_) => false,
+            _ if self == DType::Bool => false,
+            Scalar::Int(i) => match self {
+                DType::Int64 => false,
+                DType::UInt8 => i > 255 || (i < 0 && i.unsigned_abs() > 255),
+                _ => (i as f64) < lowest || (i as f64) > max,
+            },
+            Scalar::Float(f) => {
+                if f.is_infinite() && self.is_floating() {
+                    return false;
+                }
+                if f.is_nan() {
+                    return !self.is_floating();
+                }
+                f < lowest || f > max
+            }
+        }
+    }
+
+    /// `checked_convert`: the number, or c10's overflow message for this dtype.
+    pub fn checked_number(self, value: Scalar) -> Result<Scalar, String> {
+        if self.overflows(value) {
+            return Err(format!(
+                "value cannot be converted to type {} without overflow",
+                self.c10_scalar_name()
+            ));
+        }
+        Ok(value)
+    }
+
+    /// The tensor type string ATen's `toString()` prints in errors such as `expand`'s:
+    /// the legacy class (`torch.LongTensor`), or `CPUBFloat16Type` / `CPUBoolType` for the
+    /// dtypes that have none.
+    pub fn aten_type_string(self) -> String {
+        match self {
+            DType::BFloat16 | DType::Bool => format!("CPU{}Type", self.scalar_type_name()),
+            other => other.legacy_type_name(),
         }
     }
 
