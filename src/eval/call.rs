@@ -310,6 +310,10 @@ impl Evaluator {
                         return Ok(Value::tensor(out, "T", None));
                     }
                     "mT" => {
+                        // A 0-dim tensor is its own matrix transpose; a vector is refused.
+                        if tensor.ndim() == 0 {
+                            return Ok(Value::tensor(tensor, "mT", None));
+                        }
                         if tensor.ndim() < 2 {
                             return Err(ScriptError::Runtime(format!(
                                 "tensor.mT is only supported on matrices or batches of matrices. Got {}-D tensor.",

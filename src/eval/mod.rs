@@ -446,6 +446,9 @@ impl Evaluator {
 
     /// Allocates a storage for a new tensor, enforcing the memory limit.
     fn allocate(&mut self, nbytes: usize, dtype: DType, what: &str) -> R<StorageId> {
+        if let Some(id) = self.live_empty_storage(nbytes) {
+            return Ok(id);
+        }
         let live: usize = self.storages.values().map(|s| s.nbytes).sum();
         if nbytes > self.limits.memory_bytes.saturating_sub(live) {
             return Err(ScriptError::Runtime(format!(
@@ -463,6 +466,9 @@ impl Evaluator {
     /// Creates a storage holding `bytes`.
     fn allocate_with(&mut self, bytes: Vec<u8>, dtype: DType, what: &str) -> R<StorageId> {
         let nbytes = bytes.len();
+        if let Some(id) = self.live_empty_storage(nbytes) {
+            return Ok(id);
+        }
         let live: usize = self.storages.values().map(|s| s.nbytes).sum();
         if nbytes > self.limits.memory_bytes.saturating_sub(live) {
             return self.allocate(nbytes, dtype, what);
@@ -472,9 +478,24 @@ impl Evaluator {
         Ok(id)
     }
 
+    /// PyTorch allocates no memory for a 0-byte storage: its data pointer is null, so every
+    /// empty storage is the same address. Empty allocations share one live storage (whose
+    /// `data_ptr()` is 0) so that storage identity matches what PyTorch reports.
+    fn live_empty_storage(&self, nbytes: usize) -> Option<StorageId> {
+        if nbytes != 0 {
+            return None;
+        }
+        self.storages
+            .iter()
+            .find(|(_, info)| info.nbytes == 0)
+            .map(|(id, _)| *id)
+    }
+
     fn register_storage(&mut self, id: StorageId, nbytes: usize, dtype: DType) {
-        let base_address = self.next_address;
-        self.next_address += (nbytes as u64).div_ceil(64) * 64 + 64;
+        let base_address = if nbytes == 0 { 0 } else { self.next_address };
+        if nbytes > 0 {
+            self.next_address += (nbytes as u64).div_ceil(64) * 64 + 64;
+        }
         self.storages.insert(
             id,
             StorageInfo {

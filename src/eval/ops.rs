@@ -1009,12 +1009,13 @@ impl Evaluator {
 
     /// `unbind(dim)`.
     pub(super) fn unbind(&self, t: &Tensor, dim: i64) -> R<Vec<Tensor>> {
+        // The dim is wrapped first (a 0-dim tensor accepts -1 and 0), then must exist.
+        let d = wrap_dim(dim, t.ndim()).map_err(index_err)?;
         if t.ndim() == 0 {
             return Err(ScriptError::Index(
                 "Dimension specified as 0 but tensor has no dimensions".into(),
             ));
         }
-        let d = wrap_dim(dim, t.ndim()).map_err(index_err)?;
         self.check_parts(t.shape()[d])?;
         Ok((0..t.shape()[d])
             .map(|i| self.select_unchecked(t, d, i))
@@ -1055,8 +1056,8 @@ impl Evaluator {
         }
         let mut result = t.clone();
         let mut dim = 0usize;
-        let mut real_dim = 0usize;
-        for item in &items {
+        // PyTorch names a dim in its errors by the position of the index item in the tuple.
+        for (position, item) in items.iter().enumerate() {
             match item {
                 Value::None => {
                     result = self.unsqueeze(&result, dim as i64)?;
@@ -1064,7 +1065,6 @@ impl Evaluator {
                 }
                 Value::Ellipsis => {
                     dim += t.ndim() - specified;
-                    real_dim += t.ndim() - specified;
                 }
                 Value::Slice(start, stop, step) => {
                     if result.ndim() == 0 {
@@ -1074,23 +1074,22 @@ impl Evaluator {
                     }
                     result = self.slice(&result, dim, *start, *stop, *step)?;
                     dim += 1;
-                    real_dim += 1;
                 }
                 other => {
                     let i = self.index_int(other)?;
-                    if result.ndim() == 0 {
+                    if result.ndim() == 0 && i == 0 {
                         return Err(ScriptError::Index(
                             "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number".into(),
                         ));
                     }
-                    let size = result.shape()[dim];
+                    // A 0-dim tensor reports its missing dim as size 0.
+                    let size = result.shape().get(dim).copied().unwrap_or(0);
                     if i < -size || i >= size {
                         return Err(ScriptError::Index(format!(
-                            "index {i} is out of bounds for dimension {real_dim} with size {size}"
+                            "index {i} is out of bounds for dimension {position} with size {size}"
                         )));
                     }
                     result = self.select_unchecked(&result, dim, i);
-                    real_dim += 1;
                 }
             }
         }
@@ -1260,8 +1259,6 @@ impl Evaluator {
         let src = match value {
             Value::Tensor(src_ref) => src_ref.borrow().tensor.clone(),
             other => {
-                // A Python number becomes a 0-dim tensor of `dst`'s dtype before indexing,
-                // so its range check fires first.
                 let s = self.scalar_of(other).ok_or_else(|| {
                     ScriptError::Type(format!(
                         "can't assign a {} to a {}",
@@ -1269,8 +1266,9 @@ impl Evaluator {
                         dst.dtype.legacy_type_name()
                     ))
                 })?;
-                let s = dst.dtype.checked_number(s).map_err(ScriptError::Runtime)?;
+                // Indexing errors come first, then the number's range check.
                 let view = self.index_view(dst, index)?;
+                let s = dst.dtype.checked_number(s).map_err(ScriptError::Runtime)?;
                 return self.fill(&view, dst.dtype.round(s));
             }
         };
@@ -1397,6 +1395,11 @@ impl Evaluator {
         let mut common = rt.result();
         if op == BinaryOp::Div && common.category() != Category::Floating {
             common = DType::Float32;
+        }
+        if op == BinaryOp::Rem && common == DType::Bool {
+            return Err(ScriptError::NotImplemented(
+                "\"remainder_cpu\" not implemented for 'Bool'".into(),
+            ));
         }
         let out_dtype = if op.is_comparison() {
             DType::Bool

@@ -163,6 +163,8 @@ class Gen:
             n *= s
         shp = ", ".join(map(str, shape))
         c = self.rng.random()
+        if dt == "bool" and c < 0.75 and not self.chance(0.05):
+            c = 0.75 + 0.25 * self.rng.random()  # arange has no bool kernel: rarely try it
         if c < 0.55:
             return f"{name} = torch.arange({n}{dts}).reshape({shp})"
         if c < 0.65:
