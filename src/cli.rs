@@ -1,19 +1,31 @@
-//! The native command line: `stridescope trace [--memory-limit BYTES] FILE`.
+//! The native command line: `stridescope trace [--engine cpu|gpu] [--op-log] [--memory-limit
+//! BYTES] FILE` and `stridescope bench [--json]`.
 
+use std::cell::RefCell;
 use std::io::Write;
+use std::rc::Rc;
 
-use crate::engine::CpuEngine;
+use crate::engine::gpu::GpuEngine;
+use crate::engine::{BinaryOp, CpuEngine, Engine, EngineError, Operand, ReduceOp, UnaryOp};
 use crate::eval::{Evaluator, Limits};
+use crate::tensor::{DType, Scalar, StorageId, Tensor};
 
-const USAGE: &str = "usage: stridescope trace [--engine cpu] [--memory-limit BYTES] FILE\n\
+const USAGE: &str =
+    "usage: stridescope trace [--engine cpu|gpu] [--op-log] [--memory-limit BYTES] FILE\n\
+       stridescope bench [--json]\n\
 \n\
-Runs FILE (a PyTorch notebook script) and prints its trace as JSON on stdout.\n\
-Errors in the script are part of the trace (exit 0); an unreadable file is exit 2.";
+trace: runs FILE (a PyTorch notebook script) and prints its trace as JSON on stdout.\n\
+Errors in the script are part of the trace (exit 0); an unreadable file is exit 2.\n\
+--engine gpu runs every op on the GPU engine (wgpu); --op-log then prints, on stderr, one\n\
+JSON line per op saying which engine ran it and why.\n\
+bench: times the layout-conversion kernels on the GPU against copy_buffer_to_buffer and the\n\
+CPU engine (--json: one JSON object).";
 
 /// Runs the CLI with `args` (without the program name); returns the exit code.
 pub fn run(args: &[String]) -> i32 {
     match args.first().map(String::as_str) {
         Some("trace") => trace(&args[1..]),
+        Some("bench") => bench(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             0
@@ -28,6 +40,8 @@ pub fn run(args: &[String]) -> i32 {
 fn trace(args: &[String]) -> i32 {
     let mut limits = Limits::default();
     let mut file = None;
+    let mut use_gpu = false;
+    let mut op_log = false;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -41,9 +55,12 @@ fn trace(args: &[String]) -> i32 {
             }
             "--engine" => {
                 match args.get(i + 1).map(String::as_str) {
-                    Some("cpu") => {}
+                    Some("cpu") => use_gpu = false,
+                    Some("gpu") => use_gpu = true,
                     Some(other) => {
-                        eprintln!("stridescope: unknown engine '{other}' (this build has: cpu)");
+                        eprintln!(
+                            "stridescope: unknown engine '{other}' (this build has: cpu, gpu)"
+                        );
                         return 2;
                     }
                     None => {
@@ -52,6 +69,10 @@ fn trace(args: &[String]) -> i32 {
                     }
                 }
                 i += 2;
+            }
+            "--op-log" => {
+                op_log = true;
+                i += 1;
             }
             path => {
                 if file.is_some() {
@@ -74,11 +95,124 @@ fn trace(args: &[String]) -> i32 {
             return 2;
         }
     };
-    let trace = Evaluator::new(Box::new(CpuEngine::new()), limits).run(&source);
+    let (engine, gpu): (Box<dyn Engine>, Option<SharedGpu>) = if use_gpu {
+        match GpuEngine::new_blocking() {
+            Ok(gpu) => {
+                let shared = SharedGpu(Rc::new(RefCell::new(gpu)));
+                (Box::new(shared.clone()), Some(shared))
+            }
+            Err(e) => {
+                eprintln!("stridescope: --engine gpu: {e}");
+                return 2;
+            }
+        }
+    } else {
+        (Box::new(CpuEngine::new()), None)
+    };
+    let trace = Evaluator::new(engine, limits).run(&source);
+    if let (true, Some(gpu)) = (op_log, gpu) {
+        let mut err = std::io::stderr().lock();
+        for record in gpu.0.borrow_mut().take_op_log() {
+            let line = serde_json::to_string(&record).unwrap_or_default();
+            let _ = writeln!(err, "{line}");
+        }
+    }
     let json = trace.to_json();
     let mut out = std::io::stdout().lock();
     if writeln!(out, "{json}").is_err() {
         return 1;
     }
     0
+}
+
+fn bench(args: &[String]) -> i32 {
+    let mut json = false;
+    for a in args {
+        match a.as_str() {
+            "--json" => json = true,
+            _ => {
+                eprintln!("{USAGE}");
+                return 2;
+            }
+        }
+    }
+    let mut gpu = match GpuEngine::new_blocking() {
+        Ok(gpu) => gpu,
+        Err(e) => {
+            eprintln!("stridescope bench: {e}");
+            return 2;
+        }
+    };
+    let report = crate::engine::gpu::bench::run(&mut gpu, &mut |line| {
+        if !json {
+            eprintln!("{line}");
+        }
+    });
+    let mut out = std::io::stdout().lock();
+    let text = if json {
+        serde_json::to_string(&report).unwrap_or_default()
+    } else {
+        report.table()
+    };
+    if writeln!(out, "{text}").is_err() {
+        return 1;
+    }
+    if report.results.iter().all(|r| r.verified) {
+        0
+    } else {
+        1
+    }
+}
+
+/// The GPU engine shared between the evaluator and the CLI (which reads its op log).
+#[derive(Clone)]
+struct SharedGpu(Rc<RefCell<GpuEngine>>);
+
+impl Engine for SharedGpu {
+    fn name(&self) -> String {
+        self.0.borrow().name()
+    }
+    fn allocate(&mut self, nbytes: usize) -> StorageId {
+        self.0.borrow_mut().allocate(nbytes)
+    }
+    fn allocate_with(&mut self, bytes: Vec<u8>) -> StorageId {
+        self.0.borrow_mut().allocate_with(bytes)
+    }
+    fn free(&mut self, id: StorageId) {
+        self.0.borrow_mut().free(id)
+    }
+    fn nbytes(&self, id: StorageId) -> usize {
+        self.0.borrow().nbytes(id)
+    }
+    fn read_storage(&mut self, id: StorageId) -> Vec<u8> {
+        self.0.borrow_mut().read_storage(id)
+    }
+    fn copy(&mut self, dst: &Tensor, src: &Tensor) {
+        self.0.borrow_mut().copy(dst, src)
+    }
+    fn fill(&mut self, dst: &Tensor, value: Scalar) {
+        self.0.borrow_mut().fill(dst, value)
+    }
+    fn unary(&mut self, op: UnaryOp, dst: &Tensor, src: &Tensor, compute: DType) {
+        self.0.borrow_mut().unary(op, dst, src, compute)
+    }
+    fn binary(
+        &mut self,
+        op: BinaryOp,
+        dst: &Tensor,
+        a: &Operand,
+        b: &Operand,
+        compute: DType,
+    ) -> Result<(), EngineError> {
+        self.0.borrow_mut().binary(op, dst, a, b, compute)
+    }
+    fn reduce(&mut self, op: ReduceOp, dst: &Tensor, src: &Tensor, dims: &[usize]) {
+        self.0.borrow_mut().reduce(op, dst, src, dims)
+    }
+    fn matmul(&mut self, dst: &Tensor, a: &Tensor, b: &Tensor) {
+        self.0.borrow_mut().matmul(dst, a, b)
+    }
+    fn values(&mut self, view: &Tensor) -> Vec<Scalar> {
+        self.0.borrow_mut().values(view)
+    }
 }

@@ -2,6 +2,7 @@
 //! strides, dtypes, errors); an engine only does it. `CpuEngine` is the reference.
 
 pub mod cpu;
+pub mod gpu;
 
 use crate::tensor::{DType, Scalar, StorageId, Tensor};
 

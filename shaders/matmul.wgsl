@@ -1,0 +1,3 @@
+// placeholder
+@compute @workgroup_size(64)
+fn main() {}
