@@ -555,12 +555,14 @@ impl Evaluator {
             let offset = nd - 1 - i;
             let dim = td as i64 - 1 - offset as i64;
             let mut size = if dim >= 0 { t.shape()[dim as usize] } else { 1 };
+            // A new leading dim gets the stride that would make it contiguous with the next
+            // one. (For a 0-dim tensor ATen reads past its arrays here; PyTorch 2.15 gives 0.)
             let mut stride = if dim >= 0 {
                 t.strides()[dim as usize]
             } else if i + 1 < nd {
                 shape[i + 1] * strides[i + 1]
             } else {
-                1
+                0
             };
             let mut target = sizes[i];
             if target == -1 {

@@ -254,12 +254,14 @@ pub fn contiguous_strides(shape: &[i64]) -> Vec<i64> {
 }
 
 /// Channels-last strides of a rank-4 `shape` (`N, C, H, W` laid out as `N, H, W, C`).
+/// Unlike contiguous strides, c10's `get_channels_last_strides_2d` multiplies the raw sizes,
+/// so a 0-size dim zeroes the strides outside it.
 pub fn channels_last_strides(shape: &[i64]) -> Vec<i64> {
     let mut strides = vec![0; 4];
     let mut next: i64 = 1;
     for d in [1usize, 3, 2, 0] {
         strides[d] = next;
-        next = next.saturating_mul(shape[d].max(1));
+        next = next.saturating_mul(shape[d]);
     }
     strides
 }
@@ -441,6 +443,64 @@ pub struct OperandLayout<'a> {
     pub item_size: i64,
 }
 
+/// An operand's strides in bytes once broadcast to `shape` (0 on broadcast dims), as
+/// TensorIterator's `compute_strides` records them.
+pub fn broadcast_byte_strides(shape: &[i64], op: &OperandLayout<'_>) -> Vec<i64> {
+    let n = shape.len();
+    let offset = n - op.shape.len().min(n);
+    let mut s = vec![0; n];
+    for (i, (&size, &stride)) in op.shape.iter().zip(op.strides).enumerate() {
+        if offset + i >= n {
+            break;
+        }
+        s[offset + i] = if size == 1 && shape[offset + i] != 1 {
+            0
+        } else {
+            stride * op.item_size
+        };
+    }
+    s
+}
+
+/// TensorIterator's `reorder_dimensions`: the order in which it walks the dims, fastest
+/// first. Dims are sorted by the operands' byte strides (the first operand that tells them
+/// apart decides; broadcast dims never do; equal strides put the smaller dim first).
+pub fn iteration_order(shape: &[i64], op_strides: &[Vec<i64>]) -> Vec<usize> {
+    let n = shape.len();
+    let should_swap = |d0: usize, d1: usize| -> i32 {
+        for s in op_strides {
+            let (s0, s1) = (s[d0], s[d1]);
+            if s0 == 0 || s1 == 0 {
+                continue;
+            }
+            if s0 < s1 {
+                return -1;
+            }
+            if s0 > s1 {
+                return 1;
+            }
+            if shape[d0] > shape[d1] {
+                return 1;
+            }
+        }
+        0
+    };
+    let mut perm: Vec<usize> = (0..n).rev().collect();
+    for i in 1..n {
+        let mut dim1 = i;
+        for dim0 in (0..i).rev() {
+            let c = should_swap(perm[dim0], perm[dim1]);
+            if c > 0 {
+                perm.swap(dim0, dim1);
+                dim1 = dim0;
+            } else if c < 0 {
+                break;
+            }
+        }
+    }
+    perm
+}
+
 /// TensorIterator's rule for the layout of a freshly allocated elementwise output:
 /// the fast paths (all contiguous, all channels_last, all the same dense strides), else the
 /// dim order sorted by the inputs' strides (`reorder_dimensions` + `compatible_stride`).
@@ -474,49 +534,12 @@ pub fn elementwise_output_strides(shape: &[i64], inputs: &[OperandLayout<'_>]) -
     // Byte strides of each operand broadcast to `shape` (0 for broadcast dims).
     let op_strides: Vec<Vec<i64>> = inputs
         .iter()
-        .map(|op| {
-            let offset = n - op.shape.len();
-            let mut s = vec![0; n];
-            for (i, (&size, &stride)) in op.shape.iter().zip(op.strides).enumerate() {
-                s[offset + i] = if size == 1 && shape[offset + i] != 1 {
-                    0
-                } else {
-                    stride * op.item_size
-                };
-            }
-            s
-        })
+        .map(|op| broadcast_byte_strides(shape, op))
         .collect();
-    let should_swap = |d0: usize, d1: usize| -> i32 {
-        for s in &op_strides {
-            let (s0, s1) = (s[d0], s[d1]);
-            if s0 == 0 || s1 == 0 {
-                continue;
-            }
-            if s0 < s1 {
-                return -1;
-            }
-            if s0 > s1 {
-                return 1;
-            }
-            if shape[d0] > shape[d1] {
-                return 1;
-            }
-        }
-        0
-    };
-    let mut perm: Vec<usize> = (0..n).rev().collect();
-    for i in 1..n {
-        let mut dim1 = i;
-        for dim0 in (0..i).rev() {
-            let c = should_swap(perm[dim0], perm[dim1]);
-            if c > 0 {
-                perm.swap(dim0, dim1);
-                dim1 = dim0;
-            } else if c < 0 {
-                break;
-            }
-        }
+    let perm = iteration_order(shape, &op_strides);
+    if perm.iter().enumerate().all(|(i, &d)| d == n - 1 - i) {
+        // The row-major order: TensorIterator allocates a plain contiguous tensor.
+        return contiguous_strides(shape);
     }
     let mut out = vec![0; n];
     let mut next: i64 = 1;
