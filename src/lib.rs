@@ -12,6 +12,7 @@ pub mod print;
 pub mod script;
 pub mod tensor;
 pub mod trace;
+pub mod ui_model;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
@@ -20,4 +21,4 @@ pub mod cli;
 pub const DEFAULT_SCENARIO: &str = include_str!("../www/scenarios/default.py");
 
 #[cfg(target_arch = "wasm32")]
-pub mod web;
+pub mod app;

@@ -8,5 +8,5 @@ fn main() {
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    stridescope::web::start();
+    stridescope::app::mount();
 }

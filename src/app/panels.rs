@@ -1,0 +1,512 @@
+//! The panels that draw a step: output and error (with the drawing of a failed `view`),
+//! memory, storages as strips of cells, and every tensor variable as its logical grid.
+
+use std::collections::{HashMap, HashSet};
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::{AppState, Hover};
+use crate::tensor::layout::ViewExplanation;
+use crate::trace::{Step, StorageRecord, TensorRecord};
+use crate::ui_model::{
+    attr_list, axis_names, bytes_text, cell_index, dims_text, flat_position, grid_plan,
+    offset_formula, storage_offset_of, stride_walk, value_text, Tick, MAX_DRAWN,
+};
+
+/// Okabe-Ito: a colour-blind-safe palette, one colour per view.
+const PALETTE: [&str; 8] = [
+    "#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2", "#D55E00", "#F0E442", "#999999",
+];
+
+fn colour(i: usize) -> &'static str {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// The cell under the pointer: its `data-key` (`s0:5`) and, for view cells, view and index.
+fn hover_from_event(ev: &web_sys::Event) -> Option<Hover> {
+    let target = ev.target()?.dyn_into::<web_sys::Element>().ok()?;
+    let cell = target.closest("[data-key]").ok()??;
+    let key = cell.get_attribute("data-key")?;
+    let (storage, offset) = key.split_once(':')?;
+    let offset = offset.parse().ok()?;
+    let view = match (
+        cell.get_attribute("data-view"),
+        cell.get_attribute("data-index"),
+    ) {
+        (Some(v), Some(i)) => {
+            let index = if i.is_empty() {
+                vec![]
+            } else {
+                i.split(',').filter_map(|x| x.parse().ok()).collect()
+            };
+            Some((v, index))
+        }
+        _ => None,
+    };
+    Some(Hover {
+        storage: storage.to_string(),
+        offset,
+        view,
+    })
+}
+
+/// The notebook output, or the error, of the current step.
+#[component]
+pub fn OutputPanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    view! {
+        <div class="panel output-panel" aria-live="polite">
+            {move || match state.current() {
+                None => view! { <p class="muted">"Nothing to show yet."</p> }.into_any(),
+                Some(step) => {
+                    let source = step.source.clone();
+                    let output = step.output.clone();
+                    let error = step.error.clone();
+                    let explain = step.explain.clone();
+                    view! {
+                        <div class="stmt">
+                            <span class="prompt">{format!("[{}]", step.line)}</span>
+                            <code>{source}</code>
+                        </div>
+                        {output.map(|o| view! { <pre class="output" data-testid="output">{o}</pre> })}
+                        {error.map(|e| {
+                            let col = step.column.map(|c| format!(" (col {c})")).unwrap_or_default();
+                            view! {
+                                <pre class="error" data-testid="error" role="alert">{format!("{e}{col}")}</pre>
+                            }
+                        })}
+                        {explain.map(|x| view! { <ViewExplain explanation=x/> })}
+                        <Created step=step/>
+                    }
+                    .into_any()
+                }
+            }}
+        </div>
+    }
+}
+
+/// What the statement made: views and copies, with bytes allocated.
+#[component]
+fn Created(step: Step) -> impl IntoView {
+    let items = step
+        .created
+        .iter()
+        .map(|c| {
+            let what = match c.kind.as_str() {
+                "view" => format!(
+                    "a view of {} (no copy)",
+                    if c.of.is_empty() {
+                        c.storage.clone()
+                    } else {
+                        c.of.join(", ")
+                    }
+                ),
+                "copy" => format!(
+                    "a copy into new storage {} (from {})",
+                    c.storage,
+                    c.of.join(", ")
+                ),
+                _ => format!("new storage {}", c.storage),
+            };
+            let class = format!("made {}", c.kind);
+            view! { <li class=class><b>{c.name.clone()}</b>" = "{c.op.clone()}": "{what}</li> }
+        })
+        .collect_view();
+    view! { <ul class="created">{items}</ul> }
+}
+
+/// Why `view` failed: the old dims grouped into contiguous subspaces, and the new dims that
+/// would have to span two of them.
+#[component]
+fn ViewExplain(explanation: ViewExplanation) -> impl IntoView {
+    let x = explanation;
+    let subspaces = x
+        .subspaces
+        .iter()
+        .enumerate()
+        .map(|(k, dims)| {
+            let boxes = dims
+                .iter()
+                .map(|&d| {
+                    view! {
+                        <span class="dimbox">{format!("dim {d}")}<small>{format!("size {} · stride {}", x.shape[d], x.strides[d])}</small></span>
+                    }
+                })
+                .collect_view();
+            view! { <span class="subspace" title=format!("contiguous subspace {k}")>{boxes}</span> }
+        })
+        .collect_view();
+    let targets = x
+        .target
+        .iter()
+        .enumerate()
+        .map(|(t, &size)| {
+            let bad = x.spanning.contains(&t);
+            let class = if bad { "dimbox spans" } else { "dimbox" };
+            view! { <span class=class>{format!("new dim {t}")}<small>{format!("size {size}")}{if bad { " · spans two subspaces" } else { "" }}</small></span> }
+        })
+        .collect_view();
+    view! {
+        <figure class="explain" data-testid="view-explain">
+            <figcaption>
+                "Why view fails: the old layout is made of contiguous subspaces (boxes). "
+                "A new dim may merge or split dims only within one subspace; the red ones would have to cross a boundary. reshape copies instead."
+            </figcaption>
+            <div class="row"><span class="label">{format!("old {}", dims_text(&x.shape))}</span>{subspaces}</div>
+            <div class="row"><span class="label">{format!("new {}", dims_text(&x.target))}</span>{targets}</div>
+        </figure>
+    }
+}
+
+/// Bytes per storage, total live bytes and what this step allocated.
+#[component]
+pub fn MemoryPanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    view! {
+        <div class="panel memory-panel" data-testid="memory">
+            {move || state.current().map(|step| {
+                let ops: Vec<String> = step
+                    .created
+                    .iter()
+                    .map(|c| match c.kind.as_str() {
+                        "view" => format!("{}: 0 B", c.op),
+                        _ => String::new(),
+                    })
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                let this_step = if step.allocated_bytes > 0 {
+                    let op = step.created.iter().find(|c| c.kind != "view").map(|c| c.op.clone()).unwrap_or_else(|| "this step".into());
+                    format!("{op}: +{}", bytes_text(step.allocated_bytes))
+                } else if let Some(first) = ops.first() {
+                    first.clone()
+                } else {
+                    "this step: 0 B".to_string()
+                };
+                view! {
+                    <div class="mem-line">
+                        <span class="mem-total" data-testid="memory-total">{format!("{} live in {} storage{}", bytes_text(step.live_bytes), step.storages.len(), if step.storages.len() == 1 { "" } else { "s" })}</span>
+                        <span class="mem-step" data-testid="memory-step">{this_step}</span>
+                    </div>
+                }
+            })}
+        </div>
+    }
+}
+
+/// Every live storage as a strip of cells.
+#[component]
+pub fn StoragePanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let on_over = move |ev: leptos::ev::MouseEvent| {
+        let h = hover_from_event(&ev);
+        if h.is_some() && h != state.hover.get_untracked() {
+            state.hover.set(h);
+        }
+    };
+    view! {
+        <div class="panel storage-panel" on:mouseover=on_over on:mouseleave=move |_| state.hover.set(None)>
+            <div class="panel-head"><h2>"Storages"</h2><span class="hint">"flat memory; marks show which views reach each cell"</span></div>
+            {move || {
+                let Some(step) = state.current() else { return ().into_any() };
+                let picked = state.picked.get();
+                let hover_view = state.hover.get_untracked().and_then(|h| h.view);
+                step.storages
+                    .iter()
+                    .map(|s| storage_strip(&step, s, picked.as_ref(), hover_view.as_ref()))
+                    .collect_view()
+                    .into_any()
+            }}
+        </div>
+    }
+}
+
+fn storage_strip(
+    step: &Step,
+    storage: &StorageRecord,
+    picked: Option<&(String, usize)>,
+    hover_view: Option<&(String, Vec<i64>)>,
+) -> impl IntoView {
+    // Which views reach each element.
+    let mut reach: HashMap<i64, Vec<usize>> = HashMap::new();
+    for (vi, t) in step.tensors.iter().enumerate() {
+        if t.storage != storage.id {
+            continue;
+        }
+        let n = crate::tensor::layout::numel_of(&t.shape);
+        if n as usize > MAX_DRAWN * 4 {
+            continue;
+        }
+        let layout = crate::tensor::Layout {
+            shape: t.shape.clone(),
+            strides: t.stride.clone(),
+            offset: t.storage_offset,
+        };
+        for at in layout.offsets() {
+            let e = reach.entry(at).or_default();
+            if !e.contains(&vi) {
+                e.push(vi);
+            }
+        }
+    }
+    let written: HashSet<i64> = step
+        .writes
+        .iter()
+        .filter(|w| w.storage == storage.id)
+        .flat_map(|w| w.offsets.iter().copied())
+        .collect();
+    // Stride jumps of the picked dim.
+    let mut jumps: HashMap<i64, usize> = HashMap::new();
+    let mut jump_caption = None;
+    if let Some((name, dim)) = picked {
+        if let Some(t) = step
+            .tensors
+            .iter()
+            .find(|t| &t.name == name && t.storage == storage.id)
+        {
+            let from = match hover_view {
+                Some((v, idx)) if v == name && idx.len() == t.shape.len() => idx.clone(),
+                _ => vec![0; t.shape.len()],
+            };
+            for (k, at) in stride_walk(t, *dim, &from).into_iter().enumerate() {
+                jumps.entry(at).or_insert(k);
+            }
+            if let Some(&s) = t.stride.get(*dim) {
+                jump_caption = Some(format!(
+                    "{name} · dim {dim}: each step jumps {s} element{} = {} bytes",
+                    if s == 1 { "" } else { "s" },
+                    s * t.element_size as i64
+                ));
+            }
+        }
+    }
+    let dtype = storage.dtype.clone();
+    let count = storage.values.as_ref().map(|v| v.len()).unwrap_or(0);
+    let item = if count > 0 { storage.nbytes / count } else { 0 };
+    let owner = storage
+        .owner
+        .clone()
+        .map(|o| format!(" · created for {o}"))
+        .unwrap_or_default();
+    let header = format!(
+        "{} · {} · {} · {} elements{}",
+        storage.id,
+        dtype,
+        bytes_text(storage.nbytes),
+        count,
+        owner
+    );
+    let cells = match &storage.values {
+        None => view! { <p class="muted">{format!("{} elements: too many to draw", storage.nbytes / item.max(1))}</p> }.into_any(),
+        Some(values) => {
+            let shown: Vec<Option<usize>> = if values.len() > MAX_DRAWN {
+                (0..MAX_DRAWN / 2).map(Some).chain(std::iter::once(None)).chain((values.len() - MAX_DRAWN / 2..values.len()).map(Some)).collect()
+            } else {
+                (0..values.len()).map(Some).collect()
+            };
+            shown
+                .into_iter()
+                .map(|slot| match slot {
+                    None => view! { <span class="cell gap" aria-hidden="true">"…"</span> }.into_any(),
+                    Some(i) => {
+                        let at = i as i64;
+                        let marks = reach.get(&at).cloned().unwrap_or_default();
+                        let mut class = String::from("cell");
+                        if marks.is_empty() {
+                            class.push_str(" unreached");
+                        }
+                        if written.contains(&at) {
+                            class.push_str(" written");
+                        }
+                        let jump = jumps.get(&at).copied();
+                        if jump.is_some() {
+                            class.push_str(" jump");
+                        }
+                        let names: Vec<String> = marks.iter().filter_map(|&v| step.tensors.get(v).map(|t| t.name.clone())).collect();
+                        let label = format!(
+                            "{} element {}: {}{}",
+                            storage.id,
+                            at,
+                            value_text(&values[i]),
+                            if names.is_empty() { ", no view reaches it".to_string() } else { format!(", reached by {}", names.join(", ")) }
+                        );
+                        let bars = marks
+                            .iter()
+                            .map(|&v| view! { <i style=format!("background:{}", colour(v))></i> })
+                            .collect_view();
+                        view! {
+                            <span class=class data-testid="storage-cell" data-offset=at data-key=format!("{}:{}", storage.id, at) aria-label=label title=names.join(", ")>
+                                <small class="off">{at}</small>
+                                <span class="val">{value_text(&values[i])}</span>
+                                <span class="marks">{bars}</span>
+                                {jump.map(|k| view! { <b class="jumpno">{k}</b> })}
+                            </span>
+                        }
+                        .into_any()
+                    }
+                })
+                .collect_view()
+                .into_any()
+        }
+    };
+    view! {
+        <section class="storage" data-testid="storage" data-storage=storage.id.clone() data-dtype=dtype data-nbytes=storage.nbytes>
+            <h3>{header}</h3>
+            <div class="strip" role="list">{cells}</div>
+            {jump_caption.map(|c| view! { <p class="jump-caption">{c}</p> })}
+        </section>
+    }
+}
+
+/// Every tensor variable as its logical grid.
+#[component]
+pub fn ViewsPanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let on_over = move |ev: leptos::ev::MouseEvent| {
+        let h = hover_from_event(&ev);
+        if h.is_some() && h != state.hover.get_untracked() {
+            state.hover.set(h);
+        }
+    };
+    view! {
+        <div class="panel views-panel" on:mouseover=on_over on:mouseleave=move |_| state.hover.set(None)>
+            <div class="panel-head"><h2>"Tensors"</h2><span class="hint">"hover a cell to see where it lives; pick a dim to see its stride"</span></div>
+            <p class="formula" data-testid="formula" aria-live="polite">
+                {move || {
+                    let h = state.hover.get()?;
+                    let (name, index) = h.view?;
+                    let step = state.current()?;
+                    let t = step.tensors.iter().find(|t| t.name == name)?;
+                    Some(format!("{name}[{}]: {}", attr_list(&index).replace(',', ", "), offset_formula(t, &index)))
+                }}
+            </p>
+            {move || {
+                let Some(step) = state.current() else { return ().into_any() };
+                let picked = state.picked.get();
+                step.tensors
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| tensor_view(state, &step, i, t, picked.as_ref()))
+                    .collect_view()
+                    .into_any()
+            }}
+        </div>
+    }
+}
+
+fn tensor_view(
+    state: AppState,
+    step: &Step,
+    vi: usize,
+    t: &TensorRecord,
+    picked: Option<&(String, usize)>,
+) -> impl IntoView {
+    let owner = step
+        .storages
+        .iter()
+        .find(|s| s.id == t.storage)
+        .and_then(|s| s.owner.clone());
+    let owns = owner.as_deref() == Some(t.name.as_str());
+    let relation = if owns {
+        format!("owns {}", t.storage)
+    } else {
+        format!("view of {}", t.storage)
+    };
+    let written: HashSet<i64> = step
+        .writes
+        .iter()
+        .filter(|w| w.storage == t.storage)
+        .flat_map(|w| w.offsets.iter().copied())
+        .collect();
+    let names = axis_names(t.shape.len());
+    let dims = (0..t.shape.len())
+        .map(|d| {
+            let name = t.name.clone();
+            let active = picked == Some(&(t.name.clone(), d));
+            let label = format!("{} {} · stride {}", names[d], t.shape[d], t.stride[d]);
+            view! {
+                <button class="dimchip" class:active=active data-testid="dim-chip" data-dim=d
+                    aria-pressed=active.to_string()
+                    on:click=move |_| {
+                        let key = (name.clone(), d);
+                        state.picked.update(|p| *p = if p.as_ref() == Some(&key) { None } else { Some(key) });
+                    }>{label}</button>
+            }
+        })
+        .collect_view();
+    let plan = grid_plan(&t.shape);
+    let rank = t.shape.len();
+    let body = match &t.values {
+        None => view! { <p class="muted">{format!("{} elements: too many to record", crate::tensor::layout::numel_of(&t.shape))}</p> }.into_any(),
+        Some(values) => plan
+            .panels
+            .iter()
+            .map(|panel| {
+                let Some(lead) = panel.lead.clone() else {
+                    return view! { <div class="mini gap">"…"</div> }.into_any();
+                };
+                let rows = plan
+                    .rows
+                    .iter()
+                    .map(|r| {
+                        let cells = plan
+                            .cols
+                            .iter()
+                            .map(|c| match (r, c) {
+                                (Tick::At(r), Tick::At(c)) => {
+                                    let index = cell_index(rank, &lead, *r, *c);
+                                    let at = storage_offset_of(t, &index);
+                                    let value = values.get(flat_position(&t.shape, &index)).map(value_text).unwrap_or_default();
+                                    let idx = attr_list(&index);
+                                    let label = format!("{}[{}] = {value}, storage {} element {at}", t.name, idx.replace(',', ", "), t.storage);
+                                    let class = if written.contains(&at) { "cell written" } else { "cell" };
+                                    view! {
+                                        <span class=class data-testid="view-cell" data-view=t.name.clone() data-index=idx data-offset=at
+                                            data-key=format!("{}:{}", t.storage, at) aria-label=label>{value}</span>
+                                    }
+                                    .into_any()
+                                }
+                                _ => view! { <span class="cell gap" aria-hidden="true">"…"</span> }.into_any(),
+                            })
+                            .collect_view();
+                        view! { <div class="gridrow">{cells}</div> }
+                    })
+                    .collect_view();
+                let title = panel.title.clone();
+                view! {
+                    <div class="mini">
+                        {(!title.is_empty()).then(|| view! { <div class="mini-title">{title}</div> })}
+                        <div class="grid" role="grid">{rows}</div>
+                    </div>
+                }
+                .into_any()
+            })
+            .collect_view()
+            .into_any(),
+    };
+    let badges = view! {
+        {t.contiguous.then(|| view! { <span class="badge ok">"contiguous"</span> })}
+        {t.channels_last.then(|| view! { <span class="badge cl">"channels_last"</span> })}
+        {(!t.contiguous && !t.channels_last).then(|| view! { <span class="badge warn">"not contiguous"</span> })}
+    };
+    let axes = if rank >= 2 {
+        format!("rows: {} · columns: {}", plan.row_axis, plan.col_axis)
+    } else {
+        String::new()
+    };
+    view! {
+        <article class="tensor" data-testid="view" data-name=t.name.clone() data-shape=attr_list(&t.shape)
+            data-stride=attr_list(&t.stride) data-offset=t.storage_offset data-storage=t.storage.clone()
+            data-contiguous=t.contiguous.to_string() style=format!("--view:{}", colour(vi))>
+            <header>
+                <h3><span class="swatch"></span>{t.name.clone()}</h3>
+                <span class="meta mono">{format!("shape {} · stride {} · offset {} · {}", dims_text(&t.shape), dims_text(&t.stride), t.storage_offset, t.dtype)}</span>
+                <span class="relation">{relation}</span>
+                {badges}
+            </header>
+            <div class="dims">{dims}</div>
+            {(!axes.is_empty()).then(|| view! { <p class="axes">{axes}</p> })}
+            <div class="minis">{body}</div>
+        </article>
+    }
+}
