@@ -218,3 +218,42 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
     }
 }
+
+// Reads element `e` of the source dtype from the destination buffer (aliased copies).
+fn load_aliased(e: u32) -> vec2<u32> {
+    let b = dt_bytes(SRC_T);
+    if b == 1u {
+        return vec2<u32>((dst[e >> 2u] >> ((e & 3u) * 8u)) & 0xffu, 0u);
+    }
+    if b == 2u {
+        return vec2<u32>((dst[e >> 1u] >> ((e & 1u) * 16u)) & 0xffffu, 0u);
+    }
+    if b == 4u {
+        return vec2<u32>(dst[e], 0u);
+    }
+    return vec2<u32>(dst[2u * e], dst[2u * e + 1u]);
+}
+
+// A copy whose source lives in the destination's storage, overlapping it: one invocation
+// walks the elements in PyTorch's CPU loop order (the host orders the dims), reading each
+// source element just before writing its destination element, exactly as the CPU engine.
+@compute @workgroup_size(1)
+fn aliased() {
+    let n = params.n;
+    var pos = seek(0u);
+    let last = params.rank - 1u;
+    var i0 = idx[last];
+    let n0 = shp[last];
+    let dstep = dstr[last];
+    let sstep = sstr[last];
+    for (var l = 0u; l < n; l = l + 1u) {
+        store_dst(pos.x, convert_raw(SRC_T, DST_T, load_aliased(pos.y)));
+        i0 = i0 + 1u;
+        pos = pos + vec2<u32>(dstep, sstep);
+        if i0 == n0 {
+            i0 = 0u;
+            pos = pos - vec2<u32>(dstep * n0, sstep * n0);
+            pos = carry(pos);
+        }
+    }
+}

@@ -188,7 +188,11 @@ fn trim(bytes: &[u8], layout: &Layout, dtype: DType, extra: usize) -> Vec<u8> {
 
 fn config() -> ProptestConfig {
     ProptestConfig {
-        cases: 48,
+        // 48 keeps `cargo test` quick on lavapipe; STRIDESCOPE_GPU_CASES=1000 digs deeper.
+        cases: std::env::var("STRIDESCOPE_GPU_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(48),
         failure_persistence: None,
         ..ProptestConfig::default()
     }
@@ -536,4 +540,103 @@ fn storages_beyond_the_binding_limit_fall_back_with_a_reason() {
         "{reason}"
     );
     pair.assert_same("beyond the binding limit");
+}
+
+/// Float arithmetic on the values where adapters differ: zeros, denormals, infinities,
+/// NaNs with payloads, the edges of the normal range.
+#[test]
+fn special_float_values_match_cpu() {
+    let specials: Vec<u32> = vec![
+        0x0000_0000,
+        0x8000_0000,
+        0x0000_0001,
+        0x8000_0001,
+        0x007f_ffff,
+        0x807f_ffff,
+        0x0080_0000,
+        0x8080_0000,
+        0x0080_0001,
+        0x3f80_0000,
+        0xbf80_0000,
+        0x7f7f_ffff,
+        0xff7f_ffff,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0xffc0_0001,
+        0x7f80_0001,
+        0xff80_1234,
+        0x2000_0000,
+        0x1f80_0000,
+        0x0040_0000,
+        0x3400_0000,
+        0x00ff_ffff,
+    ];
+    let n = specials.len() as i64;
+    let bytes: Vec<u8> = specials.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut pair = Pair::new();
+    let s = pair.storage(bytes);
+    for &dtype in &[DType::Float32, DType::Float16, DType::BFloat16] {
+        for op in [
+            BinaryOp::Add,
+            BinaryOp::Sub,
+            BinaryOp::Mul,
+            BinaryOp::Lt,
+            BinaryOp::Eq,
+            BinaryOp::Ge,
+        ] {
+            let out_dtype = if op.is_comparison() {
+                DType::Bool
+            } else {
+                dtype
+            };
+            // Every pair: a broadcast down the rows, b across the columns.
+            let per = 4 / dtype.item_size() as i64;
+            let count = n * per;
+            let a = Layout {
+                shape: vec![count, count],
+                strides: vec![1, 0],
+                offset: 0,
+            };
+            let b = Layout {
+                shape: vec![count, count],
+                strides: vec![0, 1],
+                offset: 0,
+            };
+            let d = pair.storage(vec![0; (count * count) as usize * out_dtype.item_size()]);
+            let (ga, ca) = pair.view(s, dtype, &a);
+            let (gb, cb) = pair.view(s, dtype, &b);
+            let (gd, cd) = pair.view(d, out_dtype, &Layout::contiguous(&[count, count]));
+            let g = pair
+                .gpu
+                .binary(op, &gd, &Operand::Tensor(ga), &Operand::Tensor(gb), dtype);
+            let c = pair
+                .cpu
+                .binary(op, &cd, &Operand::Tensor(ca), &Operand::Tensor(cb), dtype);
+            assert_eq!(g, c);
+            pair.assert_same(&format!("{op:?} on special {dtype:?} values"));
+        }
+        for op in [
+            UnaryOp::Neg,
+            UnaryOp::Abs,
+            UnaryOp::Relu,
+            UnaryOp::LogicalNot,
+        ] {
+            let per = 4 / dtype.item_size() as i64;
+            let layout = Layout::contiguous(&[n * per]);
+            let out_dtype = if op == UnaryOp::LogicalNot {
+                DType::Bool
+            } else {
+                dtype
+            };
+            let d = pair.storage(vec![0; (n * per) as usize * out_dtype.item_size()]);
+            let (gs, cs) = pair.view(s, dtype, &layout);
+            let (gd, cd) = pair.view(d, out_dtype, &layout);
+            pair.gpu.unary(op, &gd, &gs, dtype);
+            pair.cpu.unary(op, &cd, &cs, dtype);
+            pair.assert_same(&format!("{op:?} on special {dtype:?} values"));
+        }
+    }
+    let log = pair.gpu.take_op_log();
+    assert!(log.iter().all(|r| r.engine == "gpu"), "{log:?}");
 }

@@ -2,9 +2,14 @@
 //! PyTorch's CPU arithmetic exactly as `cpu.rs` defines it. What the shaders do not cover
 //! returns the reason, and the engine runs the op on the CPU engine instead.
 
+use bytemuck::{Pod, Zeroable};
+
+use super::kernels::{dtype_code, launch_shapes, to_u32s, Family, ALL_LANES, MODE_ELEMENTS};
+use super::plan::{disjoint_extents, is_non_overlapping, serial_plan, IterPlan};
 use super::GpuEngine;
+use crate::engine::cpu::apply_unary;
 use crate::engine::{BinaryOp, Operand, ReduceOp, UnaryOp};
-use crate::tensor::{DType, Tensor};
+use crate::tensor::{Category, DType, Layout, Scalar, Tensor};
 
 /// The op's name in op logs.
 pub fn unary_name(op: UnaryOp) -> &'static str {
@@ -50,26 +55,339 @@ pub fn reduce_name(op: ReduceOp) -> &'static str {
     }
 }
 
+/// Uniform block of elementwise.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct EwParams {
+    n: u32,
+    rank: u32,
+    per_invocation: u32,
+    mode: u32,
+    lane: u32,
+    dst_offset: u32,
+    a_offset: u32,
+    b_offset: u32,
+    op: u32,
+    a_t: u32,
+    b_t: u32,
+    dst_t: u32,
+    compute_t: u32,
+    flags: u32,
+    pad0: u32,
+    pad1: u32,
+    a_lo: u32,
+    a_hi: u32,
+    b_lo: u32,
+    b_hi: u32,
+    min_lo: u32,
+    min_hi: u32,
+    max_lo: u32,
+    max_hi: u32,
+    shape: [u32; 8],
+    dst_stride: [u32; 8],
+    a_stride: [u32; 8],
+    b_stride: [u32; 8],
+}
+
+const F_A_SCALAR: u32 = 1;
+const F_B_SCALAR: u32 = 2;
+const F_A_FROM_DST: u32 = 4;
+const F_B_FROM_DST: u32 = 8;
+const F_HAS_MIN: u32 = 32;
+const F_HAS_MAX: u32 = 64;
+
+/// The op code of elementwise.wgsl: binary ops in `BinaryOp`'s order, unary ops from 16.
+fn binary_code(op: BinaryOp) -> u32 {
+    match op {
+        BinaryOp::Add => 0,
+        BinaryOp::Sub => 1,
+        BinaryOp::Mul => 2,
+        BinaryOp::Div => 3,
+        BinaryOp::FloorDiv => 4,
+        BinaryOp::Rem => 5,
+        BinaryOp::Pow => 6,
+        BinaryOp::Eq => 7,
+        BinaryOp::Ne => 8,
+        BinaryOp::Lt => 9,
+        BinaryOp::Le => 10,
+        BinaryOp::Gt => 11,
+        BinaryOp::Ge => 12,
+        BinaryOp::BitAnd => 13,
+        BinaryOp::BitOr => 14,
+        BinaryOp::BitXor => 15,
+    }
+}
+
+fn unary_code(op: UnaryOp) -> u32 {
+    match op {
+        UnaryOp::Neg => 16,
+        UnaryOp::Relu => 17,
+        UnaryOp::Clamp { .. } => 18,
+        UnaryOp::LogicalNot => 19,
+        UnaryOp::BitNot => 20,
+        UnaryOp::Abs => 21,
+    }
+}
+
+/// `to_compute` of a Python number, in the kernel's compute form: 0/1, an i64 as (lo, hi),
+/// or f32 bits.
+fn compute_form(value: Scalar, compute: DType) -> [u32; 2] {
+    match compute.category() {
+        Category::Bool => [u32::from(value.to_bool()), 0],
+        Category::Integral => {
+            let i = compute.round(value).to_wrapped_int();
+            [i as u32, (i >> 32) as u32]
+        }
+        Category::Floating => [value.to_f32().to_bits(), 0],
+    }
+}
+
+/// Why a binary op in `compute`'s arithmetic cannot run on the GPU, if it cannot.
+fn binary_unsupported(op: BinaryOp, compute: DType) -> Option<String> {
+    if compute == DType::Float64 {
+        return Some("float64 arithmetic runs on the CPU engine (WGSL has no f64)".to_string());
+    }
+    match compute.category() {
+        Category::Bool => None,
+        Category::Integral => match op {
+            BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Rem => Some(format!(
+                "integer {} runs on the CPU engine (its float64 result or ZeroDivisionError check)",
+                binary_name(op)
+            )),
+            _ => None,
+        },
+        Category::Floating => match op {
+            BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Pow => Some(format!(
+                "floating-point {} runs on the CPU engine (WGSL's is not correctly rounded)",
+                binary_name(op)
+            )),
+            _ => None,
+        },
+    }
+}
+
+/// A zero-stride stand-in view for a Python-number operand.
+fn scalar_view(like: &Tensor) -> Tensor {
+    Tensor {
+        storage: like.storage,
+        dtype: like.dtype,
+        layout: Layout {
+            shape: like.layout.shape.clone(),
+            strides: vec![0; like.layout.shape.len()],
+            offset: 0,
+        },
+    }
+}
+
 impl GpuEngine {
     pub(crate) fn gpu_unary(
         &mut self,
-        _op: UnaryOp,
-        _dst: &Tensor,
-        _src: &Tensor,
-        _compute: DType,
+        op: UnaryOp,
+        dst: &Tensor,
+        src: &Tensor,
+        compute: DType,
     ) -> Result<(), String> {
-        Err("elementwise kernels are not wired yet".to_string())
+        if compute == DType::Float64 {
+            return Err("float64 arithmetic runs on the CPU engine (WGSL has no f64)".to_string());
+        }
+        let mut params = EwParams::zeroed();
+        params.op = unary_code(op);
+        if let UnaryOp::Clamp { min, max } = op {
+            // The bounds in compute form, as the CPU engine's clamp sees them: clamping the
+            // lowest (highest) value of the arithmetic gives the lower (upper) bound.
+            let (lowest, highest) = match compute.category() {
+                Category::Floating => (
+                    Scalar::Float(f64::NEG_INFINITY),
+                    Scalar::Float(f64::INFINITY),
+                ),
+                _ => {
+                    let (lo, hi) = compute.finite_range();
+                    (Scalar::Int(lo as i64), Scalar::Int(hi as i64))
+                }
+            };
+            if let Some(lo) = min {
+                let bound = apply_unary(
+                    UnaryOp::Clamp {
+                        min: Some(lo),
+                        max: None,
+                    },
+                    lowest,
+                    compute,
+                );
+                [params.min_lo, params.min_hi] = compute_form(bound, compute);
+                params.flags |= F_HAS_MIN;
+            }
+            if let Some(hi) = max {
+                let bound = apply_unary(
+                    UnaryOp::Clamp {
+                        min: None,
+                        max: Some(hi),
+                    },
+                    highest,
+                    compute,
+                );
+                [params.max_lo, params.max_hi] = compute_form(bound, compute);
+                params.flags |= F_HAS_MAX;
+            }
+        }
+        let a = Operand::Tensor(src.clone());
+        let b = Operand::Scalar(Scalar::Int(0));
+        self.elementwise(params, dst, &a, &b, compute)
     }
 
     pub(crate) fn gpu_binary(
         &mut self,
-        _op: BinaryOp,
-        _dst: &Tensor,
-        _a: &Operand,
-        _b: &Operand,
-        _compute: DType,
+        op: BinaryOp,
+        dst: &Tensor,
+        a: &Operand,
+        b: &Operand,
+        compute: DType,
     ) -> Result<(), String> {
-        Err("elementwise kernels are not wired yet".to_string())
+        if let Some(reason) = binary_unsupported(op, compute) {
+            return Err(reason);
+        }
+        let mut params = EwParams::zeroed();
+        params.op = binary_code(op);
+        self.elementwise(params, dst, a, b, compute)
+    }
+
+    /// Plans and dispatches one elementwise op (`params.op` and clamp bounds set).
+    fn elementwise(
+        &mut self,
+        mut params: EwParams,
+        dst: &Tensor,
+        a: &Operand,
+        b: &Operand,
+        compute: DType,
+    ) -> Result<(), String> {
+        let mut storages = vec![dst.storage];
+        let mut views: Vec<Tensor> = Vec::with_capacity(2);
+        let mut serial = false;
+        for (i, operand) in [a, b].into_iter().enumerate() {
+            let (scalar_flag, from_dst_flag) = if i == 0 {
+                (F_A_SCALAR, F_A_FROM_DST)
+            } else {
+                (F_B_SCALAR, F_B_FROM_DST)
+            };
+            match operand {
+                Operand::Scalar(s) => {
+                    let bits = compute_form(*s, compute);
+                    if i == 0 {
+                        [params.a_lo, params.a_hi] = bits;
+                    } else {
+                        [params.b_lo, params.b_hi] = bits;
+                    }
+                    params.flags |= scalar_flag;
+                    views.push(scalar_view(dst));
+                }
+                Operand::Tensor(t) => {
+                    if t.storage == dst.storage {
+                        params.flags |= from_dst_flag;
+                        if t != dst && !disjoint_extents(dst, t) {
+                            serial = true;
+                        }
+                    } else {
+                        storages.push(t.storage);
+                    }
+                    if i == 0 {
+                        params.a_t = dtype_code(t.dtype);
+                    } else {
+                        params.b_t = dtype_code(t.dtype);
+                    }
+                    views.push(t.clone());
+                }
+            }
+        }
+        self.all_bindable(&storages)?;
+        params.dst_t = dtype_code(dst.dtype);
+        params.compute_t = dtype_code(compute);
+        let is_tensor = [
+            matches!(a, Operand::Tensor(_)),
+            matches!(b, Operand::Tensor(_)),
+        ];
+        let reorder = !serial && is_non_overlapping(dst);
+        let plan = if serial {
+            serial_plan(
+                &dst.layout.shape,
+                &[
+                    (dst, true),
+                    (&views[0], is_tensor[0]),
+                    (&views[1], is_tensor[1]),
+                ],
+            )
+        } else {
+            IterPlan::new(
+                &dst.layout.shape,
+                &[
+                    (&dst.layout.strides, dst.layout.offset),
+                    (&views[0].layout.strides, views[0].layout.offset),
+                    (&views[1].layout.strides, views[1].layout.offset),
+                ],
+                reorder,
+            )
+        }
+        .map_err(|_| "negative strides or offsets".to_string())?;
+        let Some(plan) = plan else {
+            return Ok(());
+        };
+        let dst_buffer = self.bindable(dst.storage)?.clone();
+        let dummy = self.dummy_buffer();
+        let operand_buffer = |engine: &Self, operand: &Operand| -> Result<wgpu::Buffer, String> {
+            match operand {
+                Operand::Tensor(t) if t.storage != dst.storage => {
+                    Ok(engine.bindable(t.storage)?.clone())
+                }
+                _ => Ok(dummy.clone()),
+            }
+        };
+        let a_buffer = operand_buffer(self, a)?;
+        let b_buffer = operand_buffer(self, b)?;
+        let entry = if serial { "aliased" } else { "main" };
+        let pipeline = self.pipeline(Family::Elementwise, entry, &[]);
+        let per_word = (4 / dst.dtype.item_size() as u64).max(1);
+        let mut encoder = self.encoder();
+        for piece in plan.split_for_kernel() {
+            let n = piece.numel();
+            params.n = u32::try_from(n).map_err(|_| "too many elements")?;
+            params.rank = piece.shape.len() as u32;
+            params.dst_offset = u32::try_from(piece.views[0].offset).map_err(|_| "offset")?;
+            params.a_offset = u32::try_from(piece.views[1].offset).map_err(|_| "offset")?;
+            params.b_offset = u32::try_from(piece.views[2].offset).map_err(|_| "offset")?;
+            params.shape = to_u32s(&piece.shape).ok_or("shape beyond u32")?;
+            params.dst_stride = to_u32s(&piece.views[0].strides).ok_or("stride beyond u32")?;
+            params.a_stride = to_u32s(&piece.views[1].strides).ok_or("stride beyond u32")?;
+            params.b_stride = to_u32s(&piece.views[2].strides).ok_or("stride beyond u32")?;
+            let buffers = [&dst_buffer, &a_buffer, &b_buffer];
+            if serial {
+                params.mode = MODE_ELEMENTS;
+                params.lane = ALL_LANES;
+                self.encode_dispatch(
+                    &mut encoder,
+                    &pipeline,
+                    bytemuck::bytes_of(&params),
+                    &buffers,
+                    (1, 1),
+                );
+                continue;
+            }
+            for (mode, lane, per, invocations) in
+                launch_shapes(reorder && piece.is_dense(0), n, per_word, params.dst_offset)
+            {
+                params.mode = mode;
+                params.lane = lane;
+                params.per_invocation = per as u32;
+                let grid = self.grid(invocations);
+                self.encode_dispatch(
+                    &mut encoder,
+                    &pipeline,
+                    bytemuck::bytes_of(&params),
+                    &buffers,
+                    grid,
+                );
+            }
+        }
+        self.submit(encoder);
+        Ok(())
     }
 
     pub(crate) fn gpu_reduce(

@@ -8,7 +8,9 @@ use std::task::{Context, Poll, Waker};
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
-use super::plan::{is_non_overlapping, IterPlan, PlanIssue, MAX_KERNEL_RANK};
+use super::plan::{
+    disjoint_extents, is_non_overlapping, serial_plan, IterPlan, PlanIssue, MAX_KERNEL_RANK,
+};
 use super::GpuEngine;
 use crate::tensor::{DType, Scalar, Tensor};
 
@@ -142,10 +144,10 @@ struct TransposeParams {
 }
 
 /// `lane` value meaning "store every element" (`ALL_LANES` in common.wgsl).
-const ALL_LANES: u32 = u32::MAX;
+pub(crate) const ALL_LANES: u32 = u32::MAX;
 /// Kernel modes (see gather.wgsl).
 const MODE_DENSE: u32 = 0;
-const MODE_ELEMENTS: u32 = 1;
+pub(crate) const MODE_ELEMENTS: u32 = 1;
 
 /// Converts a plan's numbers to the u32s of a uniform block (None when one does not fit).
 pub(crate) fn to_u32s(values: &[u64]) -> Option<[u32; 8]> {
@@ -261,6 +263,21 @@ impl GpuEngine {
         pass.dispatch_workgroups(grid.0, grid.1, 1);
     }
 
+    /// A 4-byte buffer bound where a kernel's binding is not read.
+    pub(crate) fn dummy_buffer(&mut self) -> wgpu::Buffer {
+        if let Some(b) = &self.dummy {
+            return b.clone();
+        }
+        let b = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("stridescope unused binding"),
+            size: 4,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
+        self.dummy = Some(b.clone());
+        b
+    }
+
     pub(crate) fn encoder(&self) -> wgpu::CommandEncoder {
         self.device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor::default())
@@ -273,6 +290,9 @@ impl GpuEngine {
     /// The GPU copy, or why it must run on the CPU.
     pub(crate) fn gpu_copy(&mut self, dst: &Tensor, src: &Tensor) -> Result<(), String> {
         self.all_bindable(&[dst.storage, src.storage])?;
+        if src.storage == dst.storage && src != dst && !disjoint_extents(dst, src) {
+            return self.aliased_copy(dst, src);
+        }
         let reorder = is_non_overlapping(dst);
         let plan = IterPlan::new(
             &dst.layout.shape,
@@ -356,6 +376,50 @@ impl GpuEngine {
                     grid,
                 );
             }
+        }
+        self.submit(encoder);
+        Ok(())
+    }
+
+    /// A copy whose source overlaps its destination in one storage: one invocation walks
+    /// the elements in the CPU loop's order (see `plan::iteration_order`).
+    fn aliased_copy(&mut self, dst: &Tensor, src: &Tensor) -> Result<(), String> {
+        let plan =
+            serial_plan(&dst.layout.shape, &[(dst, true), (src, true)]).map_err(plan_reason)?;
+        let Some(plan) = plan else {
+            return Ok(());
+        };
+        let dst_buffer = self.bindable(dst.storage)?.clone();
+        let pipeline = self.pipeline(
+            Family::Gather,
+            "aliased",
+            &[
+                ("SRC_T", f64::from(dtype_code(src.dtype))),
+                ("DST_T", f64::from(dtype_code(dst.dtype))),
+            ],
+        );
+        let mut encoder = self.encoder();
+        for piece in plan.split_for_kernel() {
+            let params = GatherParams {
+                n: u32::try_from(piece.numel()).map_err(|_| "too many elements")?,
+                rank: piece.shape.len() as u32,
+                per_invocation: 0,
+                mode: MODE_ELEMENTS,
+                lane: ALL_LANES,
+                dst_offset: u32::try_from(piece.views[0].offset).map_err(|_| "offset")?,
+                src_offset: u32::try_from(piece.views[1].offset).map_err(|_| "offset")?,
+                pad: 0,
+                shape: to_u32s(&piece.shape).ok_or("shape beyond u32")?,
+                dst_stride: to_u32s(&piece.views[0].strides).ok_or("stride beyond u32")?,
+                src_stride: to_u32s(&piece.views[1].strides).ok_or("stride beyond u32")?,
+            };
+            self.encode_dispatch(
+                &mut encoder,
+                &pipeline,
+                bytemuck::bytes_of(&params),
+                &[&dst_buffer],
+                (1, 1),
+            );
         }
         self.submit(encoder);
         Ok(())
@@ -522,7 +586,12 @@ fn transpose_shape(
 /// The dispatches of one gather or fill piece: (mode, lane, items per invocation,
 /// invocations). A dense destination is one dispatch where invocations own whole words;
 /// otherwise one dispatch per byte lane for 1- and 2-byte dtypes.
-fn launch_shapes(dense: bool, n: u64, per_word: u64, dst_offset: u32) -> Vec<(u32, u32, u64, u64)> {
+pub(crate) fn launch_shapes(
+    dense: bool,
+    n: u64,
+    per_word: u64,
+    dst_offset: u32,
+) -> Vec<(u32, u32, u64, u64)> {
     if dense {
         let off = u64::from(dst_offset);
         let units = (off + n).div_ceil(per_word) - off / per_word;

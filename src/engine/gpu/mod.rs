@@ -78,6 +78,8 @@ pub struct GpuEngine {
     modules: HashMap<kernels::Family, wgpu::ShaderModule>,
     pipelines: HashMap<String, wgpu::ComputePipeline>,
     op_log: Vec<OpRecord>,
+    /// Bound where a kernel's binding is not read.
+    dummy: Option<wgpu::Buffer>,
 }
 
 /// Rounds a byte count up to whole u32 words (at least one word: bindings cannot be empty).
@@ -118,6 +120,7 @@ impl GpuEngine {
             modules: HashMap::new(),
             pipelines: HashMap::new(),
             op_log: Vec::new(),
+            dummy: None,
         })
     }
 

@@ -211,6 +211,107 @@ pub fn is_non_overlapping(t: &Tensor) -> bool {
     true
 }
 
+/// TensorIterator's `reorder_dimensions`: the order in which PyTorch's CPU loop walks the
+/// dims of an elementwise op, fastest first, from the operands' byte strides (destination
+/// first). Dims are sorted by stride (the first operand that tells two dims apart decides;
+/// broadcast dims never do; equal strides put the smaller dim first). The CPU engine walks
+/// ops whose output aliases an input in this order, so the GPU's serial kernels do too.
+pub fn iteration_order(shape: &[i64], byte_strides: &[Vec<i64>]) -> Vec<usize> {
+    let n = shape.len();
+    let should_swap = |d0: usize, d1: usize| -> i32 {
+        for s in byte_strides {
+            let (s0, s1) = (s[d0], s[d1]);
+            if s0 == 0 || s1 == 0 {
+                continue;
+            }
+            if s0 < s1 {
+                return -1;
+            }
+            if s0 > s1 {
+                return 1;
+            }
+            if shape[d0] > shape[d1] {
+                return 1;
+            }
+        }
+        0
+    };
+    let mut perm: Vec<usize> = (0..n).rev().collect();
+    for i in 1..n {
+        let mut dim1 = i;
+        for dim0 in (0..i).rev() {
+            let c = should_swap(perm[dim0], perm[dim1]);
+            if c > 0 {
+                perm.swap(dim0, dim1);
+                dim1 = dim0;
+            } else if c < 0 {
+                break;
+            }
+        }
+    }
+    perm
+}
+
+/// The plan of an op whose destination aliases an input: the dims in the CPU loop's order
+/// (slowest first, so that a row-major walk visits elements as PyTorch does), nothing
+/// dropped or merged. `views[0]` is the destination.
+pub fn serial_plan(
+    shape: &[i64],
+    views: &[(&Tensor, bool)],
+) -> Result<Option<IterPlan>, PlanIssue> {
+    if shape.contains(&0) {
+        return Ok(None);
+    }
+    let byte_strides: Vec<Vec<i64>> = views
+        .iter()
+        .filter(|(_, is_tensor)| *is_tensor)
+        .map(|(t, _)| {
+            let item = t.dtype.item_size() as i64;
+            t.layout.strides.iter().map(|s| s * item).collect()
+        })
+        .collect();
+    let mut order = iteration_order(shape, &byte_strides);
+    order.reverse();
+    let mut plan = IterPlan {
+        shape: Vec::with_capacity(order.len()),
+        views: Vec::with_capacity(views.len()),
+    };
+    for &d in &order {
+        plan.shape.push(shape[d] as u64);
+    }
+    for (t, _) in views {
+        if t.layout.offset < 0 || order.iter().any(|&d| t.layout.strides[d] < 0) {
+            return Err(PlanIssue::Negative);
+        }
+        plan.views.push(PlannedView {
+            offset: t.layout.offset as u64,
+            strides: order.iter().map(|&d| t.layout.strides[d] as u64).collect(),
+        });
+    }
+    if plan.shape.is_empty() {
+        plan.shape.push(1);
+        for v in &mut plan.views {
+            v.strides.push(0);
+        }
+    }
+    Ok(Some(plan))
+}
+
+/// True when the bytes two views reach are disjoint (then reading one completely before
+/// writing the other is what any order of the CPU loop gives).
+pub fn disjoint_extents(a: &Tensor, b: &Tensor) -> bool {
+    let bytes = |t: &Tensor| {
+        t.layout.extent().map(|(lo, hi)| {
+            let item = t.dtype.item_size() as i64;
+            (lo * item, hi * item)
+        })
+    };
+    match (bytes(a), bytes(b)) {
+        (Some((alo, ahi)), Some((blo, bhi))) => ahi <= blo || bhi <= alo,
+        _ => true,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
