@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 
 use super::{BinaryOp, Engine, EngineError, Operand, ReduceOp, UnaryOp};
-use crate::tensor::layout::iteration_order;
 use crate::tensor::{Category, DType, Layout, Scalar, StorageId, Tensor};
 
 /// Storages as byte vectors in host memory.
@@ -43,67 +42,6 @@ impl CpuEngine {
         for (o, v) in offsets.zip(values) {
             dtype.write(bytes, o as usize, v);
         }
-    }
-
-    /// Runs an elementwise op whose output shares a storage with an input the way
-    /// TensorIterator's CPU loop does: element by element, in its iteration order, each
-    /// input read from memory just before the output element is written. A view that sees a
-    /// memory location twice (an `unfold`, an `as_strided` overlap) thus feeds results of
-    /// earlier elements into later ones, as in PyTorch.
-    fn run_aliased(
-        &mut self,
-        dst: &Tensor,
-        inputs: &[&Operand],
-        mut op: impl FnMut(&[Scalar]) -> Scalar,
-    ) {
-        let shape = dst.layout.shape.clone();
-        let n = shape.len();
-        let operand_layout = |t: &Tensor| (t.layout.strides.clone(), t.dtype.item_size() as i64);
-        let mut byte_strides = vec![{
-            let (s, size) = operand_layout(dst);
-            s.iter().map(|x| x * size).collect::<Vec<i64>>()
-        }];
-        for input in inputs {
-            if let Operand::Tensor(t) = input {
-                let (s, size) = operand_layout(t);
-                byte_strides.push(s.iter().map(|x| x * size).collect());
-            }
-        }
-        let order = iteration_order(&shape, &byte_strides);
-        let total = dst.numel().max(0);
-        let mut index = vec![0i64; n];
-        let mut args = Vec::with_capacity(inputs.len());
-        for _ in 0..total {
-            args.clear();
-            for input in inputs {
-                args.push(match input {
-                    Operand::Tensor(t) => {
-                        let o = t.layout.element_offset(&index);
-                        t.dtype.read(self.bytes(t.storage), o as usize)
-                    }
-                    Operand::Scalar(s) => *s,
-                });
-            }
-            let value = op(&args);
-            let o = dst.layout.element_offset(&index);
-            let dtype = dst.dtype;
-            dtype.write(self.bytes_mut(dst.storage), o as usize, value);
-            // Advance the index, fastest dim first.
-            for &d in &order {
-                index[d] += 1;
-                if index[d] < shape[d] {
-                    break;
-                }
-                index[d] = 0;
-            }
-        }
-    }
-
-    /// Whether an input of an op writing `dst` lives in `dst`'s storage.
-    fn aliases(dst: &Tensor, inputs: &[&Operand]) -> bool {
-        inputs
-            .iter()
-            .any(|i| matches!(i, Operand::Tensor(t) if t.storage == dst.storage))
     }
 
     fn operand_values(&self, operand: &Operand, n: usize) -> Vec<Scalar> {
@@ -332,11 +270,6 @@ impl Engine for CpuEngine {
     }
 
     fn copy(&mut self, dst: &Tensor, src: &Tensor) {
-        let input = Operand::Tensor(src.clone());
-        if Self::aliases(dst, &[&input]) {
-            self.run_aliased(dst, &[&input], |v| v[0]);
-            return;
-        }
         let values = self.gather(src);
         self.scatter(dst, values);
     }
@@ -347,11 +280,6 @@ impl Engine for CpuEngine {
     }
 
     fn unary(&mut self, op: UnaryOp, dst: &Tensor, src: &Tensor, compute: DType) {
-        let input = Operand::Tensor(src.clone());
-        if Self::aliases(dst, &[&input]) {
-            self.run_aliased(dst, &[&input], |v| apply_unary(op, v[0], compute));
-            return;
-        }
         let values: Vec<Scalar> = self
             .gather(src)
             .into_iter()
@@ -368,16 +296,6 @@ impl Engine for CpuEngine {
         b: &Operand,
         compute: DType,
     ) -> Result<(), EngineError> {
-        if Self::aliases(dst, &[a, b]) {
-            let mut failure = None;
-            self.run_aliased(dst, &[a, b], |v| {
-                apply_binary(op, v[0], v[1], compute).unwrap_or_else(|e| {
-                    failure = Some(e);
-                    Scalar::Int(0)
-                })
-            });
-            return failure.map_or(Ok(()), Err);
-        }
         let n = dst.numel().max(0) as usize;
         let xs = self.operand_values(a, n);
         let ys = self.operand_values(b, n);

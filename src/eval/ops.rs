@@ -6,7 +6,7 @@ use super::{Evaluator, R};
 use crate::engine::{BinaryOp, Operand, ReduceOp, UnaryOp};
 use crate::script::ast::BinOp;
 use crate::tensor::layout::{
-    broadcast_shapes, compute_view_strides, contiguous_strides, elementwise_output_strides,
+    broadcast_shapes, iteration_order, compute_view_strides, contiguous_strides, elementwise_output_strides,
     infer_dense_strides, infer_view_shape, list_str, numel_of, wrap_dim, OperandLayout,
 };
 use crate::tensor::{Category, DType, Layout, MemoryFormat, Scalar, ScriptError, Tensor};
@@ -1243,7 +1243,15 @@ impl Evaluator {
         }
         let src = broadcast_view(src, dst.shape());
         self.check_work(dst.numel(), "copy_")?;
-        self.engine.copy(dst, &src);
+        match sequential_order(dst, &[&src]) {
+            None => self.engine.copy(dst, &src),
+            Some(order) => {
+                for index in order {
+                    self.engine
+                        .copy(&element_view(dst, &index), &element_view(&src, &index));
+                }
+            }
+        }
         self.note_write(dst);
         Ok(())
     }
@@ -1444,9 +1452,30 @@ impl Evaluator {
             ElementwiseInput::Number(s) => Operand::Scalar(*s),
         };
         let (a, b) = (operand(x), operand(y));
-        self.engine
-            .binary(op, &out_tensor, &a, &b, common)
-            .map_err(|e| ScriptError::Runtime(e.to_string()))?;
+        let tensors: Vec<&Tensor> = [&a, &b]
+            .into_iter()
+            .filter_map(|o| match o {
+                Operand::Tensor(t) => Some(t),
+                Operand::Scalar(_) => None,
+            })
+            .collect();
+        match sequential_order(&out_tensor, &tensors) {
+            None => self
+                .engine
+                .binary(op, &out_tensor, &a, &b, common)
+                .map_err(|e| ScriptError::Runtime(e.to_string()))?,
+            Some(order) => {
+                for index in order {
+                    let at = |o: &Operand| match o {
+                        Operand::Tensor(t) => Operand::Tensor(element_view(t, &index)),
+                        Operand::Scalar(s) => Operand::Scalar(*s),
+                    };
+                    self.engine
+                        .binary(op, &element_view(&out_tensor, &index), &at(&a), &at(&b), common)
+                        .map_err(|e| ScriptError::Runtime(e.to_string()))?;
+                }
+            }
+        }
         if out.is_some() {
             self.note_write(&out_tensor);
         }
@@ -1505,7 +1534,15 @@ impl Evaluator {
         }
         if inplace {
             self.check_no_internal_overlap(t)?;
-            self.engine.unary(op, t, t, t.dtype);
+            match sequential_order(t, &[t]) {
+                None => self.engine.unary(op, t, t, t.dtype),
+                Some(order) => {
+                    for index in order {
+                        let e = element_view(t, &index);
+                        self.engine.unary(op, &e, &e, t.dtype);
+                    }
+                }
+            }
             self.note_write(t);
             return Ok(t.clone());
         }
@@ -1834,6 +1871,69 @@ impl Evaluator {
         self.engine.matmul(&out, a, b);
         Ok(out)
     }
+}
+
+/// The 0-dim view of `t`'s element at `index`.
+fn element_view(t: &Tensor, index: &[i64]) -> Tensor {
+    t.with_layout(Layout {
+        shape: vec![],
+        strides: vec![],
+        offset: t.layout.element_offset(index),
+    })
+}
+
+/// PyTorch's CPU loops compute an elementwise op element by element, in TensorIterator's
+/// order, reading each input just before writing the output element. Engines read all
+/// inputs first. The two differ only when a location the op writes is read again (or
+/// written again) at a later element: an output that sees a memory location twice (an
+/// `unfold`, an overlapping `as_strided`), or an input overlapping the output elsewhere
+/// (which PyTorch's overlap check lets through when it cannot decide). Then this returns the
+/// element indices in PyTorch's order, to be run one by one; otherwise None.
+/// `inputs` are broadcast to `dst`'s shape.
+fn sequential_order(dst: &Tensor, inputs: &[&Tensor]) -> Option<Vec<Vec<i64>>> {
+    if dst.numel() <= 1 || !inputs.iter().any(|t| t.storage == dst.storage) {
+        return None;
+    }
+    let shape = dst.shape();
+    let byte_strides = |t: &Tensor| -> Vec<i64> {
+        let size = t.dtype.item_size() as i64;
+        t.strides().iter().map(|s| s * size).collect()
+    };
+    let mut all_strides = vec![byte_strides(dst)];
+    all_strides.extend(inputs.iter().map(|t| byte_strides(t)));
+    let order = iteration_order(shape, &all_strides);
+    let mut indices = Vec::with_capacity(dst.numel().max(0) as usize);
+    let mut index = vec![0i64; shape.len()];
+    for _ in 0..dst.numel() {
+        indices.push(index.clone());
+        for &d in &order {
+            index[d] += 1;
+            if index[d] < shape[d] {
+                break;
+            }
+            index[d] = 0;
+        }
+    }
+    // Bytes written so far, and whether a later element reads or rewrites one of them.
+    let bytes_of = |t: &Tensor, index: &[i64]| {
+        let size = t.dtype.item_size() as i64;
+        let start = t.layout.element_offset(index) * size;
+        start..start + size
+    };
+    let mut written = std::collections::HashSet::new();
+    let mut differs = false;
+    for index in &indices {
+        let aliased = inputs.iter().filter(|t| t.storage == dst.storage);
+        let reads_written = aliased
+            .flat_map(|t| bytes_of(t, index))
+            .any(|b| written.contains(&b));
+        let rewrites = bytes_of(dst, index).any(|b| !written.insert(b));
+        if reads_written || rewrites {
+            differs = true;
+            break;
+        }
+    }
+    differs.then_some(indices)
 }
 
 /// The `NotImplementedError` of a CPU kernel that has no bool version.
