@@ -6,8 +6,9 @@ use super::{Evaluator, R};
 use crate::engine::{BinaryOp, Operand, ReduceOp, UnaryOp};
 use crate::script::ast::BinOp;
 use crate::tensor::layout::{
-    broadcast_shapes, iteration_order, compute_view_strides, contiguous_strides, elementwise_output_strides,
-    infer_dense_strides, infer_view_shape, list_str, numel_of, wrap_dim, OperandLayout,
+    broadcast_shapes, compute_view_strides, contiguous_strides, elementwise_output_strides,
+    infer_dense_strides, infer_view_shape, iteration_order, list_str, numel_of, wrap_dim,
+    OperandLayout,
 };
 use crate::tensor::{Category, DType, Layout, MemoryFormat, Scalar, ScriptError, Tensor};
 
@@ -1471,7 +1472,13 @@ impl Evaluator {
                         Operand::Scalar(s) => Operand::Scalar(*s),
                     };
                     self.engine
-                        .binary(op, &element_view(&out_tensor, &index), &at(&a), &at(&b), common)
+                        .binary(
+                            op,
+                            &element_view(&out_tensor, &index),
+                            &at(&a),
+                            &at(&b),
+                            common,
+                        )
                         .map_err(|e| ScriptError::Runtime(e.to_string()))?;
                 }
             }
