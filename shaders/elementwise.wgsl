@@ -12,8 +12,10 @@
 // Dtypes and the op are uniforms: one pipeline serves every combination.
 //
 // Modes as in gather.wgsl (0: dense destination, invocations own whole words; 1: any
-// destination, one dispatch per byte lane). The entry point `aliased` walks every element in
-// one invocation, in the CPU loop's order, for outputs that overlap an input.
+// destination, one dispatch per byte lane). An input in the destination's storage is read
+// from the destination binding when it is the destination view itself or reaches disjoint
+// bytes (each element is then read before anything overwrites it); otherwise the host
+// snapshots it first, so inputs are always read completely before the output is written.
 
 struct EwParams {
     n: u32,
@@ -626,23 +628,3 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
 }
 
-// Outputs that overlap an input: one invocation, the CPU loop's order (the host orders the
-// dims), each input element read just before its output element is written.
-@compute @workgroup_size(1)
-fn aliased() {
-    let n = params.n;
-    var pos = seek(0u);
-    let last = params.rank - 1u;
-    var i0 = idx[last];
-    let n0 = shp[last];
-    let step = vec3<u32>(dstr[last], astr[last], bstr[last]);
-    for (var l = 0u; l < n; l = l + 1u) {
-        store_dst(pos.x, element(pos));
-        i0 = i0 + 1u;
-        pos = pos + step;
-        if i0 == n0 {
-            i0 = 0u;
-            pos = carry(pos - step * n0);
-        }
-    }
-}

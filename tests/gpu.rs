@@ -238,6 +238,12 @@ proptest! {
         pair.gpu.copy(&gd, &gs);
         pair.cpu.copy(&cd, &cs);
         pair.assert_same(&format!("overlapping copy {src_dtype:?} {:?} -> {dtype:?} {:?}", src.0, dst.0));
+        // An elementwise op whose input overlaps its output: inputs are read first.
+        let compute = DType::promote(dtype, src_dtype);
+        let g = pair.gpu.binary(BinaryOp::Mul, &gd, &Operand::Tensor(gd.clone()), &Operand::Tensor(gs), compute);
+        let c = pair.cpu.binary(BinaryOp::Mul, &cd, &Operand::Tensor(cd.clone()), &Operand::Tensor(cs), compute);
+        prop_assert_eq!(g, c);
+        pair.assert_same(&format!("overlapping mul {src_dtype:?} {:?} -> {dtype:?} {:?}", src.0, dst.0));
     }
 
     /// fill: any destination view, overlapping ones included.

@@ -4,8 +4,8 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::kernels::{dtype_code, launch_shapes, to_u32s, Family, ALL_LANES, MODE_ELEMENTS};
-use super::plan::{disjoint_extents, is_non_overlapping, serial_plan, IterPlan};
+use super::kernels::{dtype_code, launch_shapes, to_u32s, Family};
+use super::plan::{disjoint_extents, is_non_overlapping, IterPlan};
 use super::GpuEngine;
 use crate::engine::cpu::apply_unary;
 use crate::engine::{BinaryOp, Operand, ReduceOp, UnaryOp};
@@ -262,7 +262,8 @@ impl GpuEngine {
     ) -> Result<(), String> {
         let mut storages = vec![dst.storage];
         let mut views: Vec<Tensor> = Vec::with_capacity(2);
-        let mut serial = false;
+        // The buffer each operand is read from (None: the dummy or the destination binding).
+        let mut snapshots: [Option<wgpu::Buffer>; 2] = [None, None];
         for (i, operand) in [a, b].into_iter().enumerate() {
             let (scalar_flag, from_dst_flag) = if i == 0 {
                 (F_A_SCALAR, F_A_FROM_DST)
@@ -281,10 +282,17 @@ impl GpuEngine {
                     views.push(scalar_view(dst));
                 }
                 Operand::Tensor(t) => {
+                    let mut view = t.clone();
                     if t.storage == dst.storage {
-                        params.flags |= from_dst_flag;
-                        if t != dst && !disjoint_extents(dst, t) {
-                            serial = true;
+                        if t == dst || disjoint_extents(dst, t) {
+                            // Every element is read before anything overwrites it.
+                            params.flags |= from_dst_flag;
+                        } else {
+                            let (temp, shift) = self
+                                .snapshot(t)
+                                .ok_or_else(|| "could not snapshot an input".to_string())?;
+                            view.layout.offset -= shift;
+                            snapshots[i] = Some(temp);
                         }
                     } else {
                         storages.push(t.storage);
@@ -294,56 +302,40 @@ impl GpuEngine {
                     } else {
                         params.b_t = dtype_code(t.dtype);
                     }
-                    views.push(t.clone());
+                    views.push(view);
                 }
             }
         }
         self.all_bindable(&storages)?;
         params.dst_t = dtype_code(dst.dtype);
         params.compute_t = dtype_code(compute);
-        let is_tensor = [
-            matches!(a, Operand::Tensor(_)),
-            matches!(b, Operand::Tensor(_)),
-        ];
-        let reorder = !serial && is_non_overlapping(dst);
-        let plan = if serial {
-            serial_plan(
-                &dst.layout.shape,
-                &[
-                    (dst, true),
-                    (&views[0], is_tensor[0]),
-                    (&views[1], is_tensor[1]),
-                ],
-            )
-        } else {
-            IterPlan::new(
-                &dst.layout.shape,
-                &[
-                    (&dst.layout.strides, dst.layout.offset),
-                    (&views[0].layout.strides, views[0].layout.offset),
-                    (&views[1].layout.strides, views[1].layout.offset),
-                ],
-                reorder,
-            )
-        }
+        let reorder = is_non_overlapping(dst);
+        let plan = IterPlan::new(
+            &dst.layout.shape,
+            &[
+                (&dst.layout.strides, dst.layout.offset),
+                (&views[0].layout.strides, views[0].layout.offset),
+                (&views[1].layout.strides, views[1].layout.offset),
+            ],
+            reorder,
+        )
         .map_err(|_| "negative strides or offsets".to_string())?;
         let Some(plan) = plan else {
             return Ok(());
         };
         let dst_buffer = self.bindable(dst.storage)?.clone();
         let dummy = self.dummy_buffer();
-        let operand_buffer = |engine: &Self, operand: &Operand| -> Result<wgpu::Buffer, String> {
-            match operand {
-                Operand::Tensor(t) if t.storage != dst.storage => {
-                    Ok(engine.bindable(t.storage)?.clone())
+        let mut operand_buffers = Vec::with_capacity(2);
+        for (operand, snapshot) in [a, b].into_iter().zip(snapshots) {
+            operand_buffers.push(match (operand, snapshot) {
+                (_, Some(temp)) => temp,
+                (Operand::Tensor(t), None) if t.storage != dst.storage => {
+                    self.bindable(t.storage)?.clone()
                 }
-                _ => Ok(dummy.clone()),
-            }
-        };
-        let a_buffer = operand_buffer(self, a)?;
-        let b_buffer = operand_buffer(self, b)?;
-        let entry = if serial { "aliased" } else { "main" };
-        let pipeline = self.pipeline(Family::Elementwise, entry, &[]);
+                _ => dummy.clone(),
+            });
+        }
+        let pipeline = self.pipeline(Family::Elementwise, "main", &[]);
         let per_word = (4 / dst.dtype.item_size() as u64).max(1);
         let mut encoder = self.encoder();
         for piece in plan.split_for_kernel() {
@@ -357,19 +349,7 @@ impl GpuEngine {
             params.dst_stride = to_u32s(&piece.views[0].strides).ok_or("stride beyond u32")?;
             params.a_stride = to_u32s(&piece.views[1].strides).ok_or("stride beyond u32")?;
             params.b_stride = to_u32s(&piece.views[2].strides).ok_or("stride beyond u32")?;
-            let buffers = [&dst_buffer, &a_buffer, &b_buffer];
-            if serial {
-                params.mode = MODE_ELEMENTS;
-                params.lane = ALL_LANES;
-                self.encode_dispatch(
-                    &mut encoder,
-                    &pipeline,
-                    bytemuck::bytes_of(&params),
-                    &buffers,
-                    (1, 1),
-                );
-                continue;
-            }
+            let buffers = [&dst_buffer, &operand_buffers[0], &operand_buffers[1]];
             for (mode, lane, per, invocations) in
                 launch_shapes(reorder && piece.is_dense(0), n, per_word, params.dst_offset)
             {

@@ -8,9 +8,7 @@ use std::task::{Context, Poll, Waker};
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
-use super::plan::{
-    disjoint_extents, is_non_overlapping, serial_plan, IterPlan, PlanIssue, MAX_KERNEL_RANK,
-};
+use super::plan::{is_non_overlapping, IterPlan, PlanIssue, MAX_KERNEL_RANK};
 use super::GpuEngine;
 use crate::tensor::{DType, Scalar, Tensor};
 
@@ -290,9 +288,6 @@ impl GpuEngine {
     /// The GPU copy, or why it must run on the CPU.
     pub(crate) fn gpu_copy(&mut self, dst: &Tensor, src: &Tensor) -> Result<(), String> {
         self.all_bindable(&[dst.storage, src.storage])?;
-        if src.storage == dst.storage && src != dst && !disjoint_extents(dst, src) {
-            return self.aliased_copy(dst, src);
-        }
         let reorder = is_non_overlapping(dst);
         let plan = IterPlan::new(
             &dst.layout.shape,
@@ -376,50 +371,6 @@ impl GpuEngine {
                     grid,
                 );
             }
-        }
-        self.submit(encoder);
-        Ok(())
-    }
-
-    /// A copy whose source overlaps its destination in one storage: one invocation walks
-    /// the elements in the CPU loop's order (see `plan::iteration_order`).
-    fn aliased_copy(&mut self, dst: &Tensor, src: &Tensor) -> Result<(), String> {
-        let plan =
-            serial_plan(&dst.layout.shape, &[(dst, true), (src, true)]).map_err(plan_reason)?;
-        let Some(plan) = plan else {
-            return Ok(());
-        };
-        let dst_buffer = self.bindable(dst.storage)?.clone();
-        let pipeline = self.pipeline(
-            Family::Gather,
-            "aliased",
-            &[
-                ("SRC_T", f64::from(dtype_code(src.dtype))),
-                ("DST_T", f64::from(dtype_code(dst.dtype))),
-            ],
-        );
-        let mut encoder = self.encoder();
-        for piece in plan.split_for_kernel() {
-            let params = GatherParams {
-                n: u32::try_from(piece.numel()).map_err(|_| "too many elements")?,
-                rank: piece.shape.len() as u32,
-                per_invocation: 0,
-                mode: MODE_ELEMENTS,
-                lane: ALL_LANES,
-                dst_offset: u32::try_from(piece.views[0].offset).map_err(|_| "offset")?,
-                src_offset: u32::try_from(piece.views[1].offset).map_err(|_| "offset")?,
-                pad: 0,
-                shape: to_u32s(&piece.shape).ok_or("shape beyond u32")?,
-                dst_stride: to_u32s(&piece.views[0].strides).ok_or("stride beyond u32")?,
-                src_stride: to_u32s(&piece.views[1].strides).ok_or("stride beyond u32")?,
-            };
-            self.encode_dispatch(
-                &mut encoder,
-                &pipeline,
-                bytemuck::bytes_of(&params),
-                &[&dst_buffer],
-                (1, 1),
-            );
         }
         self.submit(encoder);
         Ok(())
