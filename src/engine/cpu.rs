@@ -57,13 +57,9 @@ fn to_compute(value: Scalar, compute: DType) -> Scalar {
     match compute.category() {
         Category::Bool => Scalar::Bool(value.to_bool()),
         Category::Integral => Scalar::Int(compute.round(value).to_wrapped_int()),
-        Category::Floating => {
-            if compute == DType::Float64 {
-                Scalar::Float(value.to_f64())
-            } else {
-                Scalar::Float(f64::from(value.to_f32()))
-            }
-        }
+        // Inputs are first cast to the common dtype (a Python number or a 0-dim tensor of
+        // another dtype too), then widened to the opmath type (f32, or f64 for f64).
+        Category::Floating => Scalar::Float(compute.round(value).to_f64()),
     }
 }
 

@@ -1452,7 +1452,30 @@ impl Evaluator {
             ElementwiseInput::Tensor(t) => Operand::Tensor(broadcast_view(t, &shape)),
             ElementwiseInput::Number(s) => Operand::Scalar(*s),
         };
-        let (a, b) = (operand(x), operand(y));
+        let (mut a, b) = (operand(x), operand(y));
+        let mut compute = common;
+        if op == BinaryOp::Mul && matches!(common, DType::Float16 | DType::BFloat16) {
+            // `mul_kernel` takes a second operand that is one broadcast value at its original
+            // precision (`original_scalar_value<float>`), not rounded to the reduced dtype:
+            // the product is computed in f32 from the first operand cast to the common dtype.
+            let scalar_like = match &b {
+                Operand::Scalar(_) => true,
+                Operand::Tensor(t) => t
+                    .shape()
+                    .iter()
+                    .zip(t.strides())
+                    .all(|(&n, &s)| n == 1 || s == 0),
+            };
+            if scalar_like {
+                if let Operand::Tensor(t) = &a {
+                    if t.dtype != common {
+                        let cast = self.convert(t, common, MemoryFormat::Preserve, op_name(op))?;
+                        a = Operand::Tensor(cast);
+                    }
+                }
+                compute = DType::Float32;
+            }
+        }
         let tensors: Vec<&Tensor> = [&a, &b]
             .into_iter()
             .filter_map(|o| match o {
@@ -1463,7 +1486,7 @@ impl Evaluator {
         match sequential_order(&out_tensor, &tensors) {
             None => self
                 .engine
-                .binary(op, &out_tensor, &a, &b, common)
+                .binary(op, &out_tensor, &a, &b, compute)
                 .map_err(|e| ScriptError::Runtime(e.to_string()))?,
             Some(order) => {
                 for index in order {
@@ -1477,7 +1500,7 @@ impl Evaluator {
                             &element_view(&out_tensor, &index),
                             &at(&a),
                             &at(&b),
-                            common,
+                            compute,
                         )
                         .map_err(|e| ScriptError::Runtime(e.to_string()))?;
                 }
@@ -1610,6 +1633,23 @@ impl Evaluator {
             )));
         }
         let n = t.ndim();
+        if matches!(op, ReduceOp::Amax | ReduceOp::Amin) && t.numel() == 0 {
+            // `zero_numel_check_dims`, before the dims are checked for repeats.
+            let given = dims.unwrap_or(&[]);
+            if given.is_empty() {
+                return Err(ScriptError::Runtime(format!(
+                    "{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
+                )));
+            }
+            for &d in given {
+                let w = wrap_dim(d, n).map_err(index_err)?;
+                if t.shape().get(w) == Some(&0) {
+                    return Err(ScriptError::Index(format!(
+                        "{name}(): Expected reduction dim {d} to have non-zero size."
+                    )));
+                }
+            }
+        }
         let mut reduce = vec![false; n];
         match dims {
             None => reduce.iter_mut().for_each(|r| *r = true),
@@ -1639,20 +1679,6 @@ impl Evaluator {
             }
             _ => t.dtype,
         };
-        if matches!(op, ReduceOp::Amax | ReduceOp::Amin) {
-            for (d, &r) in reduce.iter().enumerate() {
-                if r && t.shape()[d] == 0 {
-                    return Err(ScriptError::Index(format!(
-                        "{name}(): Expected reduction dim {d} to have non-zero size."
-                    )));
-                }
-            }
-            if n == 0 && t.numel() == 0 {
-                return Err(ScriptError::Runtime(format!(
-                    "{name}(): Expected reduction dim to have non-zero size."
-                )));
-            }
-        }
         self.check_work(t.numel(), name)?;
         let kept_shape: Vec<i64> = (0..n)
             .map(|d| if reduce[d] { 1 } else { t.shape()[d] })
@@ -1796,7 +1822,9 @@ impl Evaluator {
                 v.dtype.scalar_type_name()
             )));
         }
-        not_for_bool(m.dtype, "addmv_impl_cpu")?;
+        if m.shape()[0] != 0 && m.shape()[1] != 0 {
+            not_for_bool(m.dtype, "addmv_impl_cpu")?;
+        }
         let v2 = self.unsqueeze(v, 1)?;
         let out = self.mm_unchecked(m, &v2)?;
         Ok(out.with_layout(Layout::contiguous(&[m.shape()[0]])))
@@ -1824,7 +1852,10 @@ impl Evaluator {
         if a.dtype != b.dtype {
             return Err(self.dtype_mismatch(a, b));
         }
-        not_for_bool(a.dtype, "addmm_impl_cpu_")?;
+        // An empty product is zeros without running (or dispatching) the kernel.
+        if a.shape()[0] * b.shape()[1] != 0 && a.shape()[1] != 0 {
+            not_for_bool(a.dtype, "addmm_impl_cpu_")?;
+        }
         self.mm_unchecked(a, b)
     }
 
@@ -1838,6 +1869,11 @@ impl Evaluator {
                 sa[0], sa[2], sb[0], sb[1]
             )));
         }
+        let (batch, n, k, p) = (sa[0], sa[1], sa[2], sb[2]);
+        if batch * n * p == 0 || k == 0 {
+            // Nothing to multiply: zeros of the second operand's dtype, no kernel run.
+            return self.empty(&[batch, n, p], b.dtype, MemoryFormat::Contiguous, "matmul");
+        }
         not_for_bool(a.dtype, "bmm")?;
         if a.dtype != b.dtype {
             return Err(ScriptError::Runtime(format!(
@@ -1846,7 +1882,6 @@ impl Evaluator {
                 b.dtype.scalar_type_name()
             )));
         }
-        let (batch, n, k, p) = (sa[0], sa[1], sa[2], sb[2]);
         self.check_work(
             batch.saturating_mul(n).saturating_mul(p).saturating_mul(k),
             "matmul",

@@ -476,6 +476,38 @@ class Gen:
     def st_create(self, v, t):
         return self.create(self.fresh())
 
+    def st_mixed(self, v, t):
+        """Type promotion: tensors of other dtypes, 0-dim tensors, Python numbers."""
+        w, u = self.pick()
+        conv = self.rng.choice([".float()", ".half()", ".int()", ".long()", ".double()",
+                                ".to(torch.bfloat16)", ".to(torch.uint8)", ".to(torch.int8)",
+                                ".to(torch.bool)", ""])
+        red = self.rng.choice([".sum()", ".amax()", "[0]" if u.dim() > 0 else ".sum()", ""])
+        op = self.rng.choice(["+", "-", "*", "%", ">", "==", "<"])
+        c = self.rng.random()
+        if c < 0.4:
+            return f"{self.fresh()} = {v} {op} {w}{conv}{red}"
+        if c < 0.6:
+            return f"{self.fresh()} = {v}{conv} {op} {self.scalar(t)}"
+        if c < 0.8:
+            meth = self.rng.choice(["add_", "sub_", "mul_", "copy_"])
+            return f"{v}.{meth}({w}{conv}{red})"
+        return f"{v}{conv}{red} {op} {w}"
+
+    def st_print_scaled(self, v, t):
+        """Printouts of wide value ranges (scientific notation, many digits)."""
+        s = self.rng.choice(["1000.5", "0.001", "1e-05", "123456.0", "-0.25", "3.14159",
+                             "1e8", "100000", "-7", "0.1"])
+        conv = self.rng.choice(["", ".float()", ".half()", ".double()", ".to(torch.bfloat16)"])
+        return self.rng.choice([f"{v}{conv} * {s}", f"({v}{conv} - 2) * {s}", f"{v}{conv} + {s}"])
+
+    def st_big(self, v, t):
+        """A large tensor, whose printout is summarized."""
+        n = self.rng.choice([1001, 1200, 2048, 3000])
+        shape = self.rng.choice([f"{n}", f"2, {n // 2}", f"{n // 40}, 40"]) if n % 40 == 0 else str(n)
+        dt = self.rng.choice(["", ", dtype=torch.float32", ", dtype=torch.int32", ", dtype=torch.float16"])
+        return f"{self.fresh()} = torch.arange({n}{dt}).reshape({shape})"
+
     STATEMENTS = [
         ("st_view", 12), ("st_flatten", 4), ("st_squeeze", 4), ("st_unsqueeze", 4),
         ("st_transpose", 5), ("st_t", 5), ("st_permute", 3), ("st_movedim", 3),
@@ -483,7 +515,8 @@ class Gen:
         ("st_diagonal", 3), ("st_as_strided", 3), ("st_split", 5), ("st_copy", 8),
         ("st_convert", 6), ("st_arith", 10), ("st_compare", 3), ("st_matmul", 2),
         ("st_inplace", 18), ("st_reduce", 6), ("st_query", 16), ("st_print", 6),
-        ("st_index", 5), ("st_setitem", 7), ("st_create", 1),
+        ("st_index", 5), ("st_setitem", 7), ("st_create", 2), ("st_mixed", 6),
+        ("st_print_scaled", 4), ("st_big", 0.5),
     ]
 
     def run(self, line):
