@@ -325,3 +325,211 @@ mod tests {
         assert_eq!(stride_walk(&t, 1, &[1, 0]), vec![1, 4, 7, 10, 13]);
     }
 }
+
+/// Escapes text for HTML (text and attribute values).
+pub fn escape_html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The cells of a tensor's grid as markup (every text escaped): panels of rows of cells, with
+/// the `data-` attributes of the DOM contract. Built as one string because a step can show
+/// tens of thousands of cells.
+pub fn tensor_cells_html(t: &TensorRecord, written: &std::collections::HashSet<i64>) -> String {
+    use std::fmt::Write;
+    let Some(values) = &t.values else {
+        return format!(
+            "<p class=\"muted\">{} elements: too many to record</p>",
+            crate::tensor::layout::numel_of(&t.shape)
+        );
+    };
+    let plan = grid_plan(&t.shape);
+    let rank = t.shape.len();
+    let name = escape_html(&t.name);
+    let storage = escape_html(&t.storage);
+    let mut html = String::with_capacity(values.len().min(MAX_DRAWN) * 160);
+    for panel in &plan.panels {
+        let Some(lead) = &panel.lead else {
+            html.push_str("<div class=\"mini gap\">…</div>");
+            continue;
+        };
+        html.push_str("<div class=\"mini\">");
+        if !panel.title.is_empty() {
+            let _ = write!(
+                html,
+                "<div class=\"mini-title\">{}</div>",
+                escape_html(&panel.title)
+            );
+        }
+        html.push_str("<div class=\"grid\" role=\"grid\">");
+        for r in &plan.rows {
+            html.push_str("<div class=\"gridrow\" role=\"row\">");
+            for c in &plan.cols {
+                let (Tick::At(r), Tick::At(c)) = (r, c) else {
+                    html.push_str("<span class=\"cell gap\" aria-hidden=\"true\">…</span>");
+                    continue;
+                };
+                let index = cell_index(rank, lead, *r, *c);
+                let at = storage_offset_of(t, &index);
+                let value = values
+                    .get(flat_position(&t.shape, &index))
+                    .map(value_text)
+                    .unwrap_or_default();
+                let idx = attr_list(&index);
+                let class = if written.contains(&at) {
+                    "cell written"
+                } else {
+                    "cell"
+                };
+                let _ = write!(
+                    html,
+                    "<span class=\"{class}\" role=\"gridcell\" data-testid=\"view-cell\" data-view=\"{name}\" data-index=\"{idx}\" data-offset=\"{at}\" data-key=\"{storage}:{at}\" aria-label=\"{name}[{}] = {value}, {storage} element {at}\">{value}</span>",
+                    idx.replace(',', ", ")
+                );
+            }
+            html.push_str("</div>");
+        }
+        html.push_str("</div></div>");
+    }
+    html
+}
+
+/// One storage's cells as markup (every text escaped): offset label, value, a mark per view
+/// that reaches the cell (`colours[view]`), the write flash and the stride-jump number.
+pub struct StorageCells<'a> {
+    pub id: &'a str,
+    pub values: &'a [TraceScalar],
+    /// For each element, the views (indices into `names`) that reach it.
+    pub reach: &'a std::collections::HashMap<i64, Vec<usize>>,
+    pub names: &'a [String],
+    pub colours: &'a [&'a str],
+    pub written: &'a std::collections::HashSet<i64>,
+    pub jumps: &'a std::collections::HashMap<i64, usize>,
+}
+
+impl StorageCells<'_> {
+    /// The markup of the strip.
+    pub fn html(&self) -> String {
+        use std::fmt::Write;
+        let id = escape_html(self.id);
+        let n = self.values.len();
+        let shown: Vec<Option<usize>> = if n > MAX_DRAWN {
+            (0..MAX_DRAWN / 2)
+                .map(Some)
+                .chain(std::iter::once(None))
+                .chain((n - MAX_DRAWN / 2..n).map(Some))
+                .collect()
+        } else {
+            (0..n).map(Some).collect()
+        };
+        let mut html = String::with_capacity(shown.len() * 220);
+        for slot in shown {
+            let Some(i) = slot else {
+                html.push_str("<span class=\"cell gap\" aria-hidden=\"true\">…</span>");
+                continue;
+            };
+            let at = i as i64;
+            let marks = self.reach.get(&at).map(Vec::as_slice).unwrap_or(&[]);
+            let mut class = String::from("cell");
+            if marks.is_empty() {
+                class.push_str(" unreached");
+            }
+            if self.written.contains(&at) {
+                class.push_str(" written");
+            }
+            let jump = self.jumps.get(&at);
+            if jump.is_some() {
+                class.push_str(" jump");
+            }
+            let who: Vec<String> = marks
+                .iter()
+                .filter_map(|&v| self.names.get(v))
+                .map(|s| escape_html(s))
+                .collect();
+            let value = value_text(&self.values[i]);
+            let reached = if who.is_empty() {
+                ", no view reaches it".to_string()
+            } else {
+                format!(", reached by {}", who.join(", "))
+            };
+            let _ = write!(
+                html,
+                "<span class=\"{class}\" role=\"listitem\" data-testid=\"storage-cell\" data-offset=\"{at}\" data-key=\"{id}:{at}\" aria-label=\"{id} element {at}: {value}{reached}\" title=\"{}\"><small class=\"off\">{at}</small><span class=\"val\">{value}</span><span class=\"marks\">",
+                who.join(", ")
+            );
+            for &v in marks {
+                let colour = self
+                    .colours
+                    .get(v % self.colours.len().max(1))
+                    .copied()
+                    .unwrap_or("#999");
+                let _ = write!(html, "<i style=\"background:{}\"></i>", escape_html(colour));
+            }
+            html.push_str("</span>");
+            if let Some(k) = jump {
+                let _ = write!(html, "<b class=\"jumpno\">{k}</b>");
+            }
+            html.push_str("</span>");
+        }
+        html
+    }
+}
+
+#[cfg(test)]
+mod html_tests {
+    use super::*;
+    use std::collections::{HashMap, HashSet};
+
+    #[test]
+    fn markup_escapes_every_name() {
+        let t = TensorRecord {
+            name: "<img onerror=x>".into(),
+            storage: "s0\"".into(),
+            shape: vec![2],
+            stride: vec![1],
+            values: Some(vec![
+                TraceScalar(Scalar::Int(1)),
+                TraceScalar(Scalar::Int(2)),
+            ]),
+            ..Default::default()
+        };
+        let html = tensor_cells_html(&t, &HashSet::new());
+        assert!(!html.contains("<img"));
+        assert!(html.contains("data-view=\"&lt;img onerror=x&gt;\""));
+        assert!(html.contains("data-key=\"s0&quot;:1\""));
+        assert_eq!(html.matches("data-testid=\"view-cell\"").count(), 2);
+    }
+
+    #[test]
+    fn storage_cells_mark_reach_writes_and_jumps() {
+        let values = vec![TraceScalar(Scalar::Int(5)); 3];
+        let reach = HashMap::from([(1, vec![0, 1])]);
+        let names = vec!["a".to_string(), "b".to_string()];
+        let written = HashSet::from([2]);
+        let jumps = HashMap::from([(1, 0)]);
+        let cells = StorageCells {
+            id: "s0",
+            values: &values,
+            reach: &reach,
+            names: &names,
+            colours: &["#111", "#222"],
+            written: &written,
+            jumps: &jumps,
+        };
+        let html = cells.html();
+        assert_eq!(html.matches("data-testid=\"storage-cell\"").count(), 3);
+        assert!(html.contains("class=\"cell jump\""));
+        assert!(html.contains("class=\"cell unreached written\""));
+        assert!(html.contains("reached by a, b"));
+    }
+}

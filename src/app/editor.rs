@@ -28,7 +28,8 @@ pub fn Editor() -> impl IntoView {
     let gutter_lines = move || {
         let current = current_line();
         let errors: Vec<usize> = error_lines().into_iter().map(|(_, l, _, _)| l).collect();
-        (1..=line_count())
+        // Beyond what the browser runs, line numbers would only cost time.
+        (1..=line_count().min(super::MAX_SCRIPT_LINES * 2))
             .map(|n| {
                 let mut class = String::from("ln");
                 if Some(n) == current {

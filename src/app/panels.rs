@@ -10,8 +10,8 @@ use super::{AppState, Hover};
 use crate::tensor::layout::ViewExplanation;
 use crate::trace::{Step, StorageRecord, TensorRecord};
 use crate::ui_model::{
-    attr_list, axis_names, bytes_text, cell_index, dims_text, flat_position, grid_plan,
-    offset_formula, storage_offset_of, stride_walk, value_text, Tick, MAX_DRAWN,
+    attr_list, axis_names, bytes_text, dims_text, grid_plan, offset_formula, stride_walk,
+    tensor_cells_html, StorageCells, MAX_DRAWN,
 };
 
 /// Okabe-Ito: a colour-blind-safe palette, one colour per view.
@@ -282,7 +282,7 @@ fn storage_strip(
     }
     let dtype = storage.dtype.clone();
     let count = storage.values.as_ref().map(|v| v.len()).unwrap_or(0);
-    let item = if count > 0 { storage.nbytes / count } else { 0 };
+    let item = storage.nbytes.checked_div(count).unwrap_or(0);
     let owner = storage
         .owner
         .clone()
@@ -296,63 +296,18 @@ fn storage_strip(
         count,
         owner
     );
+    let names: Vec<String> = step.tensors.iter().map(|t| t.name.clone()).collect();
     let cells = match &storage.values {
         None => view! { <p class="muted">{format!("{} elements: too many to draw", storage.nbytes / item.max(1))}</p> }.into_any(),
         Some(values) => {
-            let shown: Vec<Option<usize>> = if values.len() > MAX_DRAWN {
-                (0..MAX_DRAWN / 2).map(Some).chain(std::iter::once(None)).chain((values.len() - MAX_DRAWN / 2..values.len()).map(Some)).collect()
-            } else {
-                (0..values.len()).map(Some).collect()
-            };
-            shown
-                .into_iter()
-                .map(|slot| match slot {
-                    None => view! { <span class="cell gap" aria-hidden="true">"…"</span> }.into_any(),
-                    Some(i) => {
-                        let at = i as i64;
-                        let marks = reach.get(&at).cloned().unwrap_or_default();
-                        let mut class = String::from("cell");
-                        if marks.is_empty() {
-                            class.push_str(" unreached");
-                        }
-                        if written.contains(&at) {
-                            class.push_str(" written");
-                        }
-                        let jump = jumps.get(&at).copied();
-                        if jump.is_some() {
-                            class.push_str(" jump");
-                        }
-                        let names: Vec<String> = marks.iter().filter_map(|&v| step.tensors.get(v).map(|t| t.name.clone())).collect();
-                        let label = format!(
-                            "{} element {}: {}{}",
-                            storage.id,
-                            at,
-                            value_text(&values[i]),
-                            if names.is_empty() { ", no view reaches it".to_string() } else { format!(", reached by {}", names.join(", ")) }
-                        );
-                        let bars = marks
-                            .iter()
-                            .map(|&v| view! { <i style=format!("background:{}", colour(v))></i> })
-                            .collect_view();
-                        view! {
-                            <span class=class data-testid="storage-cell" data-offset=at data-key=format!("{}:{}", storage.id, at) aria-label=label title=names.join(", ")>
-                                <small class="off">{at}</small>
-                                <span class="val">{value_text(&values[i])}</span>
-                                <span class="marks">{bars}</span>
-                                {jump.map(|k| view! { <b class="jumpno">{k}</b> })}
-                            </span>
-                        }
-                        .into_any()
-                    }
-                })
-                .collect_view()
-                .into_any()
+            let html = StorageCells { id: &storage.id, values, reach: &reach, names: &names, colours: &PALETTE, written: &written, jumps: &jumps }.html();
+            view! { <div class="strip" role="list" inner_html=html></div> }.into_any()
         }
     };
     view! {
         <section class="storage" data-testid="storage" data-storage=storage.id.clone() data-dtype=dtype data-nbytes=storage.nbytes>
             <h3>{header}</h3>
-            <div class="strip" role="list">{cells}</div>
+            {cells}
             {jump_caption.map(|c| view! { <p class="jump-caption">{c}</p> })}
         </section>
     }
@@ -436,54 +391,7 @@ fn tensor_view(
         .collect_view();
     let plan = grid_plan(&t.shape);
     let rank = t.shape.len();
-    let body = match &t.values {
-        None => view! { <p class="muted">{format!("{} elements: too many to record", crate::tensor::layout::numel_of(&t.shape))}</p> }.into_any(),
-        Some(values) => plan
-            .panels
-            .iter()
-            .map(|panel| {
-                let Some(lead) = panel.lead.clone() else {
-                    return view! { <div class="mini gap">"…"</div> }.into_any();
-                };
-                let rows = plan
-                    .rows
-                    .iter()
-                    .map(|r| {
-                        let cells = plan
-                            .cols
-                            .iter()
-                            .map(|c| match (r, c) {
-                                (Tick::At(r), Tick::At(c)) => {
-                                    let index = cell_index(rank, &lead, *r, *c);
-                                    let at = storage_offset_of(t, &index);
-                                    let value = values.get(flat_position(&t.shape, &index)).map(value_text).unwrap_or_default();
-                                    let idx = attr_list(&index);
-                                    let label = format!("{}[{}] = {value}, storage {} element {at}", t.name, idx.replace(',', ", "), t.storage);
-                                    let class = if written.contains(&at) { "cell written" } else { "cell" };
-                                    view! {
-                                        <span class=class data-testid="view-cell" data-view=t.name.clone() data-index=idx data-offset=at
-                                            data-key=format!("{}:{}", t.storage, at) aria-label=label>{value}</span>
-                                    }
-                                    .into_any()
-                                }
-                                _ => view! { <span class="cell gap" aria-hidden="true">"…"</span> }.into_any(),
-                            })
-                            .collect_view();
-                        view! { <div class="gridrow">{cells}</div> }
-                    })
-                    .collect_view();
-                let title = panel.title.clone();
-                view! {
-                    <div class="mini">
-                        {(!title.is_empty()).then(|| view! { <div class="mini-title">{title}</div> })}
-                        <div class="grid" role="grid">{rows}</div>
-                    </div>
-                }
-                .into_any()
-            })
-            .collect_view()
-            .into_any(),
-    };
+    let body = tensor_cells_html(t, &written);
     let badges = view! {
         {t.contiguous.then(|| view! { <span class="badge ok">"contiguous"</span> })}
         {t.channels_last.then(|| view! { <span class="badge cl">"channels_last"</span> })}
@@ -506,7 +414,7 @@ fn tensor_view(
             </header>
             <div class="dims">{dims}</div>
             {(!axes.is_empty()).then(|| view! { <p class="axes">{axes}</p> })}
-            <div class="minis">{body}</div>
+            <div class="minis" inner_html=body></div>
         </article>
     }
 }

@@ -1,94 +1,207 @@
-// End-to-end: serve the built app (dist/) on localhost, drive it in headless Chromium
-// (Debian's, through playwright-core), check what it shows against PyTorch-recorded values,
-// and save screenshots under target/e2e/. Run after `trunk build --release`.
-import { createServer } from 'node:http';
+// End-to-end tests of the web app in headless Chromium, with and without WebGPU.
+// Expectations come from PyTorch recordings (tests/fixtures/*.torch.jsonl), never from the app.
+// Screenshots of key states go to target/e2e/. Run after `trunk build --release`.
 import { readFile, mkdir } from 'node:fs/promises';
-import { extname, join, normalize } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const dist = join(root, 'dist');
-const shots = join(root, 'target', 'e2e');
-const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.py': 'text/plain' };
-
-function serve() {
-  const server = createServer(async (req, res) => {
-    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
-    const file = join(dist, path.endsWith('/') ? path + 'index.html' : path);
-    try {
-      const body = await readFile(file);
-      res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' });
-      res.end(body);
-    } catch {
-      res.writeHead(404);
-      res.end('not found');
-    }
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
-const browserArgs = (webgpu) => [
-  '--no-sandbox', '--no-first-run', '--disable-background-networking', '--disable-component-update',
-  '--disable-sync', '--disable-quic', ...(webgpu ? ['--enable-unsafe-webgpu'] : []),
-];
-
-let passed = 0;
-let failed = 0;
-async function check(name, fn) {
-  try {
-    await fn();
-    passed += 1;
-    console.log(`ok   ${name}`);
-  } catch (e) {
-    failed += 1;
-    console.log(`FAIL ${name}\n     ${String(e?.message ?? e).split('\n').join('\n     ')}`);
-  }
-}
-function expectEqual(got, want, what) {
-  if (JSON.stringify(got) !== JSON.stringify(want)) {
-    const cut = (v) => { const s = JSON.stringify(v); return s.length > 400 ? s.slice(0, 400) + '…' : s; };
-    throw new Error(`${what}: expected ${cut(want)}, got ${cut(got)}`);
-  }
-}
+import { join } from 'node:path';
+import { check, expect, expectEqual, launch, results, root, serve, sharing, shots } from './harness.mjs';
 
 const recorded = JSON.parse((await readFile(join(root, 'tests/fixtures/default_scenario.torch.jsonl'), 'utf8')).trim().split('\n')[0]);
 await mkdir(shots, { recursive: true });
 const server = await serve();
 const url = `http://127.0.0.1:${server.address().port}/`;
 
+/** What the page shows for the current step. */
+async function shown(page) {
+  return page.evaluate(() => {
+    const views = [...document.querySelectorAll('[data-testid=view]')].map((v) => ({
+      name: v.dataset.name, shape: v.dataset.shape, stride: v.dataset.stride, offset: v.dataset.offset,
+      storage: v.dataset.storage, contiguous: v.dataset.contiguous,
+      values: [...v.querySelectorAll('[data-testid=view-cell]')].map((c) => c.textContent),
+    }));
+    const storages = [...document.querySelectorAll('[data-testid=storage]')].map((s) => ({
+      id: s.dataset.storage, nbytes: s.dataset.nbytes, dtype: s.dataset.dtype,
+    }));
+    const output = document.querySelector('[data-testid=output]')?.textContent ?? null;
+    const error = document.querySelector('[data-testid=error]')?.textContent ?? null;
+    return { views, storages, output, error, label: document.querySelector('[data-testid=step-label]')?.textContent };
+  });
+}
+
+/** A PyTorch element as a cell shows it. */
+function cellText(dtype, v) {
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  if (dtype.startsWith('float') || dtype === 'bfloat16') return Number.isInteger(v) ? `${v}.` : String(v);
+  return String(v);
+}
+
+async function freshPage(browser) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const page = await context.newPage();
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
+  page.on('dialog', (d) => { page.errors.push(`dialog: ${d.message()}`); d.dismiss(); });
+  return page;
+}
+
 for (const webgpu of [false, true]) {
-  const label = webgpu ? 'with WebGPU flag' : 'without WebGPU';
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: browserArgs(webgpu) });
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const consoleErrors = [];
-  page.on('pageerror', (e) => consoleErrors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+  const mode = webgpu ? 'webgpu' : 'cpu';
+  const label = webgpu ? '[WebGPU]' : '[no WebGPU]';
+  const browser = await launch(webgpu);
+  const page = await freshPage(browser);
   const started = Date.now();
   await page.goto(url);
-  await check(`${label}: the default scenario renders one row per statement`, async () => {
-    await page.waitForSelector('table.steps tr td', { timeout: 15000 });
-    const sources = await page.$$eval('table.steps tr', (rows) => rows.slice(1).map((r) => r.children[1].textContent));
-    expectEqual(sources, recorded.steps.map((s) => s.source), 'statements');
+  await page.waitForSelector('[data-testid=view]', { timeout: 20000 });
+  console.log(`     ${label} first render: ${Date.now() - started} ms`);
+
+  await check(`${label} the engine badge names the engine`, async () => {
+    await page.waitForFunction((want) => document.querySelector('[data-testid=engine-badge]')?.textContent.includes(want),
+      webgpu ? 'WebGPU' : 'CPU', { timeout: 20000 });
   });
-  console.log(`     first render: ${Date.now() - started} ms`);
-  await check(`${label}: outputs and errors are PyTorch's`, async () => {
-    const shown = await page.$$eval('table.steps tr', (rows) => rows.slice(1).map((r) => r.children[2].textContent));
-    expectEqual(shown, recorded.steps.map((s) => s.error ?? s.output ?? ''), 'outputs');
+
+  await check(`${label} the default scenario steps end to end, every step as PyTorch ran it`, async () => {
+    await page.click('[data-testid=step-first]');
+    for (let i = 0; i < recorded.steps.length; i++) {
+      const want = recorded.steps[i];
+      const got = await shown(page);
+      const at = `step ${i + 1} (line ${want.line}: ${want.source})`;
+      expect(got.label.startsWith(`Step ${i + 1} of ${recorded.steps.length}`), `${at}: label ${got.label}`);
+      expectEqual(got.views.map((v) => v.name), want.tensors.map((t) => t.name), `${at} names`);
+      expectEqual(got.views.map((v) => [v.shape, v.stride, v.offset, v.contiguous]),
+        want.tensors.map((t) => [t.shape.join(','), t.stride.join(','), String(t.storage_offset), String(t.contiguous)]), `${at} layouts`);
+      expectEqual(sharing(got.views.map((v) => v.storage)), sharing(want.tensors.map((t) => t.storage)), `${at} sharing`);
+      for (const t of want.tensors) {
+        const v = got.views.find((x) => x.name === t.name);
+        expectEqual(v.values, t.values.map((x) => cellText(t.dtype, x)), `${at} values of ${t.name}`);
+        const s = got.storages.find((x) => x.id === v.storage);
+        expectEqual(s?.nbytes, String(t.storage_nbytes), `${at} storage bytes of ${t.name}`);
+      }
+      if (want.error) expectEqual(got.error?.split(' (col')[0], want.error, `${at} error`);
+      else expectEqual(got.error, null, `${at} no error`);
+      if (want.output !== null) expectEqual(got.output, want.output, `${at} output`);
+      if (i === 3) await page.screenshot({ path: join(shots, `${mode}-transpose.png`) });
+      if (i + 1 < recorded.steps.length) await page.click('[data-testid=step-next]');
+    }
   });
-  await check(`${label}: strides and offsets of every view are PyTorch's`, async () => {
-    const views = await page.$$eval('table.steps tr', (rows) => rows.slice(1).map((r) =>
-      [...r.children[3].querySelectorAll('.view')].map((v) => [v.dataset.name, v.dataset.shape, v.dataset.stride, v.dataset.offset])));
-    const want = recorded.steps.map((s) => s.tensors.map((t) => [t.name, t.shape.join(','), t.stride.join(','), String(t.storage_offset)]));
-    expectEqual(views, want, 'views');
+
+  await check(`${label} hovering a view cell highlights its storage cell and every alias`, async () => {
+    const stepOf = recorded.steps.findIndex((s) => s.source.startsWith('c = a[1:3, 1:3]'));
+    await page.click('[data-testid=step-first]');
+    for (let i = 0; i < stepOf; i++) await page.click('[data-testid=step-next]');
+    const want = recorded.steps[stepOf].tensors;
+    const c = want.find((t) => t.name === 'c');
+    const a = want.find((t) => t.name === 'a');
+    const b = want.find((t) => t.name === 'b');
+    // c[0, 1] lives at offset + 0*stride0 + 1*stride1, by PyTorch's numbers.
+    const offset = c.storage_offset + c.stride[1];
+    await page.hover('[data-testid=view][data-name=c] [data-testid=view-cell][data-index="0,1"]');
+    const lit = await page.$$eval('[data-highlighted=true]', (els) => els.map((e) => [e.dataset.testid, e.dataset.view ?? null, e.dataset.index ?? null, e.dataset.offset]));
+    const aIndex = [Math.floor(offset / a.stride[0]), offset % a.stride[0]];
+    const bIndex = [aIndex[1], aIndex[0]];
+    expect(b.stride[0] === 1, 'b is a transpose');
+    expectEqual(lit.filter((x) => x[0] === 'storage-cell').map((x) => x[3]), [String(offset)], 'highlighted storage cell');
+    expectEqual(lit.filter((x) => x[0] === 'view-cell').map((x) => `${x[1]}[${x[2]}]`).sort(),
+      [`a[${aIndex}]`, `b[${bIndex}]`, 'c[0,1]'].sort(), 'highlighted view cells');
+    const formula = await page.textContent('[data-testid=formula]');
+    expect(formula.includes(`offset = ${c.storage_offset} + 0·${c.stride[0]} + 1·${c.stride[1]} = ${offset}`), `formula: ${formula}`);
+    await page.screenshot({ path: join(shots, `${mode}-hover-alias.png`) });
   });
-  await check(`${label}: no user text becomes HTML and nothing logged an error`, async () => {
-    expectEqual(await page.$$eval('table.steps script, table.steps img', (e) => e.length), 0, 'injected elements');
-    expectEqual(consoleErrors, [], 'page errors');
+
+  await check(`${label} a write through a view shows in its aliases and flashes`, async () => {
+    const stepOf = recorded.steps.findIndex((s) => s.source === 'a[0, 0] = 10');
+    await page.click('[data-testid=step-first]');
+    for (let i = 0; i < stepOf; i++) await page.click('[data-testid=step-next]');
+    const b = recorded.steps[stepOf].tensors.find((t) => t.name === 'b');
+    const bCell = await page.textContent('[data-testid=view][data-name=b] [data-testid=view-cell][data-index="0,0"]');
+    expectEqual(bCell, String(b.values[0]), 'b[0, 0] after writing a[0, 0]');
+    const flashing = await page.$$eval('[data-testid=storage-cell].written', (els) => els.map((e) => e.dataset.offset));
+    expectEqual(flashing, ['0'], 'written storage cells');
+    const views = await page.$$eval('[data-testid=view-cell].written', (els) => els.map((e) => `${e.dataset.view}[${e.dataset.index}]`).sort());
+    expectEqual(views, ['a[0,0]', 'b[0,0]'], 'written view cells in every alias');
   });
-  await page.screenshot({ path: join(shots, `placeholder-${webgpu ? 'webgpu' : 'cpu'}.png`), fullPage: false });
+
+  await check(`${label} picking a dimension draws its stride jumps on the storage`, async () => {
+    await page.click('[data-testid=view][data-name=b] [data-testid=dim-chip][data-dim="1"]');
+    const jumps = await page.$$eval('[data-testid=storage-cell].jump', (els) => els.map((e) => Number(e.dataset.offset)));
+    const b = recorded.steps.find((s) => s.source === 'a[0, 0] = 10').tensors.find((t) => t.name === 'b');
+    expectEqual(jumps, Array.from({ length: b.shape[1] }, (_, k) => b.storage_offset + k * b.stride[1]), 'jump cells');
+    await page.screenshot({ path: join(shots, `${mode}-stride-jumps.png`) });
+    await page.click('[data-testid=view][data-name=b] [data-testid=dim-chip][data-dim="1"]');
+  });
+
+  await check(`${label} a failed view is drawn: the dims that span two subspaces`, async () => {
+    const stepOf = recorded.steps.findIndex((s) => s.source === 'b.view(15)');
+    await page.click('[data-testid=step-first]');
+    for (let i = 0; i < stepOf; i++) await page.click('[data-testid=step-next]');
+    expect(await page.isVisible('[data-testid=view-explain]'), 'explanation shown');
+    expect((await page.$$('[data-testid=view-explain] .dimbox.spans')).length >= 1, 'a spanning dim is marked');
+    await page.screenshot({ path: join(shots, `${mode}-view-error.png`) });
+  });
+
+  await check(`${label} editing the script re-runs it and the script survives a reload`, async () => {
+    const script = 'x = torch.arange(6).reshape(2, 3)\ny = x.t()\ny.stride()\n';
+    await page.fill('[data-testid=editor]', script);
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=view]').length >= 1 &&
+      document.querySelector('[data-testid=step-label]')?.textContent.includes('of 3'), null, { timeout: 5000 });
+    await page.click('[data-testid=step-last]');
+    expectEqual(await page.textContent('[data-testid=output]'), '(1, 3)', 'y.stride() (PyTorch: a transpose of a (2, 3) row-major tensor)');
+    await page.reload();
+    await page.waitForSelector('[data-testid=view]');
+    expectEqual(await page.inputValue('[data-testid=editor]'), script, 'script after reload');
+  });
+
+  await check(`${label} hostile input: no HTML from the script, huge shapes and huge scripts get clear messages`, async () => {
+    await page.fill('[data-testid=editor]', 'a = torch.arange(3)\n<script>window.__pwned = 1</script>\nb = "<img src=x onerror=window.__pwned=2>"\nz = torch.zeros(1000000000)\n');
+    await page.waitForFunction(() => document.querySelector('[data-testid=step-label]')?.textContent.includes('of 4'), null, { timeout: 5000 });
+    expectEqual(await page.evaluate(() => window.__pwned ?? null), null, 'no script ran');
+    expectEqual(await page.$$eval('body img, body script:not([src])', (e) => e.length), 0, 'no injected elements');
+    await page.click('[data-testid=step-last]');
+    const error = await page.textContent('[data-testid=error]');
+    expect(error.includes('memory limit'), `huge shape: ${error}`);
+    // A paste: one input event with the whole text (Playwright's fill types it through the
+    // browser's editing code, which takes minutes for a megabyte).
+    const paste = (text) => page.evaluate((t) => {
+      const ta = document.querySelector('[data-testid=editor]');
+      ta.value = t;
+      ta.dispatchEvent(new Event('input', { bubbles: true }));
+    }, text);
+    const big = 'a = torch.arange(12).reshape(3, 4)\n'.repeat(30000);
+    await paste(big);
+    await page.waitForSelector('[data-testid=notice]', { timeout: 5000 });
+    expect((await page.textContent('[data-testid=notice]')).includes('Shorten it'), 'notice for a 1 MB script');
+    expectEqual((await page.inputValue('[data-testid=editor]')).length, big.length, 'nothing typed is lost');
+    await page.click('[data-testid=step-first]');
+    const lines = Array.from({ length: 10000 }, (_, i) => `t${i} = torch.arange(4)`).join('\n');
+    await paste(lines);
+    await page.waitForFunction(() => document.querySelector('[data-testid=notice]')?.textContent.includes('10000 lines'), null, { timeout: 5000 });
+    // Still responsive: the step buttons answer at once.
+    const t0 = Date.now();
+    await page.click('[data-testid=step-last]', { timeout: 2000 });
+    expect(Date.now() - t0 < 2000, 'page responsive after a huge script');
+    await page.screenshot({ path: join(shots, `${mode}-hostile.png`) });
+    expectEqual(page.errors, [], 'page errors');
+  });
   await browser.close();
 }
+
+// Dark mode and a phone-sized screen.
+{
+  const browser = await launch(false);
+  const page = await browser.newPage({ viewport: { width: 360, height: 740 }, colorScheme: 'dark' });
+  await page.goto(url);
+  await page.waitForSelector('[data-testid=view]');
+  await check('[360 px, dark] the page follows prefers-color-scheme and fits a phone', async () => {
+    expectEqual(await page.evaluate(() => document.documentElement.dataset.theme), 'dark', 'theme');
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow <= 0, `horizontal overflow of ${overflow}px`);
+    await page.click('[data-testid=theme-toggle]');
+    expectEqual(await page.evaluate(() => document.documentElement.dataset.theme), 'light', 'toggled theme');
+    await page.click('[data-testid=theme-toggle]');
+    await page.screenshot({ path: join(shots, 'phone-dark.png'), fullPage: false });
+  });
+  await browser.close();
+}
+
 server.close();
-console.log(`e2e: ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+console.log(`e2e: ${results.passed} passed, ${results.failed} failed`);
+process.exit(results.failed === 0 ? 0 : 1);

@@ -1,0 +1,79 @@
+// Shared pieces of the browser tests: a static server for dist/, Chromium launch flags
+// (TOOLCHAIN.md), and a tiny check runner whose last line is "N passed, M failed".
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const root = fileURLToPath(new URL('../..', import.meta.url));
+export const shots = join(root, 'target', 'e2e');
+const types = {
+  '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css',
+  '.svg': 'image/svg+xml', '.py': 'text/plain', '.json': 'application/json',
+};
+
+/** Serves `dir` on 127.0.0.1 (a random port). */
+export function serve(dir = join(root, 'dist')) {
+  const server = createServer(async (req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
+    const file = join(dir, path.endsWith('/') ? path + 'index.html' : path);
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404);
+      res.end('not found');
+    }
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+/** Debian's Chromium, headless, with or without a WebGPU adapter. */
+export function launch(webgpu) {
+  const args = [
+    '--no-sandbox', '--no-first-run', '--disable-background-networking', '--disable-component-update',
+    '--disable-sync', '--disable-quic',
+  ];
+  if (webgpu) args.push('--enable-unsafe-webgpu');
+  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args });
+}
+
+export const results = { passed: 0, failed: 0 };
+
+/** Runs one named check and records the result. */
+export async function check(name, fn) {
+  try {
+    await fn();
+    results.passed += 1;
+    console.log(`ok   ${name}`);
+  } catch (e) {
+    results.failed += 1;
+    console.log(`FAIL ${name}\n     ${String(e?.stack ?? e).split('\n').slice(0, 4).join('\n     ')}`);
+  }
+}
+
+/** Throws unless `got` deep-equals `want`. */
+export function expectEqual(got, want, what) {
+  const g = JSON.stringify(got);
+  const w = JSON.stringify(want);
+  if (g !== w) {
+    const cut = (s) => (s.length > 500 ? s.slice(0, 500) + '…' : s);
+    throw new Error(`${what}: expected ${cut(w)}, got ${cut(g)}`);
+  }
+}
+
+/** Throws unless `cond`. */
+export function expect(cond, what) {
+  if (!cond) throw new Error(what);
+}
+
+/** Canonical storage numbering (s0, s1, ... by first appearance), as the oracle compares. */
+export function sharing(ids) {
+  const seen = [];
+  return ids.map((id) => {
+    if (!seen.includes(id)) seen.push(id);
+    return seen.indexOf(id);
+  });
+}
