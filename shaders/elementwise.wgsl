@@ -4,7 +4,8 @@
 //   * bool compute: logic on 0/1;
 //   * integer compute: inputs wrapped to the compute dtype, then 64-bit wrapping arithmetic
 //     on (lo, hi) pairs;
-//   * float16 / bfloat16 / float32 compute: inputs rounded to f32, results rounded to f32.
+//   * float16 / bfloat16 / float32 compute: inputs cast to the compute dtype, then widened
+//     to f32 (opmath); results rounded to f32.
 //     + - * use the adapter's f32 arithmetic (correctly rounded) except where denormals are
 //     involved, which take an exact integer path (CPU adapters flush denormals); NaNs follow
 //     x86's rules (the first NaN operand, quieted; invalid operations give the default NaN);
@@ -156,7 +157,8 @@ fn to_compute(t: u32, raw: vec2<u32>) -> vec2<u32> {
     if k == K_INT {
         return decode(c, convert_raw(t, c, raw));
     }
-    return vec2<u32>(convert_raw(t, DT_F32, raw).x, 0u);
+    // Cast to the compute dtype first (f16 / bf16 / f32), then widened to f32 (opmath).
+    return vec2<u32>(small_float_to_f32(c, convert_raw(t, c, raw).x), 0u);
 }
 
 fn operand_a(pos: u32) -> vec2<u32> {

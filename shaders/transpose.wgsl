@@ -63,12 +63,176 @@ fn canonical(v: vec4<u32>) -> vec4<u32> {
     }
 }
 
-fn half_of(v: vec4<u32>, j: u32) -> u32 {
-    return (v[j / 2u] >> ((j % 2u) * 16u)) & 0xffffu;
+// One 16x16 tile of 1-byte elements: 16 vec4 loads, 16 vec4 stores.
+fn tile_1(s0: u32, sv: u32, d0: u32, dv: u32) {
+    let r0 = src[s0 + 0u * sv];
+    let r1 = src[s0 + 1u * sv];
+    let r2 = src[s0 + 2u * sv];
+    let r3 = src[s0 + 3u * sv];
+    let r4 = src[s0 + 4u * sv];
+    let r5 = src[s0 + 5u * sv];
+    let r6 = src[s0 + 6u * sv];
+    let r7 = src[s0 + 7u * sv];
+    let r8 = src[s0 + 8u * sv];
+    let r9 = src[s0 + 9u * sv];
+    let r10 = src[s0 + 10u * sv];
+    let r11 = src[s0 + 11u * sv];
+    let r12 = src[s0 + 12u * sv];
+    let r13 = src[s0 + 13u * sv];
+    let r14 = src[s0 + 14u * sv];
+    let r15 = src[s0 + 15u * sv];
+    dst[d0 + 0u * dv] = canonical(vec4<u32>(
+        (r0[0] & 0xffu) | ((r1[0] & 0xffu) << 8u) | ((r2[0] & 0xffu) << 16u) | ((r3[0] & 0xffu) << 24u),
+        (r4[0] & 0xffu) | ((r5[0] & 0xffu) << 8u) | ((r6[0] & 0xffu) << 16u) | ((r7[0] & 0xffu) << 24u),
+        (r8[0] & 0xffu) | ((r9[0] & 0xffu) << 8u) | ((r10[0] & 0xffu) << 16u) | ((r11[0] & 0xffu) << 24u),
+        (r12[0] & 0xffu) | ((r13[0] & 0xffu) << 8u) | ((r14[0] & 0xffu) << 16u) | ((r15[0] & 0xffu) << 24u)));
+    dst[d0 + 1u * dv] = canonical(vec4<u32>(
+        ((r0[0] >> 8u) & 0xffu) | (((r1[0] >> 8u) & 0xffu) << 8u) | (((r2[0] >> 8u) & 0xffu) << 16u) | (((r3[0] >> 8u) & 0xffu) << 24u),
+        ((r4[0] >> 8u) & 0xffu) | (((r5[0] >> 8u) & 0xffu) << 8u) | (((r6[0] >> 8u) & 0xffu) << 16u) | (((r7[0] >> 8u) & 0xffu) << 24u),
+        ((r8[0] >> 8u) & 0xffu) | (((r9[0] >> 8u) & 0xffu) << 8u) | (((r10[0] >> 8u) & 0xffu) << 16u) | (((r11[0] >> 8u) & 0xffu) << 24u),
+        ((r12[0] >> 8u) & 0xffu) | (((r13[0] >> 8u) & 0xffu) << 8u) | (((r14[0] >> 8u) & 0xffu) << 16u) | (((r15[0] >> 8u) & 0xffu) << 24u)));
+    dst[d0 + 2u * dv] = canonical(vec4<u32>(
+        ((r0[0] >> 16u) & 0xffu) | (((r1[0] >> 16u) & 0xffu) << 8u) | (((r2[0] >> 16u) & 0xffu) << 16u) | (((r3[0] >> 16u) & 0xffu) << 24u),
+        ((r4[0] >> 16u) & 0xffu) | (((r5[0] >> 16u) & 0xffu) << 8u) | (((r6[0] >> 16u) & 0xffu) << 16u) | (((r7[0] >> 16u) & 0xffu) << 24u),
+        ((r8[0] >> 16u) & 0xffu) | (((r9[0] >> 16u) & 0xffu) << 8u) | (((r10[0] >> 16u) & 0xffu) << 16u) | (((r11[0] >> 16u) & 0xffu) << 24u),
+        ((r12[0] >> 16u) & 0xffu) | (((r13[0] >> 16u) & 0xffu) << 8u) | (((r14[0] >> 16u) & 0xffu) << 16u) | (((r15[0] >> 16u) & 0xffu) << 24u)));
+    dst[d0 + 3u * dv] = canonical(vec4<u32>(
+        ((r0[0] >> 24u) & 0xffu) | (((r1[0] >> 24u) & 0xffu) << 8u) | (((r2[0] >> 24u) & 0xffu) << 16u) | (((r3[0] >> 24u) & 0xffu) << 24u),
+        ((r4[0] >> 24u) & 0xffu) | (((r5[0] >> 24u) & 0xffu) << 8u) | (((r6[0] >> 24u) & 0xffu) << 16u) | (((r7[0] >> 24u) & 0xffu) << 24u),
+        ((r8[0] >> 24u) & 0xffu) | (((r9[0] >> 24u) & 0xffu) << 8u) | (((r10[0] >> 24u) & 0xffu) << 16u) | (((r11[0] >> 24u) & 0xffu) << 24u),
+        ((r12[0] >> 24u) & 0xffu) | (((r13[0] >> 24u) & 0xffu) << 8u) | (((r14[0] >> 24u) & 0xffu) << 16u) | (((r15[0] >> 24u) & 0xffu) << 24u)));
+    dst[d0 + 4u * dv] = canonical(vec4<u32>(
+        (r0[1] & 0xffu) | ((r1[1] & 0xffu) << 8u) | ((r2[1] & 0xffu) << 16u) | ((r3[1] & 0xffu) << 24u),
+        (r4[1] & 0xffu) | ((r5[1] & 0xffu) << 8u) | ((r6[1] & 0xffu) << 16u) | ((r7[1] & 0xffu) << 24u),
+        (r8[1] & 0xffu) | ((r9[1] & 0xffu) << 8u) | ((r10[1] & 0xffu) << 16u) | ((r11[1] & 0xffu) << 24u),
+        (r12[1] & 0xffu) | ((r13[1] & 0xffu) << 8u) | ((r14[1] & 0xffu) << 16u) | ((r15[1] & 0xffu) << 24u)));
+    dst[d0 + 5u * dv] = canonical(vec4<u32>(
+        ((r0[1] >> 8u) & 0xffu) | (((r1[1] >> 8u) & 0xffu) << 8u) | (((r2[1] >> 8u) & 0xffu) << 16u) | (((r3[1] >> 8u) & 0xffu) << 24u),
+        ((r4[1] >> 8u) & 0xffu) | (((r5[1] >> 8u) & 0xffu) << 8u) | (((r6[1] >> 8u) & 0xffu) << 16u) | (((r7[1] >> 8u) & 0xffu) << 24u),
+        ((r8[1] >> 8u) & 0xffu) | (((r9[1] >> 8u) & 0xffu) << 8u) | (((r10[1] >> 8u) & 0xffu) << 16u) | (((r11[1] >> 8u) & 0xffu) << 24u),
+        ((r12[1] >> 8u) & 0xffu) | (((r13[1] >> 8u) & 0xffu) << 8u) | (((r14[1] >> 8u) & 0xffu) << 16u) | (((r15[1] >> 8u) & 0xffu) << 24u)));
+    dst[d0 + 6u * dv] = canonical(vec4<u32>(
+        ((r0[1] >> 16u) & 0xffu) | (((r1[1] >> 16u) & 0xffu) << 8u) | (((r2[1] >> 16u) & 0xffu) << 16u) | (((r3[1] >> 16u) & 0xffu) << 24u),
+        ((r4[1] >> 16u) & 0xffu) | (((r5[1] >> 16u) & 0xffu) << 8u) | (((r6[1] >> 16u) & 0xffu) << 16u) | (((r7[1] >> 16u) & 0xffu) << 24u),
+        ((r8[1] >> 16u) & 0xffu) | (((r9[1] >> 16u) & 0xffu) << 8u) | (((r10[1] >> 16u) & 0xffu) << 16u) | (((r11[1] >> 16u) & 0xffu) << 24u),
+        ((r12[1] >> 16u) & 0xffu) | (((r13[1] >> 16u) & 0xffu) << 8u) | (((r14[1] >> 16u) & 0xffu) << 16u) | (((r15[1] >> 16u) & 0xffu) << 24u)));
+    dst[d0 + 7u * dv] = canonical(vec4<u32>(
+        ((r0[1] >> 24u) & 0xffu) | (((r1[1] >> 24u) & 0xffu) << 8u) | (((r2[1] >> 24u) & 0xffu) << 16u) | (((r3[1] >> 24u) & 0xffu) << 24u),
+        ((r4[1] >> 24u) & 0xffu) | (((r5[1] >> 24u) & 0xffu) << 8u) | (((r6[1] >> 24u) & 0xffu) << 16u) | (((r7[1] >> 24u) & 0xffu) << 24u),
+        ((r8[1] >> 24u) & 0xffu) | (((r9[1] >> 24u) & 0xffu) << 8u) | (((r10[1] >> 24u) & 0xffu) << 16u) | (((r11[1] >> 24u) & 0xffu) << 24u),
+        ((r12[1] >> 24u) & 0xffu) | (((r13[1] >> 24u) & 0xffu) << 8u) | (((r14[1] >> 24u) & 0xffu) << 16u) | (((r15[1] >> 24u) & 0xffu) << 24u)));
+    dst[d0 + 8u * dv] = canonical(vec4<u32>(
+        (r0[2] & 0xffu) | ((r1[2] & 0xffu) << 8u) | ((r2[2] & 0xffu) << 16u) | ((r3[2] & 0xffu) << 24u),
+        (r4[2] & 0xffu) | ((r5[2] & 0xffu) << 8u) | ((r6[2] & 0xffu) << 16u) | ((r7[2] & 0xffu) << 24u),
+        (r8[2] & 0xffu) | ((r9[2] & 0xffu) << 8u) | ((r10[2] & 0xffu) << 16u) | ((r11[2] & 0xffu) << 24u),
+        (r12[2] & 0xffu) | ((r13[2] & 0xffu) << 8u) | ((r14[2] & 0xffu) << 16u) | ((r15[2] & 0xffu) << 24u)));
+    dst[d0 + 9u * dv] = canonical(vec4<u32>(
+        ((r0[2] >> 8u) & 0xffu) | (((r1[2] >> 8u) & 0xffu) << 8u) | (((r2[2] >> 8u) & 0xffu) << 16u) | (((r3[2] >> 8u) & 0xffu) << 24u),
+        ((r4[2] >> 8u) & 0xffu) | (((r5[2] >> 8u) & 0xffu) << 8u) | (((r6[2] >> 8u) & 0xffu) << 16u) | (((r7[2] >> 8u) & 0xffu) << 24u),
+        ((r8[2] >> 8u) & 0xffu) | (((r9[2] >> 8u) & 0xffu) << 8u) | (((r10[2] >> 8u) & 0xffu) << 16u) | (((r11[2] >> 8u) & 0xffu) << 24u),
+        ((r12[2] >> 8u) & 0xffu) | (((r13[2] >> 8u) & 0xffu) << 8u) | (((r14[2] >> 8u) & 0xffu) << 16u) | (((r15[2] >> 8u) & 0xffu) << 24u)));
+    dst[d0 + 10u * dv] = canonical(vec4<u32>(
+        ((r0[2] >> 16u) & 0xffu) | (((r1[2] >> 16u) & 0xffu) << 8u) | (((r2[2] >> 16u) & 0xffu) << 16u) | (((r3[2] >> 16u) & 0xffu) << 24u),
+        ((r4[2] >> 16u) & 0xffu) | (((r5[2] >> 16u) & 0xffu) << 8u) | (((r6[2] >> 16u) & 0xffu) << 16u) | (((r7[2] >> 16u) & 0xffu) << 24u),
+        ((r8[2] >> 16u) & 0xffu) | (((r9[2] >> 16u) & 0xffu) << 8u) | (((r10[2] >> 16u) & 0xffu) << 16u) | (((r11[2] >> 16u) & 0xffu) << 24u),
+        ((r12[2] >> 16u) & 0xffu) | (((r13[2] >> 16u) & 0xffu) << 8u) | (((r14[2] >> 16u) & 0xffu) << 16u) | (((r15[2] >> 16u) & 0xffu) << 24u)));
+    dst[d0 + 11u * dv] = canonical(vec4<u32>(
+        ((r0[2] >> 24u) & 0xffu) | (((r1[2] >> 24u) & 0xffu) << 8u) | (((r2[2] >> 24u) & 0xffu) << 16u) | (((r3[2] >> 24u) & 0xffu) << 24u),
+        ((r4[2] >> 24u) & 0xffu) | (((r5[2] >> 24u) & 0xffu) << 8u) | (((r6[2] >> 24u) & 0xffu) << 16u) | (((r7[2] >> 24u) & 0xffu) << 24u),
+        ((r8[2] >> 24u) & 0xffu) | (((r9[2] >> 24u) & 0xffu) << 8u) | (((r10[2] >> 24u) & 0xffu) << 16u) | (((r11[2] >> 24u) & 0xffu) << 24u),
+        ((r12[2] >> 24u) & 0xffu) | (((r13[2] >> 24u) & 0xffu) << 8u) | (((r14[2] >> 24u) & 0xffu) << 16u) | (((r15[2] >> 24u) & 0xffu) << 24u)));
+    dst[d0 + 12u * dv] = canonical(vec4<u32>(
+        (r0[3] & 0xffu) | ((r1[3] & 0xffu) << 8u) | ((r2[3] & 0xffu) << 16u) | ((r3[3] & 0xffu) << 24u),
+        (r4[3] & 0xffu) | ((r5[3] & 0xffu) << 8u) | ((r6[3] & 0xffu) << 16u) | ((r7[3] & 0xffu) << 24u),
+        (r8[3] & 0xffu) | ((r9[3] & 0xffu) << 8u) | ((r10[3] & 0xffu) << 16u) | ((r11[3] & 0xffu) << 24u),
+        (r12[3] & 0xffu) | ((r13[3] & 0xffu) << 8u) | ((r14[3] & 0xffu) << 16u) | ((r15[3] & 0xffu) << 24u)));
+    dst[d0 + 13u * dv] = canonical(vec4<u32>(
+        ((r0[3] >> 8u) & 0xffu) | (((r1[3] >> 8u) & 0xffu) << 8u) | (((r2[3] >> 8u) & 0xffu) << 16u) | (((r3[3] >> 8u) & 0xffu) << 24u),
+        ((r4[3] >> 8u) & 0xffu) | (((r5[3] >> 8u) & 0xffu) << 8u) | (((r6[3] >> 8u) & 0xffu) << 16u) | (((r7[3] >> 8u) & 0xffu) << 24u),
+        ((r8[3] >> 8u) & 0xffu) | (((r9[3] >> 8u) & 0xffu) << 8u) | (((r10[3] >> 8u) & 0xffu) << 16u) | (((r11[3] >> 8u) & 0xffu) << 24u),
+        ((r12[3] >> 8u) & 0xffu) | (((r13[3] >> 8u) & 0xffu) << 8u) | (((r14[3] >> 8u) & 0xffu) << 16u) | (((r15[3] >> 8u) & 0xffu) << 24u)));
+    dst[d0 + 14u * dv] = canonical(vec4<u32>(
+        ((r0[3] >> 16u) & 0xffu) | (((r1[3] >> 16u) & 0xffu) << 8u) | (((r2[3] >> 16u) & 0xffu) << 16u) | (((r3[3] >> 16u) & 0xffu) << 24u),
+        ((r4[3] >> 16u) & 0xffu) | (((r5[3] >> 16u) & 0xffu) << 8u) | (((r6[3] >> 16u) & 0xffu) << 16u) | (((r7[3] >> 16u) & 0xffu) << 24u),
+        ((r8[3] >> 16u) & 0xffu) | (((r9[3] >> 16u) & 0xffu) << 8u) | (((r10[3] >> 16u) & 0xffu) << 16u) | (((r11[3] >> 16u) & 0xffu) << 24u),
+        ((r12[3] >> 16u) & 0xffu) | (((r13[3] >> 16u) & 0xffu) << 8u) | (((r14[3] >> 16u) & 0xffu) << 16u) | (((r15[3] >> 16u) & 0xffu) << 24u)));
+    dst[d0 + 15u * dv] = canonical(vec4<u32>(
+        ((r0[3] >> 24u) & 0xffu) | (((r1[3] >> 24u) & 0xffu) << 8u) | (((r2[3] >> 24u) & 0xffu) << 16u) | (((r3[3] >> 24u) & 0xffu) << 24u),
+        ((r4[3] >> 24u) & 0xffu) | (((r5[3] >> 24u) & 0xffu) << 8u) | (((r6[3] >> 24u) & 0xffu) << 16u) | (((r7[3] >> 24u) & 0xffu) << 24u),
+        ((r8[3] >> 24u) & 0xffu) | (((r9[3] >> 24u) & 0xffu) << 8u) | (((r10[3] >> 24u) & 0xffu) << 16u) | (((r11[3] >> 24u) & 0xffu) << 24u),
+        ((r12[3] >> 24u) & 0xffu) | (((r13[3] >> 24u) & 0xffu) << 8u) | (((r14[3] >> 24u) & 0xffu) << 16u) | (((r15[3] >> 24u) & 0xffu) << 24u)));
 }
 
-fn byte_of(v: vec4<u32>, j: u32) -> u32 {
-    return (v[j / 4u] >> ((j % 4u) * 8u)) & 0xffu;
+// One 8x8 tile of 2-byte elements: 8 vec4 loads, 8 vec4 stores.
+fn tile_2(s0: u32, sv: u32, d0: u32, dv: u32) {
+    let r0 = src[s0 + 0u * sv];
+    let r1 = src[s0 + 1u * sv];
+    let r2 = src[s0 + 2u * sv];
+    let r3 = src[s0 + 3u * sv];
+    let r4 = src[s0 + 4u * sv];
+    let r5 = src[s0 + 5u * sv];
+    let r6 = src[s0 + 6u * sv];
+    let r7 = src[s0 + 7u * sv];
+    dst[d0 + 0u * dv] = canonical(vec4<u32>(
+        (r0[0] & 0xffffu) | (r1[0] << 16u),
+        (r2[0] & 0xffffu) | (r3[0] << 16u),
+        (r4[0] & 0xffffu) | (r5[0] << 16u),
+        (r6[0] & 0xffffu) | (r7[0] << 16u)));
+    dst[d0 + 1u * dv] = canonical(vec4<u32>(
+        ((r0[0] >> 16u) & 0xffffu) | ((r1[0] >> 16u) << 16u),
+        ((r2[0] >> 16u) & 0xffffu) | ((r3[0] >> 16u) << 16u),
+        ((r4[0] >> 16u) & 0xffffu) | ((r5[0] >> 16u) << 16u),
+        ((r6[0] >> 16u) & 0xffffu) | ((r7[0] >> 16u) << 16u)));
+    dst[d0 + 2u * dv] = canonical(vec4<u32>(
+        (r0[1] & 0xffffu) | (r1[1] << 16u),
+        (r2[1] & 0xffffu) | (r3[1] << 16u),
+        (r4[1] & 0xffffu) | (r5[1] << 16u),
+        (r6[1] & 0xffffu) | (r7[1] << 16u)));
+    dst[d0 + 3u * dv] = canonical(vec4<u32>(
+        ((r0[1] >> 16u) & 0xffffu) | ((r1[1] >> 16u) << 16u),
+        ((r2[1] >> 16u) & 0xffffu) | ((r3[1] >> 16u) << 16u),
+        ((r4[1] >> 16u) & 0xffffu) | ((r5[1] >> 16u) << 16u),
+        ((r6[1] >> 16u) & 0xffffu) | ((r7[1] >> 16u) << 16u)));
+    dst[d0 + 4u * dv] = canonical(vec4<u32>(
+        (r0[2] & 0xffffu) | (r1[2] << 16u),
+        (r2[2] & 0xffffu) | (r3[2] << 16u),
+        (r4[2] & 0xffffu) | (r5[2] << 16u),
+        (r6[2] & 0xffffu) | (r7[2] << 16u)));
+    dst[d0 + 5u * dv] = canonical(vec4<u32>(
+        ((r0[2] >> 16u) & 0xffffu) | ((r1[2] >> 16u) << 16u),
+        ((r2[2] >> 16u) & 0xffffu) | ((r3[2] >> 16u) << 16u),
+        ((r4[2] >> 16u) & 0xffffu) | ((r5[2] >> 16u) << 16u),
+        ((r6[2] >> 16u) & 0xffffu) | ((r7[2] >> 16u) << 16u)));
+    dst[d0 + 6u * dv] = canonical(vec4<u32>(
+        (r0[3] & 0xffffu) | (r1[3] << 16u),
+        (r2[3] & 0xffffu) | (r3[3] << 16u),
+        (r4[3] & 0xffffu) | (r5[3] << 16u),
+        (r6[3] & 0xffffu) | (r7[3] << 16u)));
+    dst[d0 + 7u * dv] = canonical(vec4<u32>(
+        ((r0[3] >> 16u) & 0xffffu) | ((r1[3] >> 16u) << 16u),
+        ((r2[3] >> 16u) & 0xffffu) | ((r3[3] >> 16u) << 16u),
+        ((r4[3] >> 16u) & 0xffffu) | ((r5[3] >> 16u) << 16u),
+        ((r6[3] >> 16u) & 0xffffu) | ((r7[3] >> 16u) << 16u)));
+}
+
+// One 4x4 tile of 4-byte elements: 4 vec4 loads, 4 vec4 stores.
+fn tile_4(s0: u32, sv: u32, d0: u32, dv: u32) {
+    let r0 = src[s0 + 0u * sv];
+    let r1 = src[s0 + 1u * sv];
+    let r2 = src[s0 + 2u * sv];
+    let r3 = src[s0 + 3u * sv];
+    dst[d0 + 0u * dv] = canonical(vec4<u32>(r0[0], r1[0], r2[0], r3[0]));
+    dst[d0 + 1u * dv] = canonical(vec4<u32>(r0[1], r1[1], r2[1], r3[1]));
+    dst[d0 + 2u * dv] = canonical(vec4<u32>(r0[2], r1[2], r2[2], r3[2]));
+    dst[d0 + 3u * dv] = canonical(vec4<u32>(r0[3], r1[3], r2[3], r3[3]));
+}
+
+// One 2x2 tile of 8-byte elements: 2 vec4 loads, 2 vec4 stores.
+fn tile_8(s0: u32, sv: u32, d0: u32, dv: u32) {
+    let r0 = src[s0 + 0u * sv];
+    let r1 = src[s0 + 1u * sv];
+    dst[d0 + 0u * dv] = canonical(vec4<u32>(r0[0], r0[1], r1[0], r1[1]));
+    dst[d0 + 1u * dv] = canonical(vec4<u32>(r0[2], r0[3], r1[2], r1[3]));
 }
 
 @compute @workgroup_size(64)
@@ -86,34 +250,21 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let band = rest % bands;
     let b = rest / bands;
     let sc = params.src_col_stride;
-    var inp: array<vec4<u32>, 16>;
-    for (var s = 0u; s < TILES; s = s + 1u) {
-        let tr = band * TILES + s;
-        if tr >= tile_rows {
-            break;
+    // In vec4 units: T elements per vec4.
+    let sv = sc / T;
+    let dv = params.cols / T;
+    let first = band * TILES;
+    let last = min(first + TILES, tile_rows);
+    var s0 = (params.src_offset + b * params.src_batch_stride + tc * T * sc + first * T) / T;
+    var d0 = (params.dst_offset + b * params.rows * params.cols + first * T * params.cols + tc * T) / T;
+    for (var tr = first; tr < last; tr = tr + 1u) {
+        switch ELEM_BYTES {
+            case 1u: { tile_1(s0, sv, d0, dv); }
+            case 2u: { tile_2(s0, sv, d0, dv); }
+            case 4u: { tile_4(s0, sv, d0, dv); }
+            default: { tile_8(s0, sv, d0, dv); }
         }
-        let src_base = params.src_offset + b * params.src_batch_stride + tc * T * sc + tr * T;
-        for (var k = 0u; k < T; k = k + 1u) {
-            inp[k] = src[(src_base + k * sc) / T];
-        }
-        let dst_base = params.dst_offset + b * params.rows * params.cols + tr * T * params.cols + tc * T;
-        for (var j = 0u; j < T; j = j + 1u) {
-            var o: vec4<u32>;
-            if ELEM_BYTES == 4u {
-                o = vec4<u32>(inp[0][j], inp[1][j], inp[2][j], inp[3][j]);
-            } else if ELEM_BYTES == 8u {
-                o = vec4<u32>(inp[0][2u * j], inp[0][2u * j + 1u], inp[1][2u * j], inp[1][2u * j + 1u]);
-            } else if ELEM_BYTES == 2u {
-                for (var w = 0u; w < 4u; w = w + 1u) {
-                    o[w] = half_of(inp[2u * w], j) | (half_of(inp[2u * w + 1u], j) << 16u);
-                }
-            } else {
-                for (var w = 0u; w < 4u; w = w + 1u) {
-                    o[w] = byte_of(inp[4u * w], j) | (byte_of(inp[4u * w + 1u], j) << 8u)
-                        | (byte_of(inp[4u * w + 2u], j) << 16u) | (byte_of(inp[4u * w + 3u], j) << 24u);
-                }
-            }
-            dst[(dst_base + j * params.cols) / T] = canonical(o);
-        }
+        s0 = s0 + 1u;
+        d0 = d0 + T * dv;
     }
 }

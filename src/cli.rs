@@ -12,14 +12,14 @@ use crate::tensor::{DType, Scalar, StorageId, Tensor};
 
 const USAGE: &str =
     "usage: stridescope trace [--engine cpu|gpu] [--op-log] [--memory-limit BYTES] FILE\n\
-       stridescope bench [--json]\n\
+       stridescope bench [--json] [--only KERNEL]\n\
 \n\
 trace: runs FILE (a PyTorch notebook script) and prints its trace as JSON on stdout.\n\
 Errors in the script are part of the trace (exit 0); an unreadable file is exit 2.\n\
 --engine gpu runs every op on the GPU engine (wgpu); --op-log then prints, on stderr, one\n\
 JSON line per op saying which engine ran it and why.\n\
 bench: times the layout-conversion kernels on the GPU against copy_buffer_to_buffer and the\n\
-CPU engine (--json: one JSON object).";
+CPU engine (--json: one JSON object; --only: the cases whose kernel or dtype contains KERNEL).";
 
 /// Runs the CLI with `args` (without the program name); returns the exit code.
 pub fn run(args: &[String]) -> i32 {
@@ -127,14 +127,25 @@ fn trace(args: &[String]) -> i32 {
 
 fn bench(args: &[String]) -> i32 {
     let mut json = false;
-    for a in args {
-        match a.as_str() {
+    let mut only: Option<String> = None;
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
             "--json" => json = true,
+            "--only" => {
+                let Some(filter) = args.get(i + 1) else {
+                    eprintln!("stridescope bench: --only needs a kernel name (or part of one)");
+                    return 2;
+                };
+                only = Some(filter.clone());
+                i += 1;
+            }
             _ => {
                 eprintln!("{USAGE}");
                 return 2;
             }
         }
+        i += 1;
     }
     let mut gpu = match GpuEngine::new_blocking() {
         Ok(gpu) => gpu,
@@ -143,7 +154,7 @@ fn bench(args: &[String]) -> i32 {
             return 2;
         }
     };
-    let report = crate::engine::gpu::bench::run(&mut gpu, &mut |line| {
+    let report = crate::engine::gpu::bench::run(&mut gpu, only.as_deref(), &mut |line| {
         if !json {
             eprintln!("{line}");
         }

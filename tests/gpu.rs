@@ -379,6 +379,11 @@ proptest! {
         let (gd, cd) = pair.view(d, out_dtype, &out_layout);
         pair.gpu.reduce(op, &gd, &gs, &dims);
         pair.cpu.reduce(op, &cd, &cs, &dims);
+        let on_gpu = matches!(op, ReduceOp::Amax | ReduceOp::Amin) || !(dtype.is_floating() || out_dtype.is_floating());
+        if on_gpu && out_layout.numel() > 0 {
+            let log = pair.gpu.take_op_log();
+            prop_assert!(log.iter().all(|r| r.engine == "gpu"), "{:?}", log);
+        }
         pair.assert_same(&format!("reduce {op:?} {dtype:?} over {dims:?} of {:?}", src.0));
     }
 
@@ -409,6 +414,10 @@ proptest! {
         let (go, co) = pair.view(so, dtype, &lo);
         pair.gpu.matmul(&go, &ga, &gb);
         pair.cpu.matmul(&co, &ca, &cb);
+        if !dtype.is_floating() {
+            let log = pair.gpu.take_op_log();
+            prop_assert!(log.iter().all(|r| r.engine == "gpu"), "{:?}", log);
+        }
         pair.assert_same(&format!("matmul {dtype:?} {m}x{k}x{n} ({a_t}, {b_t})"));
     }
 }

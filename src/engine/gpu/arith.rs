@@ -4,8 +4,8 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::kernels::{dtype_code, launch_shapes, to_u32s, Family};
-use super::plan::{disjoint_extents, is_non_overlapping, IterPlan};
+use super::kernels::{dtype_code, launch_shapes, to_u32s, Family, ALL_LANES};
+use super::plan::{disjoint_extents, is_non_overlapping, IterPlan, MAX_KERNEL_RANK};
 use super::GpuEngine;
 use crate::engine::cpu::apply_unary;
 use crate::engine::{BinaryOp, Operand, ReduceOp, UnaryOp};
@@ -130,7 +130,7 @@ fn unary_code(op: UnaryOp) -> u32 {
 }
 
 /// `to_compute` of a Python number, in the kernel's compute form: 0/1, an i64 as (lo, hi),
-/// or f32 bits.
+/// or f32 bits (the number cast to the compute dtype first).
 fn compute_form(value: Scalar, compute: DType) -> [u32; 2] {
     match compute.category() {
         Category::Bool => [u32::from(value.to_bool()), 0],
@@ -138,7 +138,8 @@ fn compute_form(value: Scalar, compute: DType) -> [u32; 2] {
             let i = compute.round(value).to_wrapped_int();
             [i as u32, (i >> 32) as u32]
         }
-        Category::Floating => [value.to_f32().to_bits(), 0],
+        // Cast to the compute dtype, then widened to f32 (as cpu.rs's `to_compute`).
+        Category::Floating => [compute.round(value).to_f32().to_bits(), 0],
     }
 }
 
@@ -372,20 +373,244 @@ impl GpuEngine {
 
     pub(crate) fn gpu_reduce(
         &mut self,
-        _op: ReduceOp,
-        _dst: &Tensor,
-        _src: &Tensor,
-        _dims: &[usize],
+        op: ReduceOp,
+        dst: &Tensor,
+        src: &Tensor,
+        dims: &[usize],
     ) -> Result<(), String> {
-        Err("reduce kernels are not wired yet".to_string())
+        let float_acc = src.dtype.is_floating() || dst.dtype.is_floating();
+        if matches!(op, ReduceOp::Sum | ReduceOp::Mean) && float_acc {
+            return Err(
+                "floating-point sums accumulate in f64 on the CPU engine (WGSL has no f64)"
+                    .to_string(),
+            );
+        }
+        if src.storage == dst.storage {
+            return Err("the output shares the input's storage".to_string());
+        }
+        self.all_bindable(&[dst.storage, src.storage])?;
+        let rank = src.layout.shape.len();
+        let mut reduced = vec![false; rank];
+        for &d in dims {
+            if d >= rank {
+                return Err(format!("dim {d} out of range"));
+            }
+            reduced[d] = true;
+        }
+        if src.layout.offset < 0 || dst.layout.offset < 0 {
+            return Err("negative offsets".to_string());
+        }
+        let non_negative = |v: &[i64]| v.iter().all(|&x| x >= 0);
+        if !non_negative(&src.layout.strides) || !non_negative(&dst.layout.strides) {
+            return Err("negative strides".to_string());
+        }
+        let (mut out_shape, mut out_src, mut out_dst) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut red_shape, mut red_src) = (Vec::new(), Vec::new());
+        for (d, &is_reduced) in reduced.iter().enumerate() {
+            let n = src.layout.shape[d] as u64;
+            if is_reduced {
+                if n != 1 {
+                    red_shape.push(n);
+                    red_src.push(src.layout.strides[d] as u64);
+                }
+            } else if n != 1 {
+                out_shape.push(n);
+                out_src.push(src.layout.strides[d] as u64);
+                out_dst.push(dst.layout.strides[d] as u64);
+            }
+        }
+        if out_shape.len() > MAX_KERNEL_RANK || red_shape.len() > MAX_KERNEL_RANK {
+            return Err(format!(
+                "more than {MAX_KERNEL_RANK} dims to walk after dropping size-1 dims"
+            ));
+        }
+        let n_out: u64 = out_shape.iter().product();
+        let n_red: u64 = red_shape.iter().product();
+        if n_out == 0 {
+            return Ok(());
+        }
+        let code = match op {
+            ReduceOp::Sum => 0,
+            ReduceOp::Mean => 1,
+            ReduceOp::Amax => 2,
+            ReduceOp::Amin => 3,
+        };
+        let mut params = ReduceParams {
+            n_out: u32::try_from(n_out).map_err(|_| "too many outputs")?,
+            out_rank: out_shape.len() as u32,
+            red_rank: red_shape.len() as u32,
+            op: code,
+            lane: ALL_LANES,
+            src_t: dtype_code(src.dtype),
+            dst_t: dtype_code(dst.dtype),
+            src_offset: u32::try_from(src.layout.offset).map_err(|_| "offset")?,
+            dst_offset: u32::try_from(dst.layout.offset).map_err(|_| "offset")?,
+            n_red: u32::try_from(n_red).map_err(|_| "too many elements")?,
+            pad0: 0,
+            pad1: 0,
+            out_shape: to_u32s(&out_shape).ok_or("shape beyond u32")?,
+            out_src_stride: to_u32s(&out_src).ok_or("stride beyond u32")?,
+            out_dst_stride: to_u32s(&out_dst).ok_or("stride beyond u32")?,
+            red_shape: to_u32s(&red_shape).ok_or("shape beyond u32")?,
+            red_src_stride: to_u32s(&red_src).ok_or("stride beyond u32")?,
+        };
+        let dst_buffer = self.bindable(dst.storage)?.clone();
+        let src_buffer = self.bindable(src.storage)?.clone();
+        let pipeline = self.pipeline(Family::Reduce, "main", &[]);
+        let grid = self.grid(n_out);
+        let mut encoder = self.encoder();
+        for lane in lanes(dst.dtype) {
+            params.lane = lane;
+            self.encode_dispatch(
+                &mut encoder,
+                &pipeline,
+                bytemuck::bytes_of(&params),
+                &[&dst_buffer, &src_buffer],
+                grid,
+            );
+        }
+        self.submit(encoder);
+        Ok(())
     }
 
     pub(crate) fn gpu_matmul(
         &mut self,
-        _dst: &Tensor,
-        _a: &Tensor,
-        _b: &Tensor,
+        dst: &Tensor,
+        a: &Tensor,
+        b: &Tensor,
     ) -> Result<(), String> {
-        Err("matmul kernels are not wired yet".to_string())
+        if dst.dtype.is_floating() {
+            return Err(
+                "floating-point matmul accumulates in f64 on the CPU engine (WGSL has no f64)"
+                    .to_string(),
+            );
+        }
+        if a.storage == dst.storage || b.storage == dst.storage {
+            return Err("the output shares an input's storage".to_string());
+        }
+        if a.ndim() != 2 || b.ndim() != 2 || dst.ndim() != 2 || a.dtype != b.dtype {
+            return Err("not a 2-D matmul of one dtype".to_string());
+        }
+        self.all_bindable(&[dst.storage, a.storage, b.storage])?;
+        let all = [
+            a.layout.offset,
+            b.layout.offset,
+            dst.layout.offset,
+            a.layout.strides[0],
+            a.layout.strides[1],
+            b.layout.strides[0],
+            b.layout.strides[1],
+            dst.layout.strides[0],
+            dst.layout.strides[1],
+        ];
+        let mut words = [0u32; 9];
+        for (w, &v) in words.iter_mut().zip(&all) {
+            *w = u32::try_from(v).map_err(|_| "negative or huge strides")?;
+        }
+        let (m, k, n) = (a.layout.shape[0], a.layout.shape[1], b.layout.shape[1]);
+        let [a_offset, b_offset, dst_offset, a_row, a_col, b_row, b_col, dst_row, dst_col] = words;
+        let mut params = MatmulParams {
+            m: u32::try_from(m).map_err(|_| "shape")?,
+            n: u32::try_from(n).map_err(|_| "shape")?,
+            k: u32::try_from(k).map_err(|_| "shape")?,
+            lane: ALL_LANES,
+            a_t: dtype_code(a.dtype),
+            dst_t: dtype_code(dst.dtype),
+            a_offset,
+            b_offset,
+            dst_offset,
+            a_row,
+            a_col,
+            b_row,
+            b_col,
+            dst_row,
+            dst_col,
+            pad: 0,
+        };
+        let groups = (
+            (params.n as u64).div_ceil(MATMUL_TILE),
+            (params.m as u64).div_ceil(MATMUL_TILE),
+        );
+        let max = u64::from(self.limits.max_compute_workgroups_per_dimension);
+        if groups.0 > max || groups.1 > max {
+            return Err(format!(
+                "the output needs more than max_compute_workgroups_per_dimension ({max}) tiles"
+            ));
+        }
+        let dst_buffer = self.bindable(dst.storage)?.clone();
+        let a_buffer = self.bindable(a.storage)?.clone();
+        let b_buffer = self.bindable(b.storage)?.clone();
+        let pipeline = self.pipeline(Family::Matmul, "main", &[]);
+        let mut encoder = self.encoder();
+        for lane in lanes(dst.dtype) {
+            params.lane = lane;
+            self.encode_dispatch(
+                &mut encoder,
+                &pipeline,
+                bytemuck::bytes_of(&params),
+                &[&dst_buffer, &a_buffer, &b_buffer],
+                (groups.0 as u32, groups.1 as u32),
+            );
+        }
+        self.submit(encoder);
+        Ok(())
     }
+}
+
+/// Side of matmul.wgsl's output tile (its workgroup is TILE x TILE).
+const MATMUL_TILE: u64 = 8;
+
+/// The byte lanes a kernel writing one element per invocation runs (one dispatch each), so
+/// that no two invocations of a dispatch write the same word.
+fn lanes(dtype: DType) -> Vec<u32> {
+    match dtype.item_size() {
+        1 => vec![0, 1, 2, 3],
+        2 => vec![0, 1],
+        _ => vec![ALL_LANES],
+    }
+}
+
+/// Uniform block of reduce.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct ReduceParams {
+    n_out: u32,
+    out_rank: u32,
+    red_rank: u32,
+    op: u32,
+    lane: u32,
+    src_t: u32,
+    dst_t: u32,
+    src_offset: u32,
+    dst_offset: u32,
+    n_red: u32,
+    pad0: u32,
+    pad1: u32,
+    out_shape: [u32; 8],
+    out_src_stride: [u32; 8],
+    out_dst_stride: [u32; 8],
+    red_shape: [u32; 8],
+    red_src_stride: [u32; 8],
+}
+
+/// Uniform block of matmul.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct MatmulParams {
+    m: u32,
+    n: u32,
+    k: u32,
+    lane: u32,
+    a_t: u32,
+    dst_t: u32,
+    a_offset: u32,
+    b_offset: u32,
+    dst_offset: u32,
+    a_row: u32,
+    a_col: u32,
+    b_row: u32,
+    b_col: u32,
+    dst_row: u32,
+    dst_col: u32,
+    pad: u32,
 }

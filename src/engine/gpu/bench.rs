@@ -126,11 +126,17 @@ fn gbps(bytes: u64, time: Duration) -> f64 {
     (bytes as f64 / secs / 1e9 * 1000.0).round() / 1000.0
 }
 
-/// Runs every case; `progress` gets one line per finished case.
-pub fn run(gpu: &mut GpuEngine, progress: &mut dyn FnMut(&str)) -> BenchReport {
+/// Runs every case (or those whose kernel or dtype name contains `only`); `progress` gets
+/// one line per finished case.
+pub fn run(gpu: &mut GpuEngine, only: Option<&str>, progress: &mut dyn FnMut(&str)) -> BenchReport {
     let info = gpu.adapter_info().clone();
     let mut results = Vec::new();
     for (i, case) in cases().into_iter().enumerate() {
+        if let Some(filter) = only {
+            if !case.kernel.contains(filter) && !case.dtype.name().contains(filter) {
+                continue;
+            }
+        }
         let result = run_case(gpu, &case, i as u64 + 1);
         progress(&format!(
             "{} {:?} {}: gpu {:.3} GB/s, copy {:.3} GB/s, cpu {:.3} GB/s, verified {}",
@@ -184,6 +190,22 @@ fn run_case(gpu: &mut GpuEngine, case: &Case, seed: u64) -> BenchResult {
         times.push(start.elapsed());
     }
     let gpu_time = median(times);
+    if std::env::var_os("STRIDESCOPE_BENCH_CPU_TIME").is_some() {
+        // Development aid on CPU adapters: the process's CPU time for 5 more runs (steadier
+        // than wall time on a busy machine).
+        let before = process_cpu_ticks();
+        for _ in 0..5 {
+            gpu.copy(&dst, &src);
+            gpu.wait_idle();
+        }
+        let ticks = process_cpu_ticks().saturating_sub(before);
+        eprintln!(
+            "{} {}: {} CPU ticks for 5 runs",
+            case.kernel,
+            case.dtype.name(),
+            ticks
+        );
+    }
     let gpu_result = gpu.read_storage(dst_id);
 
     // The adapter's own copy of the same bytes.
@@ -316,4 +338,23 @@ fn geomean(values: impl Iterator<Item = f64>) -> f64 {
     } else {
         (sum / n as f64).exp()
     }
+}
+
+/// utime + stime of this process in clock ticks (Linux; 0 elsewhere).
+fn process_cpu_ticks() -> u64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0;
+    };
+    let Some(after_name) = stat.rsplit(')').next() else {
+        return 0;
+    };
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let field = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    // Fields 14 and 15 of stat; after the name, 12 and 13 (0-based from the state field).
+    field(11) + field(12)
 }

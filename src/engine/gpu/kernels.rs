@@ -19,7 +19,6 @@ pub const WORKGROUP: u64 = 64;
 const COMMON_WGSL: &str = include_str!("../../../shaders/common.wgsl");
 
 /// One WGSL file per kernel family.
-#[allow(dead_code)] // Families are wired one by one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Family {
     Gather,
