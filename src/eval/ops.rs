@@ -383,6 +383,13 @@ impl Evaluator {
                 }
             })
             .collect();
+        let values = if dtype.is_floating() {
+            (0..n)
+                .map(|i| Scalar::Float(arange_float_value(s, st, i, n, dtype)))
+                .collect()
+        } else {
+            values
+        };
         self.tensor_from_values(&[n], dtype, &values, "arange")
     }
 
@@ -1417,17 +1424,23 @@ impl Evaluator {
         } else {
             common
         };
-        let out_tensor = match out {
-            Some(o) => {
-                if !can_cast(out_dtype, o.dtype) {
-                    return Err(ScriptError::Runtime(format!(
-                        "result type {} can't be cast to the desired output type {}",
-                        out_dtype.scalar_type_name(),
-                        o.dtype.scalar_type_name()
-                    )));
-                }
-                o.clone()
+        if let Some(o) = out {
+            if !can_cast(out_dtype, o.dtype) {
+                return Err(ScriptError::Runtime(format!(
+                    "result type {} can't be cast to the desired output type {}",
+                    out_dtype.scalar_type_name(),
+                    o.dtype.scalar_type_name()
+                )));
             }
+        }
+        // On the CPU, TensorIterator first copies every input tensor of another dtype to the
+        // common dtype (`.to(common)`, preserving its layout as `empty_like` does); the
+        // copies decide the output's strides and are what the kernel reads.
+        let original_y = y;
+        let x = &self.promote_input(x, common)?;
+        let y = &self.promote_input(y, common)?;
+        let out_tensor = match out {
+            Some(o) => o.clone(),
             None => {
                 let ops: Vec<OperandLayout<'_>> = [x, y]
                     .into_iter()
@@ -1452,12 +1465,12 @@ impl Evaluator {
             ElementwiseInput::Tensor(t) => Operand::Tensor(broadcast_view(t, &shape)),
             ElementwiseInput::Number(s) => Operand::Scalar(*s),
         };
-        let (mut a, b) = (operand(x), operand(y));
+        let (a, mut b) = (operand(x), operand(y));
         let mut compute = common;
         if op == BinaryOp::Mul && matches!(common, DType::Float16 | DType::BFloat16) {
             // `mul_kernel` takes a second operand that is one broadcast value at its original
             // precision (`original_scalar_value<float>`), not rounded to the reduced dtype:
-            // the product is computed in f32 from the first operand cast to the common dtype.
+            // the product is computed in f32 from the first operand (in the common dtype).
             let scalar_like = match &b {
                 Operand::Scalar(_) => true,
                 Operand::Tensor(t) => t
@@ -1467,12 +1480,7 @@ impl Evaluator {
                     .all(|(&n, &s)| n == 1 || s == 0),
             };
             if scalar_like {
-                if let Operand::Tensor(t) = &a {
-                    if t.dtype != common {
-                        let cast = self.convert(t, common, MemoryFormat::Preserve, op_name(op))?;
-                        a = Operand::Tensor(cast);
-                    }
-                }
+                b = operand(original_y);
                 compute = DType::Float32;
             }
         }
@@ -1510,6 +1518,17 @@ impl Evaluator {
             self.note_write(&out_tensor);
         }
         Ok(out_tensor)
+    }
+
+    /// An elementwise input cast to the op's common dtype (tensors of another dtype are
+    /// copied with their layout preserved; numbers stay numbers).
+    fn promote_input(&mut self, input: &ElementwiseInput, common: DType) -> R<ElementwiseInput> {
+        Ok(match input {
+            ElementwiseInput::Tensor(t) if t.dtype != common => {
+                ElementwiseInput::Tensor(self.convert(t, common, MemoryFormat::Preserve, "to")?)
+            }
+            other => other.clone(),
+        })
     }
 
     /// A unary op, out of place or in place (`inplace`).
@@ -1976,6 +1995,28 @@ fn sequential_order(dst: &Tensor, inputs: &[&Tensor]) -> Option<Vec<Vec<i64>>> {
         }
     }
     differs.then_some(indices)
+}
+
+/// Element `i` of a floating `arange` of `n` elements, as ATen's vectorized CPU kernel
+/// computes it (AVX2: 32-byte vectors). Whole pairs of vectors are filled by
+/// `Vectorized::arange(base, step)`, where `base = start + step * i0` is first rounded to the
+/// dtype and each lane adds `lane * step` to it; the tail is `start + step * i` per element.
+/// Sums are taken in the accumulate type (f32 for f16/bf16, f64 otherwise). The double
+/// rounding shows in f16/bf16 once the values outgrow the dtype's integers.
+fn arange_float_value(start: f64, step: f64, i: i64, n: i64, dtype: DType) -> f64 {
+    let acc_f32 = matches!(dtype, DType::Float16 | DType::BFloat16);
+    let acc = |x: f64| if acc_f32 { f64::from(x as f32) } else { x };
+    let round = |x: f64| dtype.round(Scalar::Float(x)).to_f64();
+    let (start, step) = (acc(start), acc(step));
+    let lanes = (32 / dtype.item_size()) as i64;
+    let vectorized = n - n % (2 * lanes);
+    if i < vectorized {
+        let first = i - i % lanes;
+        let base = round(acc(start + acc(step * first as f64)));
+        round(acc(base + acc((i - first) as f64 * step)))
+    } else {
+        round(acc(start + acc(step * i as f64)))
+    }
 }
 
 /// The `NotImplementedError` of a CPU kernel that has no bool version.

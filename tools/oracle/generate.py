@@ -516,7 +516,7 @@ class Gen:
         ("st_convert", 6), ("st_arith", 10), ("st_compare", 3), ("st_matmul", 2),
         ("st_inplace", 18), ("st_reduce", 6), ("st_query", 16), ("st_print", 6),
         ("st_index", 5), ("st_setitem", 7), ("st_create", 2), ("st_mixed", 6),
-        ("st_print_scaled", 4), ("st_big", 0.5),
+        ("st_print_scaled", 4), ("st_big", 0.2),
     ]
 
     def run(self, line):
