@@ -10,7 +10,7 @@
 //     involved, which take an exact integer path (CPU adapters flush denormals); NaNs follow
 //     x86's rules (the first NaN operand, quieted; invalid operations give the default NaN);
 //     comparisons, relu, clamp and abs work on the bits.
-// Dtypes and the op are uniforms: one pipeline serves every combination.
+// The op is a uniform; the dtypes are pipeline constants.
 //
 // Modes as in gather.wgsl (0: dense destination, invocations own whole words; 1: any
 // destination, one dispatch per byte lane). An input in the destination's storage is read
@@ -48,6 +48,12 @@ struct EwParams {
     a_stride: array<vec4<u32>, 2>,
     b_stride: array<vec4<u32>, 2>,
 }
+
+// Dtypes are pipeline constants (one pipeline per combination, each compiled small).
+override A_T: u32 = 8u;
+override B_T: u32 = 8u;
+override DST_T: u32 = 8u;
+override COMPUTE_T: u32 = 8u;
 
 const F_A_SCALAR: u32 = 1u;
 const F_B_SCALAR: u32 = 2u;
@@ -119,7 +125,7 @@ fn load_raw(which: u32, t: u32, e: u32) -> vec2<u32> {
 }
 
 fn store_dst(e: u32, raw: vec2<u32>) {
-    let b = dt_bytes(params.dst_t);
+    let b = dt_bytes(DST_T);
     if b == 1u {
         let w = e >> 2u;
         let sh = (e & 3u) * 8u;
@@ -137,7 +143,7 @@ fn store_dst(e: u32, raw: vec2<u32>) {
 }
 
 fn compute_kind() -> u32 {
-    let c = params.compute_t;
+    let c = COMPUTE_T;
     if c == DT_BOOL {
         return K_BOOL;
     }
@@ -149,7 +155,7 @@ fn compute_kind() -> u32 {
 
 // `to_compute`: an element's raw bits in the compute arithmetic's form.
 fn to_compute(t: u32, raw: vec2<u32>) -> vec2<u32> {
-    let c = params.compute_t;
+    let c = COMPUTE_T;
     let k = compute_kind();
     if k == K_BOOL {
         return encode(DT_BOOL, decode(t, raw), dt_is_float(t));
@@ -167,7 +173,7 @@ fn operand_a(pos: u32) -> vec2<u32> {
         return vec2<u32>(params.a_lo, params.a_hi);
     }
     let which = select(1u, 0u, (f & F_A_FROM_DST) != 0u);
-    return to_compute(params.a_t, load_raw(which, params.a_t, pos));
+    return to_compute(A_T, load_raw(which, A_T, pos));
 }
 
 fn operand_b(pos: u32) -> vec2<u32> {
@@ -176,7 +182,7 @@ fn operand_b(pos: u32) -> vec2<u32> {
         return vec2<u32>(params.b_lo, params.b_hi);
     }
     let which = select(2u, 0u, (f & F_B_FROM_DST) != 0u);
-    return to_compute(params.b_t, load_raw(which, params.b_t, pos));
+    return to_compute(B_T, load_raw(which, B_T, pos));
 }
 
 // ---- f32 on bits ----
@@ -485,7 +491,7 @@ fn apply(x: vec2<u32>, y: vec2<u32>) -> vec3<u32> {
 
 // The result written in the destination dtype (`DType::write` of the result Scalar).
 fn result_raw(r: vec3<u32>) -> vec2<u32> {
-    let t = params.dst_t;
+    let t = DST_T;
     if r.z == K_F32 {
         if t == DT_F64 {
             return f32_to_f64(r.x);
@@ -541,10 +547,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let n = params.n;
     let per = params.per_invocation;
     let last = params.rank - 1u;
-    if params.mode == 0u {
-        let b = dt_bytes(params.dst_t);
-        let per_unit = select(1u, 4u / b, b < 4u);
-        let off = params.dst_offset;
+    let b = dt_bytes(DST_T);
+    let per_unit = select(1u, 4u / b, b < 4u);
+    let off = params.dst_offset;
+    let dense = params.mode == 0u;
+    // The invocation's elements [start, end): whole destination units in dense mode.
+    var start: u32;
+    var end: u32;
+    if dense {
         let first_unit = off / per_unit;
         let end_unit = (off + n + per_unit - 1u) / per_unit;
         let u_begin = first_unit + t * per;
@@ -552,74 +562,59 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             return;
         }
         let u_end = min(u_begin + per, end_unit);
-        let lin0 = max(u_begin * per_unit, off) - off;
-        var pos = seek(lin0);
-        var i0 = idx[last];
-        let n0 = shp[last];
-        let step = vec3<u32>(dstr[last], astr[last], bstr[last]);
-        let bits = b * 8u;
-        let m = elem_mask(b);
-        let end_elem = off + n;
-        for (var u = u_begin; u < u_end; u = u + 1u) {
-            if b >= 4u {
-                let v = element(pos);
-                if b == 4u {
-                    dst[u] = v.x;
-                } else {
-                    dst[2u * u] = v.x;
-                    dst[2u * u + 1u] = v.y;
-                }
-                i0 = i0 + 1u;
-                pos = pos + step;
-                if i0 == n0 {
-                    i0 = 0u;
-                    pos = carry(pos - step * n0);
-                }
-                continue;
-            }
-            var word = 0u;
-            var covered = 0u;
-            for (var k = 0u; k < per_unit; k = k + 1u) {
-                let e = u * per_unit + k;
-                if e >= off && e < end_elem {
-                    let v = element(pos);
-                    word = word | ((v.x & m) << (k * bits));
-                    covered = covered | (m << (k * bits));
-                    i0 = i0 + 1u;
-                    pos = pos + step;
-                    if i0 == n0 {
-                        i0 = 0u;
-                        pos = carry(pos - step * n0);
-                    }
-                }
-            }
-            if covered != 0xffffffffu {
-                word = word | (dst[u] & ~covered);
-            }
-            dst[u] = word;
+        start = max(u_begin * per_unit, off) - off;
+        end = min(u_end * per_unit, off + n) - off;
+    } else {
+        start = t * per;
+        if start >= n {
+            return;
         }
-        return;
+        end = min(start + per, n);
     }
-    let start = t * per;
-    if start >= n {
-        return;
-    }
-    let end = min(start + per, n);
     var pos = seek(start);
     var i0 = idx[last];
     let n0 = shp[last];
     let step = vec3<u32>(dstr[last], astr[last], bstr[last]);
+    let bits = b * 8u;
+    let m = elem_mask(b);
     let lane = params.lane;
-    let b = dt_bytes(params.dst_t);
+    var word = 0u;
+    var covered = 0u;
     for (var l = start; l < end; l = l + 1u) {
-        var my_lane = 0u;
-        if b == 1u {
-            my_lane = pos.x & 3u;
-        } else if b == 2u {
-            my_lane = pos.x & 1u;
-        }
-        if lane == ALL_LANES || my_lane == lane {
-            store_dst(pos.x, element(pos));
+        let v = element(pos);
+        if dense {
+            let e = off + l;
+            if b >= 4u {
+                if b == 4u {
+                    dst[e] = v.x;
+                } else {
+                    dst[2u * e] = v.x;
+                    dst[2u * e + 1u] = v.y;
+                }
+            } else {
+                let k = e % per_unit;
+                word = word | ((v.x & m) << (k * bits));
+                covered = covered | (m << (k * bits));
+                if k == per_unit - 1u || l + 1u == end {
+                    let u = e / per_unit;
+                    if covered != 0xffffffffu {
+                        word = word | (dst[u] & ~covered);
+                    }
+                    dst[u] = word;
+                    word = 0u;
+                    covered = 0u;
+                }
+            }
+        } else {
+            var my_lane = 0u;
+            if b == 1u {
+                my_lane = pos.x & 3u;
+            } else if b == 2u {
+                my_lane = pos.x & 1u;
+            }
+            if lane == ALL_LANES || my_lane == lane {
+                store_dst(pos.x, v);
+            }
         }
         i0 = i0 + 1u;
         pos = pos + step;
@@ -629,4 +624,3 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
     }
 }
-

@@ -6,9 +6,9 @@
 // invocation loads T vec4s (T source rows), transposes them in registers (shuffling bytes
 // or halves for the packed dtypes) and stores T vec4s (T destination rows), each a whole
 // set of words no other invocation touches. On CPU adapters (lavapipe) workgroup barriers
-// are expensive, so there is no workgroup-memory staging: each invocation walks TILES tiles
-// down the rows, reading whole cache lines of each source row, while its neighbours take
-// the next columns and so fill whole cache lines of each destination row.
+// are expensive and each invocation's memory accesses run one after the other, so there is
+// no workgroup-memory staging: an invocation takes a block of SB x SB tiles, and so reads
+// and writes whole cache lines of every row it touches.
 //
 // Copies keep PyTorch's CPU semantics: float NaNs come out quiet, bools come out 0/1.
 
@@ -25,7 +25,6 @@ struct TransposeParams {
 
 override ELEM_BYTES: u32 = 4u;
 override FLOAT_T: u32 = 8u;
-const TILES: u32 = 4u;
 
 @group(0) @binding(0) var<uniform> params: TransposeParams;
 @group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
@@ -235,36 +234,107 @@ fn tile_8(s0: u32, sv: u32, d0: u32, dv: u32) {
     dst[d0 + 1u * dv] = canonical(vec4<u32>(r0[2], r0[3], r1[2], r1[3]));
 }
 
+// Each invocation transposes a block of SB x SB tiles, walking down its columns: every
+// source row it reads and every destination row it writes is a run of SB vec4s (a whole
+// 64-byte cache line), which is what makes a CPU adapter's per-lane memory accesses fast.
+const SB: u32 = 4u;
+
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let T = 16u / ELEM_BYTES;
     let g = invocation_index(gid, groups);
     let tpr = params.tiles_per_row;
     let tile_rows = params.rows / T;
-    let bands = (tile_rows + TILES - 1u) / TILES;
-    if g >= params.batch * bands * tpr {
+    let bcols = (tpr + SB - 1u) / SB;
+    let brows = (tile_rows + SB - 1u) / SB;
+    if g >= params.batch * bcols * brows {
         return;
     }
-    let tc = g % tpr;
-    let rest = g / tpr;
-    let band = rest % bands;
-    let b = rest / bands;
+    let bc = g % bcols;
+    let rest = g / bcols;
+    let br = rest % brows;
+    let b = rest / brows;
     let sc = params.src_col_stride;
-    // In vec4 units: T elements per vec4.
     let sv = sc / T;
     let dv = params.cols / T;
-    let first = band * TILES;
-    let last = min(first + TILES, tile_rows);
-    var s0 = (params.src_offset + b * params.src_batch_stride + tc * T * sc + first * T) / T;
-    var d0 = (params.dst_offset + b * params.rows * params.cols + first * T * params.cols + tc * T) / T;
-    for (var tr = first; tr < last; tr = tr + 1u) {
-        switch ELEM_BYTES {
-            case 1u: { tile_1(s0, sv, d0, dv); }
-            case 2u: { tile_2(s0, sv, d0, dv); }
-            case 4u: { tile_4(s0, sv, d0, dv); }
-            default: { tile_8(s0, sv, d0, dv); }
+    let tr0 = br * SB;
+    let tc0 = bc * SB;
+    let tr1 = min(tr0 + SB, tile_rows);
+    let tc1 = min(tc0 + SB, tpr);
+    for (var tc = tc0; tc < tc1; tc = tc + 1u) {
+        for (var tr = tr0; tr < tr1; tr = tr + 1u) {
+            let s0 = (params.src_offset + b * params.src_batch_stride + tc * T * sc + tr * T) / T;
+            let d0 = (params.dst_offset + b * params.rows * params.cols + tr * T * params.cols + tc * T) / T;
+            switch ELEM_BYTES {
+                case 1u: { tile_1(s0, sv, d0, dv); }
+                case 2u: { tile_2(s0, sv, d0, dv); }
+                case 4u: { tile_4(s0, sv, d0, dv); }
+                default: { tile_8(s0, sv, d0, dv); }
+            }
         }
-        s0 = s0 + 1u;
-        d0 = d0 + T * dv;
+    }
+}
+
+// The workgroup-memory tiled transpose for GPUs (where barriers are cheap and memory wants
+// coalesced accesses): a 32 x 8 workgroup moves a 32 x 32 tile of 4- or 8-byte elements
+// through workgroup memory padded to 33 columns (no bank conflicts), reading source rows
+// and writing destination rows with consecutive invocations on consecutive elements.
+// Host preconditions as for `main`; rows and cols need not be multiples of 32.
+const SHARED_TILE: u32 = 32u;
+var<workgroup> shared_tile: array<vec2<u32>, 1056>;
+
+fn load_element(e: u32) -> vec2<u32> {
+    if ELEM_BYTES == 8u {
+        let w = 2u * e;
+        return vec2<u32>(src[w / 4u][w % 4u], src[(w + 1u) / 4u][(w + 1u) % 4u]);
+    }
+    return vec2<u32>(src[e / 4u][e % 4u], 0u);
+}
+
+fn store_element(e: u32, v: vec2<u32>) {
+    if ELEM_BYTES == 8u {
+        let w = 2u * e;
+        dst[w / 4u][w % 4u] = v.x;
+        dst[(w + 1u) / 4u][(w + 1u) % 4u] = v.y;
+    } else {
+        dst[e / 4u][e % 4u] = canonical(vec4<u32>(v.x, 0u, 0u, 0u)).x;
+    }
+}
+
+@compute @workgroup_size(32, 8)
+fn shared_main(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_id) local: vec3<u32>,
+) {
+    let tiles_x = (params.cols + SHARED_TILE - 1u) / SHARED_TILE;
+    let tiles_y = (params.rows + SHARED_TILE - 1u) / SHARED_TILE;
+    let id = wg.x + wg.y * groups.x;
+    if id >= params.batch * tiles_x * tiles_y {
+        return;
+    }
+    let tx = id % tiles_x;
+    let rest = id / tiles_x;
+    let ty = rest % tiles_y;
+    let b = rest / tiles_y;
+    let src_base = params.src_offset + b * params.src_batch_stride;
+    let dst_base = params.dst_offset + b * params.rows * params.cols;
+    // Load: source row c (a destination column), consecutive invocations on consecutive r.
+    for (var i = 0u; i < SHARED_TILE; i = i + 8u) {
+        let c = tx * SHARED_TILE + local.y + i;
+        let r = ty * SHARED_TILE + local.x;
+        if c < params.cols && r < params.rows {
+            shared_tile[(local.y + i) * (SHARED_TILE + 1u) + local.x] =
+                load_element(src_base + c * params.src_col_stride + r);
+        }
+    }
+    workgroupBarrier();
+    // Store: destination row r, consecutive invocations on consecutive c.
+    for (var i = 0u; i < SHARED_TILE; i = i + 8u) {
+        let r = ty * SHARED_TILE + local.y + i;
+        let c = tx * SHARED_TILE + local.x;
+        if c < params.cols && r < params.rows {
+            store_element(dst_base + r * params.cols + c, shared_tile[local.x * (SHARED_TILE + 1u) + local.y + i]);
+        }
     }
 }

@@ -466,11 +466,13 @@ fn copies_and_fills_of_every_dtype_stay_on_the_gpu() {
     pair.assert_same("every dtype pair");
 }
 
-/// Transposes that take the register-tiled kernel, for every element size.
+/// Transposes that take the register-tiled kernel (and, for 4- and 8-byte elements, the
+/// workgroup-memory kernel GPUs get), for every element size.
 #[test]
 fn tiled_transposes_match_cpu() {
     let mut pair = Pair::new();
-    for &dtype in &DType::ALL {
+    for (&dtype, shared) in DType::ALL.iter().flat_map(|d| [(d, false), (d, true)]) {
+        pair.gpu.force_shared_transpose_for_testing(shared);
         for (shape, src_strides) in [
             (vec![32i64, 48], vec![1i64, 32]),
             (vec![2, 16, 32], vec![512, 1, 16]),
@@ -493,6 +495,7 @@ fn tiled_transposes_match_cpu() {
             pair.cpu.copy(&cd, &cs);
         }
     }
+    pair.gpu.force_shared_transpose_for_testing(false);
     pair.assert_same("tiled transposes");
 }
 

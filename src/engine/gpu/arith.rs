@@ -336,7 +336,16 @@ impl GpuEngine {
                 _ => dummy.clone(),
             });
         }
-        let pipeline = self.pipeline(Family::Elementwise, "main", &[]);
+        let pipeline = self.pipeline(
+            Family::Elementwise,
+            "main",
+            &[
+                ("A_T", f64::from(params.a_t)),
+                ("B_T", f64::from(params.b_t)),
+                ("DST_T", f64::from(params.dst_t)),
+                ("COMPUTE_T", f64::from(params.compute_t)),
+            ],
+        );
         let per_word = (4 / dst.dtype.item_size() as u64).max(1);
         let mut encoder = self.encoder();
         for piece in plan.split_for_kernel() {

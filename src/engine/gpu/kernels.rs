@@ -444,9 +444,14 @@ impl GpuEngine {
         let bytes = dst_dtype.item_size() as u64;
         let tile = tile_elements(bytes);
         let (batch, rows, cols, src_batch_stride, src_col_stride) = shape;
+        // Workgroup-memory tiles where barriers are cheap (real GPUs); register tiles on CPU
+        // adapters such as lavapipe, where they are not.
+        let shared = (bytes == 4 || bytes == 8)
+            && (self.force_shared_transpose || self.info.device_type != wgpu::DeviceType::Cpu);
         let tiles_per_row = cols / tile;
-        let bands = (rows / tile).div_ceil(TRANSPOSE_TILES_PER_INVOCATION);
-        let invocations = batch * bands * tiles_per_row;
+        let invocations = batch
+            * (rows / tile).div_ceil(TRANSPOSE_BLOCK)
+            * tiles_per_row.div_ceil(TRANSPOSE_BLOCK);
         let params = TransposeParams {
             batch: batch as u32,
             rows: rows as u32,
@@ -457,15 +462,24 @@ impl GpuEngine {
             src_batch_stride: src_batch_stride as u32,
             src_col_stride: src_col_stride as u32,
         };
+        let entry = if shared { "shared_main" } else { "main" };
         let pipeline = self.pipeline(
             Family::Transpose,
-            "main",
+            entry,
             &[
                 ("ELEM_BYTES", bytes as f64),
                 ("FLOAT_T", f64::from(dtype_code(dst_dtype))),
             ],
         );
-        let grid = self.grid(invocations);
+        let grid = if shared {
+            let side = SHARED_TRANSPOSE_TILE;
+            let groups = batch * rows.div_ceil(side) * cols.div_ceil(side);
+            let max = u64::from(self.limits.max_compute_workgroups_per_dimension.max(1));
+            let x = groups.clamp(1, max);
+            (x as u32, groups.div_ceil(x) as u32)
+        } else {
+            self.grid(invocations)
+        };
         self.encode_dispatch(
             encoder,
             &pipeline,
@@ -477,8 +491,11 @@ impl GpuEngine {
     }
 }
 
-/// Tiles one invocation of transpose.wgsl moves (`TILES` there).
-const TRANSPOSE_TILES_PER_INVOCATION: u64 = 4;
+/// Side of transpose.wgsl's workgroup-memory tile (`SHARED_TILE` there).
+const SHARED_TRANSPOSE_TILE: u64 = 32;
+
+/// One invocation of transpose.wgsl moves a block of this many tiles squared (`SB` there).
+const TRANSPOSE_BLOCK: u64 = 4;
 
 /// Side of transpose.wgsl's square tile, in elements: one vec4 of u32 per tile row.
 fn tile_elements(bytes: u64) -> u64 {

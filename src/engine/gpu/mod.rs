@@ -80,6 +80,8 @@ pub struct GpuEngine {
     op_log: Vec<OpRecord>,
     /// Bound where a kernel's binding is not read.
     dummy: Option<wgpu::Buffer>,
+    /// Use the workgroup-memory transpose even on CPU adapters (tests).
+    force_shared_transpose: bool,
 }
 
 /// Rounds a byte count up to whole u32 words (at least one word: bindings cannot be empty).
@@ -121,6 +123,7 @@ impl GpuEngine {
             pipelines: HashMap::new(),
             op_log: Vec::new(),
             dummy: None,
+            force_shared_transpose: false,
         })
     }
 
@@ -155,6 +158,13 @@ impl GpuEngine {
         self.limits.max_compute_workgroups_per_dimension = max_groups
             .unwrap_or(device.max_compute_workgroups_per_dimension)
             .min(device.max_compute_workgroups_per_dimension);
+    }
+
+    /// Runs transposes with the workgroup-memory kernel meant for GPUs even on a CPU adapter
+    /// (so that tests on lavapipe cover it).
+    #[doc(hidden)]
+    pub fn force_shared_transpose_for_testing(&mut self, force: bool) {
+        self.force_shared_transpose = force;
     }
 
     /// The records of the ops run since the last call: which engine ran each, and why.
