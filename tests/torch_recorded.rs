@@ -137,11 +137,20 @@ fn scripts_recorded_from_pytorch_trace_exactly() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
     let mut cases = 0;
     let mut problems = Vec::new();
-    for entry in std::fs::read_dir(dir).expect("fixtures folder") {
-        let path = entry.expect("entry").path();
-        if !path.to_string_lossy().ends_with(".torch.jsonl") {
-            continue;
-        }
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .expect("fixtures folder")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.to_string_lossy().ends_with(".torch.jsonl"))
+        .collect();
+    // The generated regression corpus of tools/oracle (random scripts recorded from PyTorch).
+    files.push(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tools/oracle/sample_cases.jsonl"
+        )
+        .into(),
+    );
+    for path in files {
         for line in std::fs::read_to_string(&path)
             .expect("fixture")
             .lines()

@@ -104,8 +104,10 @@ pub fn run_script(script: &str) -> Result<Trace, String> {
             MAX_SCRIPT_LINES
         ));
     }
+    // The browser records at most 64 Ki values per tensor: the page draws summaries beyond.
     let limits = Limits {
         max_statements: MAX_SCRIPT_LINES,
+        max_recorded_elements: 1 << 16,
         ..Limits::default()
     };
     Ok(Evaluator::new(Box::new(CpuEngine::new()), limits).run(script))

@@ -38,7 +38,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             memory_bytes: 256 << 20,
-            max_recorded_elements: 1 << 16,
+            max_recorded_elements: 1 << 20,
             max_statements: 100_000,
             max_op_elements: 1 << 26,
         }
