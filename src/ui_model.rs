@@ -467,13 +467,31 @@ impl StorageCells<'_> {
                 "<span class=\"{class}\" role=\"listitem\" data-testid=\"storage-cell\" data-offset=\"{at}\" data-key=\"{id}:{at}\" aria-label=\"{id} element {at}: {value}{reached}\" title=\"{}\"><small class=\"off\">{at}</small><span class=\"val\">{value}</span><span class=\"marks\">",
                 who.join(", ")
             );
-            for &v in marks {
-                let colour = self
-                    .colours
-                    .get(v % self.colours.len().max(1))
-                    .copied()
-                    .unwrap_or("#999");
-                let _ = write!(html, "<i style=\"background:{}\"></i>", escape_html(colour));
+            // One bar, striped with the colour of every view that reaches the cell.
+            if !marks.is_empty() {
+                let share = 100.0 / marks.len() as f64;
+                let stops: Vec<String> = marks
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &v)| {
+                        let colour = self
+                            .colours
+                            .get(v % self.colours.len().max(1))
+                            .copied()
+                            .unwrap_or("#999");
+                        format!(
+                            "{} {:.1}% {:.1}%",
+                            escape_html(colour),
+                            k as f64 * share,
+                            (k + 1) as f64 * share
+                        )
+                    })
+                    .collect();
+                let _ = write!(
+                    html,
+                    "<i style=\"background:linear-gradient(90deg,{})\"></i>",
+                    stops.join(",")
+                );
             }
             html.push_str("</span>");
             if let Some(k) = jump {
@@ -532,4 +550,45 @@ mod html_tests {
         assert!(html.contains("class=\"cell unreached written\""));
         assert!(html.contains("reached by a, b"));
     }
+}
+
+/// A stable identity for a tensor's drawing: name, layout, storage and dtype. While it stays
+/// the same from one step to the next, only cell texts and write marks change.
+pub fn view_key(t: &TensorRecord) -> String {
+    format!(
+        "{}|{}|{}|{}|{}|{}",
+        t.name,
+        attr_list(&t.shape),
+        attr_list(&t.stride),
+        t.storage_offset,
+        t.storage,
+        t.dtype
+    )
+}
+
+/// The texts of a tensor's drawn cells, in drawing order (as `tensor_cells_html` draws them).
+pub fn drawn_texts(t: &TensorRecord) -> Vec<String> {
+    let Some(values) = &t.values else {
+        return Vec::new();
+    };
+    let plan = grid_plan(&t.shape);
+    let rank = t.shape.len();
+    let mut out = Vec::new();
+    for panel in &plan.panels {
+        let Some(lead) = &panel.lead else { continue };
+        for r in &plan.rows {
+            for c in &plan.cols {
+                if let (Tick::At(r), Tick::At(c)) = (r, c) {
+                    let index = cell_index(rank, lead, *r, *c);
+                    out.push(
+                        values
+                            .get(flat_position(&t.shape, &index))
+                            .map(value_text)
+                            .unwrap_or_default(),
+                    );
+                }
+            }
+        }
+    }
+    out
 }

@@ -62,6 +62,12 @@ pub struct AppState {
 }
 
 impl AppState {
+    /// The current step's record, without subscribing to changes.
+    pub fn current_untracked(&self) -> Option<Step> {
+        let i = self.step.get_untracked();
+        self.trace.with_untracked(|t| t.steps.get(i).cloned())
+    }
+
     /// The current step's record (cloned out of the trace).
     pub fn current(&self) -> Option<Step> {
         let i = self.step.get();

@@ -10,8 +10,8 @@ use super::{AppState, Hover};
 use crate::tensor::layout::ViewExplanation;
 use crate::trace::{Step, StorageRecord, TensorRecord};
 use crate::ui_model::{
-    attr_list, axis_names, bytes_text, dims_text, grid_plan, offset_formula, stride_walk,
-    tensor_cells_html, StorageCells, MAX_DRAWN,
+    attr_list, axis_names, bytes_text, dims_text, drawn_texts, grid_plan, offset_formula,
+    stride_walk, tensor_cells_html, value_text, view_key, StorageCells, MAX_DRAWN,
 };
 
 /// Okabe-Ito: a colour-blind-safe palette, one colour per view.
@@ -198,6 +198,22 @@ pub fn MemoryPanel() -> impl IntoView {
 #[component]
 pub fn StoragePanel() -> impl IntoView {
     let state = expect_context::<AppState>();
+    let structure = Memo::new(move |_| {
+        state.current().map(|s| {
+            let storages: Vec<(String, usize, String)> = s
+                .storages
+                .iter()
+                .map(|x| (x.id.clone(), x.nbytes, x.dtype.clone()))
+                .collect();
+            let views: Vec<String> = s.tensors.iter().map(view_key).collect();
+            (storages, views)
+        })
+    });
+    let shown: StoredValue<HashMap<String, Vec<String>>> = StoredValue::new(HashMap::new());
+    Effect::new(move |_| {
+        let Some(step) = state.current() else { return };
+        patch_storages(&step, shown);
+    });
     let on_over = move |ev: leptos::ev::MouseEvent| {
         let h = hover_from_event(&ev);
         if h.is_some() && h != state.hover.get_untracked() {
@@ -208,9 +224,18 @@ pub fn StoragePanel() -> impl IntoView {
         <div class="panel storage-panel" on:mouseover=on_over on:mouseleave=move |_| state.hover.set(None)>
             <div class="panel-head"><h2>"Storages"</h2><span class="hint">"flat memory; marks show which views reach each cell"</span></div>
             {move || {
-                let Some(step) = state.current() else { return ().into_any() };
+                // Redrawn when storages or the views reaching them change; values and write
+                // marks are patched in place (see `patch_storages`).
+                let _ = structure.get();
                 let picked = state.picked.get();
+                let Some(step) = state.current_untracked() else { return ().into_any() };
                 let hover_view = state.hover.get_untracked().and_then(|h| h.view);
+                shown.update_value(|m| {
+                    m.clear();
+                    for s in &step.storages {
+                        m.insert(s.id.clone(), storage_texts(s));
+                    }
+                });
                 step.storages
                     .iter()
                     .map(|s| storage_strip(&step, s, picked.as_ref(), hover_view.as_ref()))
@@ -218,6 +243,75 @@ pub fn StoragePanel() -> impl IntoView {
                     .into_any()
             }}
         </div>
+    }
+}
+
+/// The texts of a storage's drawn cells, in order.
+fn storage_texts(s: &StorageRecord) -> Vec<String> {
+    let Some(values) = &s.values else {
+        return Vec::new();
+    };
+    let n = values.len();
+    if n > MAX_DRAWN {
+        values[..MAX_DRAWN / 2]
+            .iter()
+            .chain(&values[n - MAX_DRAWN / 2..])
+            .map(value_text)
+            .collect()
+    } else {
+        values.iter().map(value_text).collect()
+    }
+}
+
+/// Brings the drawn storage strips up to date with `step`: changed values and write marks.
+fn patch_storages(step: &Step, shown: StoredValue<HashMap<String, Vec<String>>>) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    for s in &step.storages {
+        let texts = storage_texts(s);
+        let Some(old) = shown.with_value(|m| m.get(&s.id).cloned()) else {
+            continue;
+        };
+        let scope = format!(
+            "[data-testid=storage][data-storage=\"{}\"]",
+            css_name(&s.id)
+        );
+        if old != texts {
+            if let Ok(cells) =
+                document.query_selector_all(&format!("{scope} [data-testid=storage-cell] .val"))
+            {
+                for (i, text) in texts.iter().enumerate() {
+                    if old.get(i) != Some(text) {
+                        if let Some(val) = cells.item(i as u32) {
+                            val.set_text_content(Some(text));
+                            let cell = val.parent_element();
+                            if let (Some(cell), Some(before)) = (cell, old.get(i)) {
+                                let label = cell.get_attribute("aria-label").unwrap_or_default();
+                                let _ = cell.set_attribute(
+                                    "aria-label",
+                                    &label.replacen(
+                                        &format!(": {before}"),
+                                        &format!(": {text}"),
+                                        1,
+                                    ),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            shown.update_value(|m| {
+                m.insert(s.id.clone(), texts.clone());
+            });
+        }
+        let written: HashSet<i64> = step
+            .writes
+            .iter()
+            .filter(|w| w.storage == s.id)
+            .flat_map(|w| w.offsets.iter().copied())
+            .collect();
+        mark_written(&document, &scope, &s.id, &written);
     }
 }
 
@@ -317,6 +411,16 @@ fn storage_strip(
 #[component]
 pub fn ViewsPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
+    let structure = Memo::new(move |_| {
+        state
+            .current()
+            .map(|s| s.tensors.iter().map(view_key).collect::<Vec<_>>())
+    });
+    let shown: StoredValue<HashMap<String, Vec<String>>> = StoredValue::new(HashMap::new());
+    Effect::new(move |_| {
+        let Some(step) = state.current() else { return };
+        patch_views(&step, shown);
+    });
     let on_over = move |ev: leptos::ev::MouseEvent| {
         let h = hover_from_event(&ev);
         if h.is_some() && h != state.hover.get_untracked() {
@@ -336,8 +440,17 @@ pub fn ViewsPanel() -> impl IntoView {
                 }}
             </p>
             {move || {
-                let Some(step) = state.current() else { return ().into_any() };
+                // Redrawn only when the set of views or their layouts change; cell texts and
+                // write marks of the same views are patched in place (see `patch_views`).
+                let _ = structure.get();
                 let picked = state.picked.get();
+                let Some(step) = state.current_untracked() else { return ().into_any() };
+                shown.update_value(|m| {
+                    m.clear();
+                    for t in &step.tensors {
+                        m.insert(view_key(t), drawn_texts(t));
+                    }
+                });
                 step.tensors
                     .iter()
                     .enumerate()
@@ -347,6 +460,97 @@ pub fn ViewsPanel() -> impl IntoView {
             }}
         </div>
     }
+}
+
+/// Brings the drawn views up to date with `step` without redrawing them: changed cell texts
+/// and the write marks.
+fn patch_views(step: &Step, shown: StoredValue<HashMap<String, Vec<String>>>) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    for t in &step.tensors {
+        let key = view_key(t);
+        let texts = drawn_texts(t);
+        let old = shown.with_value(|m| m.get(&key).cloned());
+        let Some(old) = old else { continue };
+        let selector = format!(
+            "[data-testid=view][data-name=\"{}\"] [data-testid=view-cell]",
+            css_name(&t.name)
+        );
+        let Ok(cells) = document.query_selector_all(&selector) else {
+            continue;
+        };
+        if old != texts {
+            for (i, text) in texts.iter().enumerate() {
+                if old.get(i) != Some(text) {
+                    if let Some(cell) = cells
+                        .item(i as u32)
+                        .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+                    {
+                        cell.set_text_content(Some(text));
+                        let index = cell
+                            .get_attribute("data-index")
+                            .unwrap_or_default()
+                            .replace(',', ", ");
+                        let at = cell.get_attribute("data-offset").unwrap_or_default();
+                        let _ = cell.set_attribute(
+                            "aria-label",
+                            &format!("{}[{index}] = {text}, {} element {at}", t.name, t.storage),
+                        );
+                    }
+                }
+            }
+            shown.update_value(|m| {
+                m.insert(key.clone(), texts.clone());
+            });
+        }
+        let written: HashSet<i64> = step
+            .writes
+            .iter()
+            .filter(|w| w.storage == t.storage)
+            .flat_map(|w| w.offsets.iter().copied())
+            .collect();
+        mark_written(
+            &document,
+            &format!("[data-testid=view][data-name=\"{}\"]", css_name(&t.name)),
+            &t.storage,
+            &written,
+        );
+    }
+}
+
+/// Sets the `written` class on exactly the cells of `scope` whose storage element was written.
+fn mark_written(document: &web_sys::Document, scope: &str, storage: &str, written: &HashSet<i64>) {
+    if let Ok(old) = document.query_selector_all(&format!("{scope} .cell.written")) {
+        for i in 0..old.length() {
+            if let Some(el) = old
+                .item(i)
+                .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+            {
+                let _ = el.class_list().remove_1("written");
+            }
+        }
+    }
+    for at in written.iter().take(4096) {
+        let selector = format!("{scope} [data-key=\"{}:{at}\"]", css_name(storage));
+        if let Ok(cells) = document.query_selector_all(&selector) {
+            for i in 0..cells.length() {
+                if let Some(el) = cells
+                    .item(i)
+                    .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+                {
+                    let _ = el.class_list().add_1("written");
+                }
+            }
+        }
+    }
+}
+
+/// Names and ids are identifiers; anything else is dropped from selectors.
+fn css_name(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect()
 }
 
 fn tensor_view(
