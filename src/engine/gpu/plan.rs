@@ -174,19 +174,6 @@ impl IterPlan {
         }
         pieces
     }
-
-    /// The largest element index any view reaches (plus one), for range checks.
-    pub fn max_extent(&self, v: usize) -> u64 {
-        let view = &self.views[v];
-        view.offset
-            + self
-                .shape
-                .iter()
-                .zip(&view.strides)
-                .map(|(n, s)| (n - 1) * s)
-                .sum::<u64>()
-            + 1
-    }
 }
 
 /// True when no two elements of `t` share a storage element (a sufficient test: sorted by
