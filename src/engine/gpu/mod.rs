@@ -341,6 +341,23 @@ impl GpuEngine {
         Ok(bytes)
     }
 
+    /// Reads back every storage whose host copy a kernel made stale, without blocking (the
+    /// browser's way): afterwards the synchronous reads of the `Engine` trait (`values`,
+    /// `read_storage`) answer from host copies, so a web page awaits this between
+    /// statements.
+    pub async fn sync_host_copies(&mut self) -> Result<(), GpuError> {
+        let stale: Vec<StorageId> = self
+            .storages
+            .iter()
+            .filter(|(_, s)| s.host.is_none())
+            .map(|(id, _)| *id)
+            .collect();
+        for id in stale {
+            self.read_storage_async(id).await?;
+        }
+        Ok(())
+    }
+
     /// Runs an op on the CPU engine: the storages of `dst` and `inputs` are read back,
     /// `run` computes on a scratch `CpuEngine` (with its views remapped), and `dst`'s
     /// storage is written back.
