@@ -139,31 +139,32 @@ pub fn run_now(state: AppState) {
 /// Removes `data-highlighted` from every highlighted cell and sets it on the cells of
 /// `hover`'s storage element.
 fn apply_highlight(hover: &Option<Hover>) {
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
-        return;
-    };
-    if let Ok(old) = document.query_selector_all("[data-highlighted]") {
-        for i in 0..old.length() {
-            if let Some(el) = old
-                .item(i)
-                .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
-            {
-                let _ = el.remove_attribute("data-highlighted");
+    thread_local! {
+        /// The cells highlighted now, so that clearing them needs no document-wide query.
+        static LIT: std::cell::RefCell<Vec<web_sys::Element>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    LIT.with(|lit| {
+        let mut lit = lit.borrow_mut();
+        for el in lit.drain(..) {
+            let _ = el.remove_attribute("data-highlighted");
+        }
+        let Some(h) = hover else { return };
+        let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+            return;
+        };
+        let selector = format!("[data-key=\"{}:{}\"]", css_escape(&h.storage), h.offset);
+        if let Ok(cells) = document.query_selector_all(&selector) {
+            for i in 0..cells.length() {
+                if let Some(el) = cells
+                    .item(i)
+                    .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+                {
+                    let _ = el.set_attribute("data-highlighted", "true");
+                    lit.push(el);
+                }
             }
         }
-    }
-    let Some(h) = hover else { return };
-    let selector = format!("[data-key=\"{}:{}\"]", css_escape(&h.storage), h.offset);
-    if let Ok(cells) = document.query_selector_all(&selector) {
-        for i in 0..cells.length() {
-            if let Some(el) = cells
-                .item(i)
-                .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
-            {
-                let _ = el.set_attribute("data-highlighted", "true");
-            }
-        }
-    }
+    });
 }
 
 /// Storage ids are `s<digits>`; anything else is dropped from selectors.
