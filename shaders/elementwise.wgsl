@@ -92,6 +92,8 @@ const K_F32: u32 = 2u;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(2) var<storage, read> src_a: array<u32>;
 @group(0) @binding(3) var<storage, read> src_b: array<u32>;
+// Set to 1 when an integer floor division or remainder meets a zero divisor.
+@group(0) @binding(4) var<storage, read_write> status: array<atomic<u32>>;
 
 var<private> idx: array<u32, 8>;
 var<private> shp: array<u32, 8>;
@@ -382,6 +384,53 @@ fn i64_pow(base: vec2<u32>, exponent: vec2<u32>) -> vec2<u32> {
     return result;
 }
 
+// Unsigned 64-bit division: (quotient, remainder), for a non-zero divisor.
+fn u64_divmod(n: vec2<u32>, d: vec2<u32>) -> array<vec2<u32>, 2> {
+    var q = vec2<u32>(0u, 0u);
+    var r = vec2<u32>(0u, 0u);
+    for (var i = 0u; i < 64u; i = i + 1u) {
+        let bit = 63u - i;
+        r = u64_shl(r, 1u);
+        if u64_bit(n, bit) {
+            r.x = r.x | 1u;
+        }
+        if !(r.y < d.y || (r.y == d.y && r.x < d.x)) {
+            r = u64_sub(r, d);
+            if bit < 32u {
+                q.x = q.x | (1u << bit);
+            } else {
+                q.y = q.y | (1u << (bit - 32u));
+            }
+        }
+    }
+    return array<vec2<u32>, 2>(q, r);
+}
+
+// Python's floor division (`int_floor_div`) and remainder (`int_rem`) of cpu.rs; a zero
+// divisor sets the status flag (the host then reports ZeroDivisionError).
+fn i64_floor_div_rem(a: vec2<u32>, b: vec2<u32>, want_rem: bool) -> vec2<u32> {
+    if b.x == 0u && b.y == 0u {
+        atomicStore(&status[0], 1u);
+        return vec2<u32>(0u, 0u);
+    }
+    let an = i64_is_neg(a);
+    let bn = i64_is_neg(b);
+    let qr = u64_divmod(select(a, u64_neg(a), an), select(b, u64_neg(b), bn));
+    let q = select(qr[0], u64_neg(qr[0]), an != bn);
+    let r = select(qr[1], u64_neg(qr[1]), an);
+    let r_nonzero = r.x != 0u || r.y != 0u;
+    if want_rem {
+        if r_nonzero && (i64_is_neg(r) != bn) {
+            return u64_add(r, b);
+        }
+        return r;
+    }
+    if r_nonzero && (an != bn) {
+        return u64_sub(q, vec2<u32>(1u, 0u));
+    }
+    return q;
+}
+
 // One op on compute-form values; .z is the result kind.
 fn apply(x: vec2<u32>, y: vec2<u32>) -> vec3<u32> {
     let op = params.op;
@@ -467,6 +516,8 @@ fn apply(x: vec2<u32>, y: vec2<u32>) -> vec3<u32> {
             case 0u: { return vec3<u32>(u64_add(x, y), K_INT); }
             case 1u: { return vec3<u32>(u64_sub(x, y), K_INT); }
             case 2u: { return vec3<u32>(u64_mul(x, y), K_INT); }
+            case 4u: { return vec3<u32>(i64_floor_div_rem(x, y, false), K_INT); }
+            case 5u: { return vec3<u32>(i64_floor_div_rem(x, y, true), K_INT); }
             case 6u: { return vec3<u32>(i64_pow(x, y), K_INT); }
             case 13u: { return vec3<u32>(x & y, K_INT); }
             case 14u: { return vec3<u32>(x | y, K_INT); }

@@ -151,8 +151,13 @@ fn binary_unsupported(op: BinaryOp, compute: DType) -> Option<String> {
     match compute.category() {
         Category::Bool => None,
         Category::Integral => match op {
-            BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Rem => Some(format!(
-                "integer {} runs on the CPU engine (its float64 result or ZeroDivisionError check)",
+            BinaryOp::Div => Some(
+                "integer true division runs on the CPU engine (its result is a float64)"
+                    .to_string(),
+            ),
+            // The zero-divisor check needs a blocking read-back, which the browser lacks.
+            BinaryOp::FloorDiv | BinaryOp::Rem if cfg!(target_arch = "wasm32") => Some(format!(
+                "integer {} runs on the CPU engine in the browser (ZeroDivisionError check)",
                 binary_name(op)
             )),
             _ => None,
@@ -324,7 +329,35 @@ impl GpuEngine {
         let Some(plan) = plan else {
             return Ok(());
         };
-        let dst_buffer = self.bindable(dst.storage)?.clone();
+        let mut dst_buffer = self.bindable(dst.storage)?.clone();
+        // Integer floor division and remainder write into a copy of the destination and
+        // raise a status flag on a zero divisor: the destination is only replaced when no
+        // divisor was zero (otherwise the CPU engine reports ZeroDivisionError, untouched).
+        let divides =
+            params.op == binary_code(BinaryOp::FloorDiv) || params.op == binary_code(BinaryOp::Rem);
+        let original_dst = dst_buffer.clone();
+        let status = if divides {
+            let temp = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("stridescope division output"),
+                size: dst_buffer.size(),
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let mut encoder = self.encoder();
+            encoder.copy_buffer_to_buffer(&dst_buffer, 0, &temp, 0, dst_buffer.size());
+            self.submit(encoder);
+            dst_buffer = temp;
+            self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("stridescope division status"),
+                size: 4,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            })
+        } else {
+            self.status_buffer()
+        };
         let dummy = self.dummy_buffer();
         let mut operand_buffers = Vec::with_capacity(2);
         for (operand, snapshot) in [a, b].into_iter().zip(snapshots) {
@@ -359,7 +392,12 @@ impl GpuEngine {
             params.dst_stride = to_u32s(&piece.views[0].strides).ok_or("stride beyond u32")?;
             params.a_stride = to_u32s(&piece.views[1].strides).ok_or("stride beyond u32")?;
             params.b_stride = to_u32s(&piece.views[2].strides).ok_or("stride beyond u32")?;
-            let buffers = [&dst_buffer, &operand_buffers[0], &operand_buffers[1]];
+            let buffers = [
+                &dst_buffer,
+                &operand_buffers[0],
+                &operand_buffers[1],
+                &status,
+            ];
             for (mode, lane, per, invocations) in
                 launch_shapes(reorder && piece.is_dense(0), n, per_word, params.dst_offset)
             {
@@ -377,6 +415,18 @@ impl GpuEngine {
             }
         }
         self.submit(encoder);
+        if divides {
+            let flag = self.read_buffer(&status, 4).map_err(|e| e.to_string())?;
+            if flag.iter().any(|&b| b != 0) {
+                return Err(
+                    "a zero divisor: the CPU engine raises ZeroDivisionError, output untouched"
+                        .to_string(),
+                );
+            }
+            let mut encoder = self.encoder();
+            encoder.copy_buffer_to_buffer(&dst_buffer, 0, &original_dst, 0, original_dst.size());
+            self.submit(encoder);
+        }
         Ok(())
     }
 

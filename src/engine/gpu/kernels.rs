@@ -275,6 +275,22 @@ impl GpuEngine {
         b
     }
 
+    /// A 4-byte read-write buffer bound as elementwise.wgsl's status flag where the op
+    /// cannot raise it.
+    pub(crate) fn status_buffer(&mut self) -> wgpu::Buffer {
+        if let Some(b) = &self.status {
+            return b.clone();
+        }
+        let b = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("stridescope status"),
+            size: 4,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
+        self.status = Some(b.clone());
+        b
+    }
+
     pub(crate) fn encoder(&self) -> wgpu::CommandEncoder {
         self.device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor::default())

@@ -82,6 +82,8 @@ pub struct GpuEngine {
     dummy: Option<wgpu::Buffer>,
     /// Use the workgroup-memory transpose even on CPU adapters (tests).
     force_shared_transpose: bool,
+    /// Bound as the status flag of elementwise ops that cannot raise it.
+    status: Option<wgpu::Buffer>,
 }
 
 /// Rounds a byte count up to whole u32 words (at least one word: bindings cannot be empty).
@@ -124,6 +126,7 @@ impl GpuEngine {
             op_log: Vec::new(),
             dummy: None,
             force_shared_transpose: false,
+            status: None,
         })
     }
 
