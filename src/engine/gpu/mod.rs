@@ -3,10 +3,20 @@
 //!
 //! Storages are `array<u32>` buffers whose byte length is the storage's rounded up to 4
 //! (the logical `nbytes` is kept beside). Kernels own whole output words, so 1- and 2-byte
-//! dtypes never race. Ops the shaders do not cover (float64 and bfloat16 arithmetic, true
-//! division, float sums, ...) run on the CPU engine's functions: the storages are read
-//! back, computed with `cpu.rs` and written back; [`GpuEngine::take_op_log`] says which
-//! engine ran each op and why.
+//! dtypes never race. On the GPU: every copy and fill (all dtype pairs, bit-exact
+//! conversions), bool / integer (int64 on u32 pairs) / float16 / bfloat16 / float32
+//! elementwise ops, integer floor division and remainder, integer sums, amax / amin of
+//! every dtype, integer and bool matmul. On the CPU engine's functions (storages read back,
+//! computed with `cpu.rs`, written back): float64 arithmetic, true division, float pow,
+//! floor division and remainder (WGSL's are not correctly rounded), float sums and float
+//! matmuls (they accumulate in f64, which WGSL lacks), zero integer divisors (the CPU engine
+//! raises ZeroDivisionError) and storages larger than `max_storage_buffer_binding_size`.
+//! [`GpuEngine::take_op_log`] says which engine ran each op and why.
+//!
+//! Float results are bit-exact with the CPU engine on the adapters tested (lavapipe):
+//! conversions and comparisons work on the bits, + - * take an exact integer path where
+//! denormals are involved, and NaNs follow x86's rules (first NaN operand, quieted; the
+//! negative default NaN for invalid operations).
 //!
 //! Natively every method blocks where it must (reads map a staging buffer and wait). In
 //! the browser nothing may block: create the engine with [`GpuEngine::new`] and read with

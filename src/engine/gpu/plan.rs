@@ -19,7 +19,7 @@ pub struct PlannedView {
     pub strides: Vec<u64>,
 }
 
-/// One iteration space and the views walked over it (views[0] is the destination).
+/// One iteration space and the views walked over it (`views[0]` is the destination).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IterPlan {
     pub shape: Vec<u64>,
@@ -39,7 +39,7 @@ impl IterPlan {
         self.shape.iter().product()
     }
 
-    /// Plans the walk of `shape` over `views` (views[0] is the destination, the others are
+    /// Plans the walk of `shape` over `views` (`views[0]` is the destination, the others are
     /// read). With `reorder`, dims are sorted by the destination's strides, outermost
     /// first. Returns `Ok(None)` for an empty iteration space.
     pub fn new(
