@@ -82,8 +82,17 @@ fn main() {
         v[v.len() / 2]
     };
     let (e, j) = (median(&mut eval_ms), median(&mut json_ms));
-    println!("trace of a generated {statements}-statement script (median of {runs} runs, CPU engine)");
+    println!(
+        "trace of a generated {statements}-statement script (median of {runs} runs, CPU engine)"
+    );
     println!("  parse + evaluate: {e:8.1} ms");
-    println!("  trace to JSON:    {j:8.1} ms  ({:.1} MB, {errors} statements raised)", json_bytes as f64 / 1e6);
-    println!("  total:            {:8.1} ms  ({:.1} µs per statement)", e + j, (e + j) * 1e3 / statements as f64);
+    println!(
+        "  trace to JSON:    {j:8.1} ms  ({:.1} MB, {errors} statements raised)",
+        json_bytes as f64 / 1e6
+    );
+    println!(
+        "  total:            {:8.1} ms  ({:.1} µs per statement)",
+        e + j,
+        (e + j) * 1e3 / statements as f64
+    );
 }

@@ -7,7 +7,9 @@ use wasm_bindgen_test::*;
 wasm_bindgen_test_configure!(run_in_browser);
 
 fn document() -> web_sys::Document {
-    web_sys::window().and_then(|w| w.document()).expect("document")
+    web_sys::window()
+        .and_then(|w| w.document())
+        .expect("document")
 }
 
 fn text(selector: &str) -> String {
@@ -26,11 +28,28 @@ fn the_app_mounts_and_steps_the_default_scenario() {
     }
     leptos::mount::mount_to_body(stridescope::app::App);
     assert!(text("[data-testid=engine-badge]").contains("CPU"));
-    assert!(text("[data-testid=step-label]").starts_with("Step 1 of "), "{}", text("[data-testid=step-label]"));
-    let views = document().query_selector_all("[data-testid=view]").expect("views").length();
+    assert!(
+        text("[data-testid=step-label]").starts_with("Step 1 of "),
+        "{}",
+        text("[data-testid=step-label]")
+    );
+    let views = document()
+        .query_selector_all("[data-testid=view]")
+        .expect("views")
+        .length();
     assert_eq!(views, 1, "after the first statement only `a` exists");
     // The first storage holds a's 15 int64 elements.
-    let storage = document().query_selector("[data-testid=storage]").ok().flatten().expect("storage");
+    let storage = document()
+        .query_selector("[data-testid=storage]")
+        .ok()
+        .flatten()
+        .expect("storage");
     assert_eq!(storage.get_attribute("data-nbytes").as_deref(), Some("120"));
-    assert_eq!(document().query_selector_all("[data-testid=storage-cell]").expect("cells").length(), 15);
+    assert_eq!(
+        document()
+            .query_selector_all("[data-testid=storage-cell]")
+            .expect("cells")
+            .length(),
+        15
+    );
 }
