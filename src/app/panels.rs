@@ -51,6 +51,17 @@ fn hover_from_event(ev: &web_sys::Event) -> Option<Hover> {
     })
 }
 
+/// Sets the hovered cell from a pointer event anywhere in a panel (event delegation: one
+/// handler per panel, none per cell).
+fn hover_handler(state: AppState) -> impl Fn(leptos::ev::MouseEvent) + Copy {
+    move |ev: leptos::ev::MouseEvent| {
+        let h = hover_from_event(&ev);
+        if h.is_some() && h != state.hover.get_untracked() {
+            state.hover.set(h);
+        }
+    }
+}
+
 /// The notebook output, or the error, of the current step.
 #[component]
 pub fn OutputPanel() -> impl IntoView {
@@ -214,12 +225,7 @@ pub fn StoragePanel() -> impl IntoView {
         let Some(step) = state.current() else { return };
         patch_storages(&step, shown);
     });
-    let on_over = move |ev: leptos::ev::MouseEvent| {
-        let h = hover_from_event(&ev);
-        if h.is_some() && h != state.hover.get_untracked() {
-            state.hover.set(h);
-        }
-    };
+    let on_over = hover_handler(state);
     view! {
         <div class="panel storage-panel" on:mouseover=on_over on:mouseleave=move |_| state.hover.set(None)>
             <div class="panel-head"><h2>"Storages"</h2><span class="hint">"flat memory; marks show which views reach each cell"</span></div>
@@ -421,12 +427,7 @@ pub fn ViewsPanel() -> impl IntoView {
         let Some(step) = state.current() else { return };
         patch_views(&step, shown);
     });
-    let on_over = move |ev: leptos::ev::MouseEvent| {
-        let h = hover_from_event(&ev);
-        if h.is_some() && h != state.hover.get_untracked() {
-            state.hover.set(h);
-        }
-    };
+    let on_over = hover_handler(state);
     view! {
         <div class="panel views-panel" on:mouseover=on_over on:mouseleave=move |_| state.hover.set(None)>
             <div class="panel-head"><h2>"Tensors"</h2><span class="hint">"hover a cell to see where it lives; pick a dim to see its stride"</span></div>
