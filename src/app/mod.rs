@@ -16,7 +16,12 @@ use leptos::leptos_dom::helpers::{set_timeout_with_handle, TimeoutHandle};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::engine::CpuEngine;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::engine::gpu::GpuEngine;
+use crate::engine::mirror::{MirrorEngine, MirrorStats};
+use crate::engine::{CpuEngine, Engine};
 use crate::eval::{Evaluator, Limits};
 use crate::trace::{Step, Trace};
 
@@ -97,9 +102,21 @@ fn prefers_dark() -> bool {
         .unwrap_or(false)
 }
 
-/// Runs `script` on the CPU engine within the browser's limits; returns the trace or why
-/// it was not run.
-pub fn run_script(script: &str) -> Result<Trace, String> {
+thread_local! {
+    /// The WebGPU engine, once an adapter was found (None: the CPU engine runs alone).
+    static GPU: RefCell<Option<Rc<RefCell<GpuEngine>>>> = const { RefCell::new(None) };
+    /// What the last mirrored run did on the GPU.
+    static STATS: Rc<RefCell<MirrorStats>> = Rc::new(RefCell::new(MirrorStats::default()));
+}
+
+fn gpu() -> Option<Rc<RefCell<GpuEngine>>> {
+    GPU.with(|g| g.borrow().clone())
+}
+
+/// Runs `script` within the browser's limits: on WebGPU (mirrored by the CPU reference
+/// engine, which answers reads) when an adapter was found, else on the CPU engine. Returns
+/// the trace and whether the GPU ran it, or why the script was not run.
+pub fn run_script(script: &str) -> Result<(Trace, bool), String> {
     let lines = script.lines().count();
     if script.len() > MAX_SCRIPT_BYTES || lines > MAX_SCRIPT_LINES {
         return Err(format!(
@@ -116,16 +133,39 @@ pub fn run_script(script: &str) -> Result<Trace, String> {
         max_recorded_elements: 1 << 16,
         ..Limits::default()
     };
-    Ok(Evaluator::new(Box::new(CpuEngine::new()), limits).run(script))
+    let engine: Box<dyn Engine> = match gpu() {
+        Some(g) if g.try_borrow_mut().is_ok() => {
+            Box::new(MirrorEngine::new(g, STATS.with(Rc::clone)))
+        }
+        _ => Box::new(CpuEngine::new()),
+    };
+    let on_gpu = engine.name() != "cpu";
+    Ok((Evaluator::new(engine, limits).run(script), on_gpu))
 }
 
 /// Re-runs the script now, keeping the step where it was when possible.
 pub fn run_now(state: AppState) {
     let script = state.script.get_untracked();
     match run_script(&script) {
-        Ok(trace) => {
+        Ok((trace, on_gpu)) => {
             let n = trace.steps.len();
             state.notice.set(None);
+            if on_gpu {
+                let s = STATS.with(|s| s.borrow().clone());
+                let adapter = gpu().map(|g| adapter_name(&g.borrow())).unwrap_or_default();
+                state.engine.set(EngineInfo {
+                    kind: "WebGPU".into(),
+                    detail: format!(
+                        "{adapter} · {} ops as compute shaders, {} on the CPU",
+                        s.gpu_ops, s.cpu_ops
+                    ),
+                });
+            } else if gpu().is_some() {
+                state.engine.set(EngineInfo {
+                    kind: "CPU".into(),
+                    detail: "WebGPU busy; reference engine".into(),
+                });
+            }
             state.trace.set(Arc::new(trace));
             let step = state.step.get_untracked();
             if step >= n {
@@ -134,6 +174,36 @@ pub fn run_now(state: AppState) {
         }
         Err(message) => state.notice.set(Some(message)),
     }
+}
+
+fn adapter_name(g: &GpuEngine) -> String {
+    let info = g.adapter_info();
+    if info.name.is_empty() {
+        "browser adapter".to_string()
+    } else {
+        info.name.clone()
+    }
+}
+
+/// Looks for a WebGPU adapter; with one, the script re-runs on it.
+fn start_gpu(state: AppState) {
+    leptos::task::spawn_local(async move {
+        match GpuEngine::new().await {
+            Ok(engine) => {
+                GPU.with(|g| *g.borrow_mut() = Some(Rc::new(RefCell::new(engine))));
+                run_now(state);
+            }
+            Err(e) => {
+                web_sys::console::log_1(
+                    &format!("Stridescope: no WebGPU, running on the CPU engine: {e}").into(),
+                );
+                state.engine.set(EngineInfo {
+                    kind: "CPU".into(),
+                    detail: "no WebGPU adapter".into(),
+                });
+            }
+        }
+    });
 }
 
 /// Removes `data-highlighted` from every highlighted cell and sets it on the cells of
@@ -196,6 +266,7 @@ pub fn App() -> impl IntoView {
     };
     provide_context(state);
     run_now(state);
+    start_gpu(state);
 
     // Re-run as you type (debounced); keep the script across reloads.
     let pending: StoredValue<Option<TimeoutHandle>, LocalStorage> = StoredValue::new_local(None);

@@ -3,6 +3,7 @@
 
 pub mod cpu;
 pub mod gpu;
+pub mod mirror;
 
 use crate::tensor::{DType, Scalar, StorageId, Tensor};
 

@@ -54,11 +54,10 @@ for (const webgpu of [false, true]) {
   await page.waitForSelector('[data-testid=view]', { timeout: 20000 });
   console.log(`     ${label} first render: ${Date.now() - started} ms`);
 
-  // The browser app runs the CPU reference engine in both modes for now (the WebGPU engine
-  // runs natively; wiring it into the page is issue 4's remaining work): the badge must say so.
   await check(`${label} the engine badge names the engine that ran`, async () => {
-    await page.waitForFunction(() => document.querySelector('[data-testid=engine-badge]')?.textContent.includes('CPU'),
-      null, { timeout: 20000 });
+    await page.waitForFunction((want) => document.querySelector('[data-testid=engine-badge]')?.textContent.startsWith(want),
+      webgpu ? 'WebGPU' : 'CPU', { timeout: 20000 });
+    console.log(`     ${label} badge: ${await page.textContent('[data-testid=engine-badge]')}`);
   });
 
   await check(`${label} the default scenario steps end to end, every step as PyTorch ran it`, async () => {

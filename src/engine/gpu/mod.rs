@@ -252,6 +252,18 @@ impl GpuEngine {
         storage.host = Some(bytes);
     }
 
+    /// Replaces a storage's bytes with `bytes` (a mirror uploads the reference result of an
+    /// op this engine handed to the CPU).
+    pub fn overwrite(&mut self, id: StorageId, bytes: Vec<u8>) {
+        self.write_bytes(id, bytes);
+    }
+
+    /// Frees every storage (a new run starts empty; pipelines stay cached).
+    pub fn clear(&mut self) {
+        self.storages.clear();
+        self.op_log.clear();
+    }
+
     /// Reads a whole storage back (blocking natively).
     fn fetch(&mut self, id: StorageId) -> Result<Vec<u8>, GpuError> {
         let Some(storage) = self.storages.get(&id) else {
