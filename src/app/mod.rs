@@ -23,7 +23,8 @@ use crate::engine::gpu::GpuEngine;
 use crate::engine::mirror::{MirrorEngine, MirrorStats};
 use crate::engine::{CpuEngine, Engine};
 use crate::eval::{Evaluator, Limits};
-use crate::trace::{Step, Trace};
+use crate::tensor::{DType, StorageId};
+use crate::trace::{Step, Trace, TraceScalar};
 
 pub use editor::Editor;
 pub use panels::{MemoryPanel, OutputPanel, StoragePanel, ViewsPanel};
@@ -166,7 +167,11 @@ pub fn run_now(state: AppState) {
                     detail: "WebGPU busy; reference engine".into(),
                 });
             }
-            state.trace.set(Arc::new(trace));
+            let trace = Arc::new(trace);
+            if on_gpu {
+                verify_on_gpu(state, Arc::clone(&trace));
+            }
+            state.trace.set(trace);
             let step = state.step.get_untracked();
             if step >= n {
                 state.step.set(n.saturating_sub(1));
@@ -183,6 +188,66 @@ fn adapter_name(g: &GpuEngine) -> String {
     } else {
         info.name.clone()
     }
+}
+
+/// Reads the GPU's copy of every storage after the run back (asynchronously, the browser's
+/// only way) and compares it with the reference values the page shows.
+fn verify_on_gpu(state: AppState, trace: Arc<Trace>) {
+    leptos::task::spawn_local(async move {
+        let Some(engine) = gpu() else { return };
+        let Some(last) = trace.steps.last() else {
+            return;
+        };
+        let ids = STATS.with(|s| s.borrow().ids.clone());
+        let mut checked = 0;
+        for storage in &last.storages {
+            let (Some(expected), Some(dtype)) = (&storage.values, DType::from_name(&storage.dtype))
+            else {
+                continue;
+            };
+            let Some(gpu_id) = storage
+                .id
+                .trim_start_matches('s')
+                .parse()
+                .ok()
+                .and_then(|n| ids.get(&StorageId(n)))
+            else {
+                continue;
+            };
+            let read = engine.borrow().read_later(*gpu_id);
+            let bytes = match read.await {
+                Ok(b) => b,
+                Err(e) => {
+                    web_sys::console::log_1(
+                        &format!("Stridescope: reading the GPU back failed: {e}").into(),
+                    );
+                    return;
+                }
+            };
+            let got: Vec<TraceScalar> = (0..bytes.len() / dtype.item_size())
+                .map(|i| TraceScalar(dtype.read(&bytes, i)))
+                .collect();
+            if &got != expected {
+                state.engine.set(EngineInfo {
+                    kind: "CPU".into(),
+                    detail: format!(
+                        "WebGPU's {} differed from the reference; showing the CPU engine's results",
+                        storage.id
+                    ),
+                });
+                return;
+            }
+            checked += 1;
+        }
+        // Only if this run is still the one shown.
+        if Arc::ptr_eq(&trace, &state.trace.get_untracked()) {
+            state.engine.update(|e| {
+                if e.kind == "WebGPU" {
+                    e.detail = format!("{} · {checked} storages read back and verified", e.detail);
+                }
+            });
+        }
+    });
 }
 
 /// Looks for a WebGPU adapter; with one, the script re-runs on it.

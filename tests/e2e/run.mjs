@@ -57,6 +57,11 @@ for (const webgpu of [false, true]) {
   await check(`${label} the engine badge names the engine that ran`, async () => {
     await page.waitForFunction((want) => document.querySelector('[data-testid=engine-badge]')?.textContent.startsWith(want),
       webgpu ? 'WebGPU' : 'CPU', { timeout: 20000 });
+    if (webgpu) {
+      // The GPU's storages are read back and compared with the reference the page shows.
+      await page.waitForFunction(() => document.querySelector('[data-testid=engine-badge]')?.textContent.includes('verified'),
+        null, { timeout: 20000 });
+    }
     console.log(`     ${label} badge: ${await page.textContent('[data-testid=engine-badge]')}`);
   });
 

@@ -258,6 +258,60 @@ impl GpuEngine {
         self.write_bytes(id, bytes);
     }
 
+    /// Starts reading a storage back and returns a future that owns everything it needs (so a
+    /// caller can await it without holding the engine): the browser's way to verify results.
+    pub fn read_later(
+        &self,
+        id: StorageId,
+    ) -> impl std::future::Future<Output = Result<Vec<u8>, GpuError>> + 'static {
+        let source = self
+            .storages
+            .get(&id)
+            .map(|s| (s.host.clone(), s.buffer.clone(), s.nbytes));
+        let pending = source.map(|(host, buffer, nbytes)| match (host, buffer) {
+            (Some(host), _) => Err(host),
+            (None, Some(buffer)) => {
+                let size = buffer.size();
+                let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("stridescope read"),
+                    size,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                let mut encoder = self
+                    .device
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+                encoder.copy_buffer_to_buffer(&buffer, 0, &staging, 0, size);
+                self.queue.submit([encoder.finish()]);
+                let (future, resolve) = kernels::oneshot();
+                staging.map_async(wgpu::MapMode::Read, .., move |result| {
+                    resolve(result.map_err(|e| e.to_string()));
+                });
+                #[cfg(not(target_arch = "wasm32"))]
+                let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+                Ok((future, staging, nbytes))
+            }
+            (None, None) => Err(vec![0; nbytes]),
+        });
+        async move {
+            match pending {
+                None => Ok(Vec::new()),
+                Some(Err(bytes)) => Ok(bytes),
+                Some(Ok((future, staging, nbytes))) => {
+                    future.await.map_err(GpuError::Map)?;
+                    let bytes = {
+                        let view = staging
+                            .get_mapped_range(..)
+                            .map_err(|e| GpuError::Map(e.to_string()))?;
+                        view[..nbytes.min(view.len())].to_vec()
+                    };
+                    staging.unmap();
+                    Ok(bytes)
+                }
+            }
+        }
+    }
+
     /// Frees every storage (a new run starts empty; pipelines stay cached).
     pub fn clear(&mut self) {
         self.storages.clear();
