@@ -255,6 +255,15 @@ fn start_gpu(state: AppState) {
     leptos::task::spawn_local(async move {
         match GpuEngine::new().await {
             Ok(engine) => {
+                // A lost device falls back to the CPU engine; the script stays as it is.
+                engine.on_device_lost(move |reason| {
+                    GPU.with(|g| *g.borrow_mut() = None);
+                    state.engine.set(EngineInfo {
+                        kind: "CPU".into(),
+                        detail: format!("WebGPU device lost ({reason})"),
+                    });
+                    run_now(state);
+                });
                 GPU.with(|g| *g.borrow_mut() = Some(Rc::new(RefCell::new(engine))));
                 run_now(state);
             }

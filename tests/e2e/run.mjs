@@ -49,6 +49,16 @@ for (const webgpu of [false, true]) {
   const label = webgpu ? '[WebGPU]' : '[no WebGPU]';
   const browser = await launch(webgpu);
   const page = await freshPage(browser);
+  // Keep a handle on the WebGPU device the app gets, to simulate losing it.
+  await page.addInitScript(() => {
+    if (!globalThis.GPUAdapter) return;
+    const request = GPUAdapter.prototype.requestDevice;
+    GPUAdapter.prototype.requestDevice = async function (...args) {
+      const device = await request.apply(this, args);
+      globalThis.__stridescopeDevice = device;
+      return device;
+    };
+  });
   const started = Date.now();
   await page.goto(url);
   await page.waitForSelector('[data-testid=view]', { timeout: 20000 });
@@ -187,6 +197,20 @@ for (const webgpu of [false, true]) {
     await page.screenshot({ path: join(shots, `${mode}-hostile.png`) });
     expectEqual(page.errors, [], 'page errors');
   });
+
+  if (webgpu) {
+    await check(`${label} a lost WebGPU device falls back to the CPU without losing the script`, async () => {
+      const script = 'a = torch.arange(6).reshape(2, 3)\nb = a.t()\nb.stride()\n';
+      await page.fill('[data-testid=editor]', script);
+      await page.waitForFunction(() => document.querySelector('[data-testid=step-label]')?.textContent.includes('of 3'), null, { timeout: 5000 });
+      await page.evaluate(() => globalThis.__stridescopeDevice?.destroy());
+      await page.waitForFunction(() => document.querySelector('[data-testid=engine-badge]')?.textContent.includes('device lost'), null, { timeout: 10000 });
+      expect((await page.textContent('[data-testid=engine-badge]')).startsWith('CPU'), 'badge says CPU');
+      expectEqual(await page.inputValue('[data-testid=editor]'), script, 'script kept');
+      await page.click('[data-testid=step-last]');
+      expectEqual(await page.textContent('[data-testid=output]'), '(1, 3)', 'still runs (PyTorch: b.stride() of a (2, 3) transpose)');
+    });
+  }
   await browser.close();
 }
 

@@ -312,6 +312,15 @@ impl GpuEngine {
         }
     }
 
+    /// Calls `handler` with the reason if the device is lost (driver reset, tab in the
+    /// background too long, ...), so the caller can fall back to the CPU engine.
+    pub fn on_device_lost(&self, handler: impl Fn(String) + Send + 'static) {
+        self.device
+            .set_device_lost_callback(move |reason, message| {
+                handler(format!("{reason:?}: {message}"))
+            });
+    }
+
     /// Frees every storage (a new run starts empty; pipelines stay cached).
     pub fn clear(&mut self) {
         self.storages.clear();
