@@ -193,28 +193,36 @@ fn adapter_name(g: &GpuEngine) -> String {
 /// Reads the GPU's copy of every storage after the run back (asynchronously, the browser's
 /// only way) and compares it with the reference values the page shows.
 fn verify_on_gpu(state: AppState, trace: Arc<Trace>) {
-    leptos::task::spawn_local(async move {
-        let Some(engine) = gpu() else { return };
-        let Some(last) = trace.steps.last() else {
-            return;
-        };
-        let ids = STATS.with(|s| s.borrow().ids.clone());
-        let mut checked = 0;
-        for storage in &last.storages {
-            let (Some(expected), Some(dtype)) = (&storage.values, DType::from_name(&storage.dtype))
-            else {
-                continue;
-            };
-            let Some(gpu_id) = storage
+    let Some(engine) = gpu() else { return };
+    let Some(last) = trace.steps.last() else {
+        return;
+    };
+    // Every read is encoded now, before another run can reuse the GPU's storages; only the
+    // waiting happens later.
+    let ids = STATS.with(|s| s.borrow().ids.clone());
+    let reads: Vec<_> = last
+        .storages
+        .iter()
+        .filter_map(|storage| {
+            let expected = storage.values.clone()?;
+            let dtype = DType::from_name(&storage.dtype)?;
+            let gpu_id = storage
                 .id
                 .trim_start_matches('s')
                 .parse()
                 .ok()
-                .and_then(|n| ids.get(&StorageId(n)))
-            else {
-                continue;
-            };
-            let read = engine.borrow().read_later(*gpu_id);
+                .and_then(|n| ids.get(&StorageId(n)))?;
+            Some((
+                storage.id.clone(),
+                dtype,
+                expected,
+                engine.borrow().read_later(*gpu_id),
+            ))
+        })
+        .collect();
+    leptos::task::spawn_local(async move {
+        let mut checked = 0;
+        for (id, dtype, expected, read) in reads {
             let bytes = match read.await {
                 Ok(b) => b,
                 Err(e) => {
@@ -227,14 +235,16 @@ fn verify_on_gpu(state: AppState, trace: Arc<Trace>) {
             let got: Vec<TraceScalar> = (0..bytes.len() / dtype.item_size())
                 .map(|i| TraceScalar(dtype.read(&bytes, i)))
                 .collect();
-            if &got != expected {
-                state.engine.set(EngineInfo {
-                    kind: "CPU".into(),
-                    detail: format!(
-                        "WebGPU's {} differed from the reference; showing the CPU engine's results",
-                        storage.id
-                    ),
-                });
+            if got != expected {
+                web_sys::console::log_1(
+                    &format!("Stridescope: WebGPU's {id} differs from the reference").into(),
+                );
+                if Arc::ptr_eq(&trace, &state.trace.get_untracked()) {
+                    state.engine.set(EngineInfo {
+                        kind: "CPU".into(),
+                        detail: format!("WebGPU's {id} differed from the reference; showing the CPU engine's results"),
+                    });
+                }
                 return;
             }
             checked += 1;
