@@ -554,6 +554,40 @@ fn css_name(s: &str) -> String {
         .collect()
 }
 
+/// Moves the inspected cell of one view with the keyboard (the same state as hovering).
+#[derive(Clone)]
+struct KeyboardCursor {
+    record: TensorRecord,
+}
+
+impl KeyboardCursor {
+    fn move_by(&self, state: AppState, dr: i64, dc: i64) {
+        let t = &self.record;
+        let rank = t.shape.len();
+        if t.shape.contains(&0) {
+            return;
+        }
+        let mut index = match state.hover.get_untracked().and_then(|h| h.view) {
+            Some((name, index)) if name == t.name && index.len() == rank => index,
+            _ => vec![0; rank],
+        };
+        if rank >= 1 {
+            let last = rank - 1;
+            index[last] = (index[last] + dc).clamp(0, t.shape[last] - 1);
+        }
+        if rank >= 2 {
+            let row = rank - 2;
+            index[row] = (index[row] + dr).clamp(0, t.shape[row] - 1);
+        }
+        let offset = crate::ui_model::storage_offset_of(t, &index);
+        state.hover.set(Some(Hover {
+            storage: t.storage.clone(),
+            offset,
+            view: Some((t.name.clone(), index)),
+        }));
+    }
+}
+
 fn tensor_view(
     state: AppState,
     step: &Step,
@@ -567,6 +601,13 @@ fn tensor_view(
         .find(|s| s.id == t.storage)
         .and_then(|s| s.owner.clone());
     let owns = owner.as_deref() == Some(t.name.as_str());
+    let cursor = KeyboardCursor {
+        record: TensorRecord {
+            values: None,
+            ..t.clone()
+        },
+    };
+    let keyboard = StoredValue::new(cursor);
     let relation = if owns {
         format!("owns {}", t.storage)
     } else {
@@ -619,7 +660,22 @@ fn tensor_view(
             </header>
             <div class="dims">{dims}</div>
             {(!axes.is_empty()).then(|| view! { <p class="axes">{axes}</p> })}
-            <div class="minis" inner_html=body></div>
+            <div class="minis" tabindex="0" role="group" data-testid="view-grid"
+                aria-label=format!("cells of {}: arrow keys move between cells, the formula above tells where each lives", t.name)
+                on:focus=move |_| keyboard.with_value(|k| k.move_by(state, 0, 0))
+                on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                    let (dr, dc) = match ev.key().as_str() {
+                        "ArrowLeft" => (0, -1),
+                        "ArrowRight" => (0, 1),
+                        "ArrowUp" => (-1, 0),
+                        "ArrowDown" => (1, 0),
+                        _ => return,
+                    };
+                    ev.prevent_default();
+                    ev.stop_propagation();
+                    keyboard.with_value(|k| k.move_by(state, dr, dc));
+                }
+                inner_html=body></div>
         </article>
     }
 }

@@ -123,6 +123,19 @@ for (const webgpu of [false, true]) {
     await page.screenshot({ path: join(shots, `${mode}-hover-alias.png`) });
   });
 
+  await check(`${label} the keyboard inspects cells like the pointer does`, async () => {
+    await page.focus('[data-testid=view][data-name=b] [data-testid=view-grid]');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowDown');
+    const step = recorded.steps.findIndex((s) => s.source.startsWith('c = a[1:3, 1:3]'));
+    const b = recorded.steps[step].tensors.find((t) => t.name === 'b');
+    const offset = b.storage_offset + b.stride[0] + b.stride[1];
+    const formula = await page.textContent('[data-testid=formula]');
+    expect(formula.startsWith('b[1, 1]:') && formula.endsWith(`= ${offset}`), `formula: ${formula}`);
+    const lit = await page.$$eval('[data-testid=storage-cell][data-highlighted=true]', (els) => els.map((e) => e.dataset.offset));
+    expectEqual(lit, [String(offset)], 'highlighted storage cell');
+  });
+
   await check(`${label} a write through a view shows in its aliases and flashes`, async () => {
     const stepOf = recorded.steps.findIndex((s) => s.source === 'a[0, 0] = 10');
     await page.click('[data-testid=step-first]');
