@@ -68,6 +68,12 @@ pub struct AppState {
 }
 
 impl AppState {
+    /// Applies `f` to the current step's record without copying it (subscribes to changes).
+    pub fn with_current<R>(&self, f: impl FnOnce(&Step) -> R) -> Option<R> {
+        let i = self.step.get();
+        self.trace.with(|t| t.steps.get(i).map(f))
+    }
+
     /// The current step's record, without subscribing to changes.
     pub fn current_untracked(&self) -> Option<Step> {
         let i = self.step.get_untracked();

@@ -68,27 +68,25 @@ pub fn OutputPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     view! {
         <div class="panel output-panel" aria-live="polite">
-            {move || match state.current() {
+            {move || match state.with_current(|s| {
+                (s.line, s.column, s.source.clone(), s.output.clone(), s.error.clone(), s.explain.clone(), s.created.clone())
+            }) {
                 None => view! { <p class="muted">"Nothing to show yet."</p> }.into_any(),
-                Some(step) => {
-                    let source = step.source.clone();
-                    let output = step.output.clone();
-                    let error = step.error.clone();
-                    let explain = step.explain.clone();
+                Some((line, column, source, output, error, explain, created)) => {
                     view! {
                         <div class="stmt">
-                            <span class="prompt">{format!("[{}]", step.line)}</span>
+                            <span class="prompt">{format!("[{line}]")}</span>
                             <code>{source}</code>
                         </div>
                         {output.map(|o| view! { <pre class="output" data-testid="output">{o}</pre> })}
                         {error.map(|e| {
-                            let col = step.column.map(|c| format!(" (col {c})")).unwrap_or_default();
+                            let col = column.map(|c| format!(" (col {c})")).unwrap_or_default();
                             view! {
                                 <pre class="error" data-testid="error" role="alert">{format!("{e}{col}")}</pre>
                             }
                         })}
                         {explain.map(|x| view! { <ViewExplain explanation=x/> })}
-                        <Created step=step/>
+                        <Created created=created/>
                     }
                     .into_any()
                 }
@@ -99,9 +97,8 @@ pub fn OutputPanel() -> impl IntoView {
 
 /// What the statement made: views and copies, with bytes allocated.
 #[component]
-fn Created(step: Step) -> impl IntoView {
-    let items = step
-        .created
+fn Created(created: Vec<crate::trace::Creation>) -> impl IntoView {
+    let items = created
         .iter()
         .map(|c| {
             let what = match c.kind.as_str() {
@@ -176,7 +173,7 @@ pub fn MemoryPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     view! {
         <div class="panel memory-panel" data-testid="memory">
-            {move || state.current().map(|step| {
+            {move || state.with_current(|step| {
                 let ops: Vec<String> = step
                     .created
                     .iter()
@@ -210,7 +207,7 @@ pub fn MemoryPanel() -> impl IntoView {
 pub fn StoragePanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     let structure = Memo::new(move |_| {
-        state.current().map(|s| {
+        state.with_current(|s| {
             let storages: Vec<(String, usize, String)> = s
                 .storages
                 .iter()
@@ -222,8 +219,7 @@ pub fn StoragePanel() -> impl IntoView {
     });
     let shown: StoredValue<HashMap<String, Vec<String>>> = StoredValue::new(HashMap::new());
     Effect::new(move |_| {
-        let Some(step) = state.current() else { return };
-        patch_storages(&step, shown);
+        state.with_current(|step| patch_storages(step, shown));
     });
     let on_over = hover_handler(state);
     view! {
@@ -418,14 +414,11 @@ fn storage_strip(
 pub fn ViewsPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     let structure = Memo::new(move |_| {
-        state
-            .current()
-            .map(|s| s.tensors.iter().map(view_key).collect::<Vec<_>>())
+        state.with_current(|s| s.tensors.iter().map(view_key).collect::<Vec<_>>())
     });
     let shown: StoredValue<HashMap<String, Vec<String>>> = StoredValue::new(HashMap::new());
     Effect::new(move |_| {
-        let Some(step) = state.current() else { return };
-        patch_views(&step, shown);
+        state.with_current(|step| patch_views(step, shown));
     });
     let on_over = hover_handler(state);
     view! {
@@ -435,9 +428,10 @@ pub fn ViewsPanel() -> impl IntoView {
                 {move || {
                     let h = state.hover.get()?;
                     let (name, index) = h.view?;
-                    let step = state.current()?;
-                    let t = step.tensors.iter().find(|t| t.name == name)?;
-                    Some(format!("{name}[{}]: {}", attr_list(&index).replace(',', ", "), offset_formula(t, &index)))
+                    state.with_current(|step| {
+                        let t = step.tensors.iter().find(|t| t.name == name)?;
+                        Some(format!("{name}[{}]: {}", attr_list(&index).replace(',', ", "), offset_formula(t, &index)))
+                    })?
                 }}
             </p>
             {move || {
