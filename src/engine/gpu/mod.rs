@@ -387,42 +387,7 @@ impl GpuEngine {
 
     /// Reads a whole storage without blocking (the browser's way; works natively too).
     pub async fn read_storage_async(&mut self, id: StorageId) -> Result<Vec<u8>, GpuError> {
-        let Some(storage) = self.storages.get(&id) else {
-            return Ok(Vec::new());
-        };
-        if let Some(host) = &storage.host {
-            return Ok(host.clone());
-        }
-        let nbytes = storage.nbytes;
-        let Some(buffer) = &storage.buffer else {
-            return Ok(vec![0; nbytes]);
-        };
-        let size = buffer.size();
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("stridescope read"),
-            size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut encoder = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
-        self.queue.submit([encoder.finish()]);
-        let (future, resolve) = kernels::oneshot();
-        staging.map_async(wgpu::MapMode::Read, .., move |result| {
-            resolve(result.map_err(|e| e.to_string()));
-        });
-        #[cfg(not(target_arch = "wasm32"))]
-        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
-        future.await.map_err(GpuError::Map)?;
-        let bytes = {
-            let view = staging
-                .get_mapped_range(..)
-                .map_err(|e| GpuError::Map(e.to_string()))?;
-            view[..nbytes.min(view.len())].to_vec()
-        };
-        staging.unmap();
+        let bytes = self.read_later(id).await?;
         if let Some(s) = self.storages.get_mut(&id) {
             s.host = Some(bytes.clone());
         }
