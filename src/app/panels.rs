@@ -468,14 +468,14 @@ fn patch_views(step: &Step, shown: StoredValue<HashMap<String, Vec<String>>>) {
         let texts = drawn_texts(t);
         let old = shown.with_value(|m| m.get(&key).cloned());
         let Some(old) = old else { continue };
-        let selector = format!(
-            "[data-testid=view][data-name=\"{}\"] [data-testid=view-cell]",
-            css_name(&t.name)
-        );
-        let Ok(cells) = document.query_selector_all(&selector) else {
-            continue;
-        };
         if old != texts {
+            let selector = format!(
+                "[data-testid=view][data-name=\"{}\"] [data-testid=view-cell]",
+                css_name(&t.name)
+            );
+            let Ok(cells) = document.query_selector_all(&selector) else {
+                continue;
+            };
             for (i, text) in texts.iter().enumerate() {
                 if old.get(i) != Some(text) {
                     if let Some(cell) = cells
@@ -514,8 +514,19 @@ fn patch_views(step: &Step, shown: StoredValue<HashMap<String, Vec<String>>>) {
     }
 }
 
-/// Sets the `written` class on exactly the cells of `scope` whose storage element was written.
+/// Sets the `written` class on exactly the cells of `scope` whose storage element was written
+/// (nothing to do when the set is the one applied last: the DOM already shows it).
 fn mark_written(document: &web_sys::Document, scope: &str, storage: &str, written: &HashSet<i64>) {
+    thread_local! {
+        static APPLIED: std::cell::RefCell<HashMap<String, HashSet<i64>>> = std::cell::RefCell::new(HashMap::new());
+    }
+    let unchanged = APPLIED.with(|a| a.borrow().get(scope) == Some(written));
+    if unchanged {
+        return;
+    }
+    APPLIED.with(|a| {
+        a.borrow_mut().insert(scope.to_string(), written.clone());
+    });
     if let Ok(old) = document.query_selector_all(&format!("{scope} .cell.written")) {
         for i in 0..old.length() {
             if let Some(el) = old
