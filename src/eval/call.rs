@@ -79,11 +79,6 @@ impl Args {
                 self.pos[0],
                 Value::Tuple(_) | Value::List(_) | Value::Size(_)
             );
-        let (list_values, rest_pos): (Vec<Value>, Vec<Value>) = if seq_given {
-            (vec![self.pos[0].clone()], vec![])
-        } else {
-            (self.pos.clone(), vec![])
-        };
         let kw_list = self
             .kw
             .iter()
@@ -98,21 +93,20 @@ impl Args {
             }
             ev.int_list(&v, &self.name, kw_name)?
         } else if seq_given {
-            ev.int_list(&list_values[0], &self.name, kw_name)?
+            ev.int_list(&self.pos[0], &self.name, kw_name)?
         } else {
-            if list_values.is_empty() {
+            if self.pos.is_empty() {
                 return Err(ScriptError::Type(format!(
                     "{}() missing 1 required positional arguments: \"{}\"",
                     self.name, kw_name
                 )));
             }
-            list_values
+            self.pos
                 .iter()
                 .enumerate()
                 .map(|(i, v)| ev.int_arg(v, &self.name, kw_name, i + 1))
                 .collect::<R<Vec<i64>>>()?
         };
-        let _ = rest_pos;
         let others = Args {
             name: self.name.clone(),
             pos: vec![],

@@ -444,11 +444,8 @@ impl Evaluator {
         python_binary(op, &a, &b)
     }
 
-    /// Allocates a storage for a new tensor, enforcing the memory limit.
-    fn allocate(&mut self, nbytes: usize, dtype: DType, what: &str) -> R<StorageId> {
-        if let Some(id) = self.live_empty_storage(nbytes) {
-            return Ok(id);
-        }
+    /// Refuses an allocation of `nbytes` that would pass the memory limit.
+    fn check_memory(&self, nbytes: usize, what: &str) -> R<()> {
         let live: usize = self.storages.values().map(|s| s.nbytes).sum();
         if nbytes > self.limits.memory_bytes.saturating_sub(live) {
             return Err(ScriptError::Runtime(format!(
@@ -458,6 +455,15 @@ impl Evaluator {
                 human_bytes(live as u64)
             )));
         }
+        Ok(())
+    }
+
+    /// Allocates a storage for a new tensor, enforcing the memory limit.
+    fn allocate(&mut self, nbytes: usize, dtype: DType, what: &str) -> R<StorageId> {
+        if let Some(id) = self.live_empty_storage(nbytes) {
+            return Ok(id);
+        }
+        self.check_memory(nbytes, what)?;
         let id = self.engine.allocate(nbytes);
         self.register_storage(id, nbytes, dtype);
         Ok(id)
@@ -469,10 +475,7 @@ impl Evaluator {
         if let Some(id) = self.live_empty_storage(nbytes) {
             return Ok(id);
         }
-        let live: usize = self.storages.values().map(|s| s.nbytes).sum();
-        if nbytes > self.limits.memory_bytes.saturating_sub(live) {
-            return self.allocate(nbytes, dtype, what);
-        }
+        self.check_memory(nbytes, what)?;
         let id = self.engine.allocate_with(bytes);
         self.register_storage(id, nbytes, dtype);
         Ok(id)

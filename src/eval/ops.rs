@@ -278,11 +278,8 @@ impl Evaluator {
             .len()
             .checked_mul(item)
             .ok_or_else(|| ScriptError::Runtime("tensor is too large".into()))?;
-        let live: usize = self.storages.values().map(|s| s.nbytes).sum();
-        if nbytes > self.limits.memory_bytes.saturating_sub(live) {
-            // Let `allocate` produce the memory-limit message.
-            self.allocate(nbytes, dtype, what)?;
-        }
+        // Before building the host bytes, so a huge literal is refused without allocating.
+        self.check_memory(nbytes, what)?;
         let mut bytes = vec![0u8; nbytes];
         for (i, v) in values.iter().enumerate() {
             dtype.write(&mut bytes, i, *v);
