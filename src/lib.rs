@@ -13,6 +13,7 @@ pub mod script;
 pub mod tensor;
 pub mod trace;
 pub mod ui_model;
+pub mod web_bench;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;

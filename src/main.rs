@@ -1,4 +1,5 @@
-//! The `stridescope` binary: the command line natively, the web app in the browser.
+//! The `stridescope` binary: the command line natively, the web app in the browser (or,
+//! on the benchmark page, nothing until the page calls `web_bench`).
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
@@ -8,5 +9,9 @@ fn main() {
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    stridescope::app::mount();
+    // The benchmark page (www/bench.html) loads the same wasm and drives
+    // `stridescope::web_bench` itself: only the app's page mounts the app.
+    if !stridescope::web_bench::is_bench_page() {
+        stridescope::app::mount();
+    }
 }

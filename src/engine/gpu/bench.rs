@@ -1,18 +1,26 @@
 //! `stridescope bench`: the layout-conversion kernels timed on the GPU, against the
 //! adapter's own `copy_buffer_to_buffer` of the same bytes and against the CPU engine.
 //! Figures are bytes read + written over the median time of several runs.
+//!
+//! The cases ([`cases`]) are shared with the browser's benchmark page (`www/bench.html`,
+//! through `web_bench`), which times them with [`run_case_with_readback`]: each run is the
+//! copy plus reading the result back, as a web page must (and as TensorFlow.js's
+//! `await tensor.data()` does), so the page can compare with TensorFlow.js's transposes.
 
+#[cfg(not(target_arch = "wasm32"))]
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::GpuEngine;
+use super::{GpuEngine, GpuError};
 use crate::engine::{CpuEngine, Engine};
 use crate::tensor::layout::{channels_last_strides, contiguous_strides};
 use crate::tensor::{DType, Layout, StorageId, Tensor};
 
 /// Timed runs per figure (the median is reported).
+#[cfg(not(target_arch = "wasm32"))]
 const GPU_RUNS: usize = 5;
+#[cfg(not(target_arch = "wasm32"))]
 const CPU_RUNS: usize = 3;
 
 /// The whole report, as `stridescope bench --json` prints it.
@@ -47,17 +55,69 @@ pub struct BenchResult {
 
 /// One benchmark case: copy `src` (a view of a contiguous storage) into a fresh storage
 /// laid out as `dst_strides`.
-struct Case {
-    kernel: &'static str,
-    dtype: DType,
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Case {
+    /// `transpose_2d`, `nchw_to_nhwc`, `nhwc_to_nchw`, `permute_3d`.
+    pub kernel: &'static str,
+    pub dtype: DType,
     /// Shape and strides of the source view (over a contiguous storage of the same numel).
-    src_shape: Vec<i64>,
-    src_strides: Vec<i64>,
+    pub src_shape: Vec<i64>,
+    pub src_strides: Vec<i64>,
     /// Strides of the destination (same shape as the source view).
-    dst_strides: Vec<i64>,
+    pub dst_strides: Vec<i64>,
 }
 
-fn cases() -> Vec<Case> {
+impl Case {
+    /// Number of elements.
+    pub fn numel(&self) -> i64 {
+        self.src_shape.iter().product()
+    }
+
+    /// Bytes read + written by one run.
+    pub fn bytes_moved(&self) -> u64 {
+        2 * self.numel() as u64 * self.dtype.item_size() as u64
+    }
+
+    /// The same copy as a transpose of dense arrays (what `tf.transpose` and
+    /// `numpy.transpose` take): the shape of the source storage read as a contiguous array,
+    /// and the permutation `perm` such that `transpose(source, perm)` is the destination
+    /// storage read as a contiguous array (output dim `j` is source dim `perm[j]`).
+    pub fn as_dense_transpose(&self) -> (Vec<i64>, Vec<usize>) {
+        // Physical order of the logical dims in each storage: outermost (largest stride)
+        // first.
+        let order = |strides: &[i64]| {
+            let mut dims: Vec<usize> = (0..strides.len()).collect();
+            dims.sort_by(|&a, &b| strides[b].cmp(&strides[a]).then(a.cmp(&b)));
+            dims
+        };
+        let src_order = order(&self.src_strides);
+        let dst_order = order(&self.dst_strides);
+        let shape = src_order.iter().map(|&d| self.src_shape[d]).collect();
+        let perm = dst_order
+            .iter()
+            .map(|d| src_order.iter().position(|s| s == d).unwrap_or(0))
+            .collect();
+        (shape, perm)
+    }
+
+    /// The source and destination views of this case over storages `src` and `dst`.
+    fn views(&self, src: StorageId, dst: StorageId) -> (Tensor, Tensor) {
+        let view = |storage: StorageId, strides: &[i64]| Tensor {
+            storage,
+            dtype: self.dtype,
+            layout: Layout {
+                shape: self.src_shape.clone(),
+                strides: strides.to_vec(),
+                offset: 0,
+            },
+        };
+        (view(src, &self.src_strides), view(dst, &self.dst_strides))
+    }
+}
+
+/// The benchmark's cases, in the order `stridescope bench` prints them (the seed of case
+/// `i`'s data is `i + 1`).
+pub fn cases() -> Vec<Case> {
     let square = vec![4096i64, 4096];
     let nchw = vec![8i64, 64, 128, 256];
     let cube = vec![256i64, 256, 256];
@@ -100,7 +160,7 @@ fn cases() -> Vec<Case> {
 }
 
 /// Deterministic pseudo-random bytes (every bit pattern, NaNs included).
-fn pseudo_random_bytes(n: usize, seed: u64) -> Vec<u8> {
+pub fn pseudo_random_bytes(n: usize, seed: u64) -> Vec<u8> {
     let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
     let mut out = Vec::with_capacity(n + 8);
     while out.len() < n {
@@ -113,6 +173,7 @@ fn pseudo_random_bytes(n: usize, seed: u64) -> Vec<u8> {
     out
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn median(mut times: Vec<Duration>) -> Duration {
     times.sort();
     times
@@ -121,6 +182,7 @@ fn median(mut times: Vec<Duration>) -> Duration {
         .unwrap_or(Duration::from_secs(1))
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn gbps(bytes: u64, time: Duration) -> f64 {
     let secs = time.as_secs_f64().max(1e-9);
     (bytes as f64 / secs / 1e9 * 1000.0).round() / 1000.0
@@ -128,6 +190,7 @@ fn gbps(bytes: u64, time: Duration) -> f64 {
 
 /// Runs every case (or those whose kernel or dtype name contains `only`); `progress` gets
 /// one line per finished case.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn run(gpu: &mut GpuEngine, only: Option<&str>, progress: &mut dyn FnMut(&str)) -> BenchReport {
     let info = gpu.adapter_info().clone();
     let mut results = Vec::new();
@@ -157,29 +220,16 @@ pub fn run(gpu: &mut GpuEngine, only: Option<&str>, progress: &mut dyn FnMut(&st
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn run_case(gpu: &mut GpuEngine, case: &Case, seed: u64) -> BenchResult {
-    let numel: i64 = case.src_shape.iter().product();
-    let item = case.dtype.item_size();
-    let nbytes = numel as usize * item;
-    let bytes_moved = 2 * nbytes as u64;
+    let nbytes = case.numel() as usize * case.dtype.item_size();
+    let bytes_moved = case.bytes_moved();
     let data = pseudo_random_bytes(nbytes, seed);
-    let view = |storage: StorageId, strides: &[i64]| Tensor {
-        storage,
-        dtype: case.dtype,
-        layout: Layout {
-            shape: case.src_shape.clone(),
-            strides: strides.to_vec(),
-            offset: 0,
-        },
-    };
 
     // The GPU kernel.
     let src_id = gpu.allocate_with(data.clone());
     let dst_id = gpu.allocate(nbytes);
-    let (src, dst) = (
-        view(src_id, &case.src_strides),
-        view(dst_id, &case.dst_strides),
-    );
+    let (src, dst) = case.views(src_id, dst_id);
     gpu.copy(&dst, &src);
     gpu.wait_idle();
     let mut times = Vec::with_capacity(GPU_RUNS);
@@ -241,10 +291,7 @@ fn run_case(gpu: &mut GpuEngine, case: &Case, seed: u64) -> BenchResult {
     let mut cpu = CpuEngine::new();
     let cpu_src = cpu.allocate_with(data);
     let cpu_dst = cpu.allocate(nbytes);
-    let (src, dst) = (
-        view(cpu_src, &case.src_strides),
-        view(cpu_dst, &case.dst_strides),
-    );
+    let (src, dst) = case.views(cpu_src, cpu_dst);
     let mut times = Vec::with_capacity(CPU_RUNS);
     for _ in 0..CPU_RUNS {
         let start = Instant::now();
@@ -264,6 +311,106 @@ fn run_case(gpu: &mut GpuEngine, case: &Case, seed: u64) -> BenchResult {
         cpu_gbps: gbps(bytes_moved, cpu_time),
         verified: gpu_result == cpu_result,
     }
+}
+
+/// One case timed as a web page must time it: each run is the copy plus reading the whole
+/// result back (the browser's `mapAsync`), as TensorFlow.js's `await tensor.data()` does.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReadbackResult {
+    pub kernel: String,
+    /// The logical shape of the result.
+    pub shape: Vec<i64>,
+    pub dtype: String,
+    /// Bytes read + written by one run (the read-back not counted).
+    pub bytes: u64,
+    /// Every timed run, in milliseconds.
+    pub runs_ms: Vec<f64>,
+    /// The median run.
+    pub median_ms: f64,
+    /// `bytes` over the median run.
+    pub gbps: f64,
+    /// The last timed run's result equals the CPU engine's copy, byte for byte.
+    pub verified: bool,
+    /// `gpu` when every timed copy ran as a compute shader; otherwise the GPU engine's
+    /// reason for handing it to the CPU engine.
+    pub engine: String,
+}
+
+/// Times `case` on `gpu` with `runs` timed runs after one warm-up run, each run being the
+/// copy and the read-back of the result, then verifies the last result against the CPU
+/// engine. `now` is a clock in milliseconds (`performance.now()` in the browser). Never
+/// blocks in the browser: every read-back is awaited.
+pub async fn run_case_with_readback(
+    gpu: &mut GpuEngine,
+    case: &Case,
+    seed: u64,
+    runs: usize,
+    now: &dyn Fn() -> f64,
+) -> Result<ReadbackResult, GpuError> {
+    let nbytes = case.numel() as usize * case.dtype.item_size();
+    let src_id = gpu.allocate_with(pseudo_random_bytes(nbytes, seed));
+    let dst_id = gpu.allocate(nbytes);
+    let _ = gpu.take_op_log();
+    let timed = time_with_readback(gpu, case, src_id, dst_id, runs.max(1), now).await;
+    gpu.free(src_id);
+    gpu.free(dst_id);
+    let log = gpu.take_op_log();
+    let (runs_ms, gpu_result) = timed?;
+    let engine = match log.iter().find(|r| r.engine != "gpu") {
+        None => "gpu".to_string(),
+        Some(r) => format!(
+            "cpu: {}",
+            r.reason.clone().unwrap_or_else(|| "unknown".to_string())
+        ),
+    };
+
+    // The reference, from the same bytes (regenerated: the GPU engine's copy is freed).
+    let cpu_result = {
+        let mut cpu = CpuEngine::new();
+        let src_id = cpu.allocate_with(pseudo_random_bytes(nbytes, seed));
+        let dst_id = cpu.allocate(nbytes);
+        let (src, dst) = case.views(src_id, dst_id);
+        cpu.copy(&dst, &src);
+        cpu.read_storage(dst_id)
+    };
+
+    let mut sorted = runs_ms.clone();
+    sorted.sort_by(f64::total_cmp);
+    let median_ms = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
+    let bytes = case.bytes_moved();
+    Ok(ReadbackResult {
+        kernel: case.kernel.to_string(),
+        shape: case.src_shape.clone(),
+        dtype: case.dtype.name().to_string(),
+        bytes,
+        runs_ms,
+        median_ms,
+        gbps: bytes as f64 / (median_ms.max(1e-6) / 1000.0) / 1e9,
+        verified: gpu_result == cpu_result,
+        engine,
+    })
+}
+
+/// The warm-up run and `runs` timed runs of one case: (milliseconds per run, last result).
+async fn time_with_readback(
+    gpu: &mut GpuEngine,
+    case: &Case,
+    src_id: StorageId,
+    dst_id: StorageId,
+    runs: usize,
+    now: &dyn Fn() -> f64,
+) -> Result<(Vec<f64>, Vec<u8>), GpuError> {
+    let (src, dst) = case.views(src_id, dst_id);
+    gpu.copy(&dst, &src);
+    let mut result = gpu.read_later(dst_id).await?;
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = now();
+        gpu.copy(&dst, &src);
+        result = gpu.read_later(dst_id).await?;
+        times.push(now() - start);
+    }
+    Ok((times, result))
 }
 
 impl BenchReport {
@@ -341,6 +488,7 @@ fn geomean(values: impl Iterator<Item = f64>) -> f64 {
 }
 
 /// utime + stime of this process in clock ticks (Linux; 0 elsewhere).
+#[cfg(not(target_arch = "wasm32"))]
 fn process_cpu_ticks() -> u64 {
     let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
         return 0;
@@ -357,4 +505,52 @@ fn process_cpu_ticks() -> u64 {
     };
     // Fields 14 and 15 of stat; after the name, 12 and 13 (0-based from the state field).
     field(11) + field(12)
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cases_as_dense_transposes() {
+        let perms: Vec<(&str, Vec<i64>, Vec<usize>)> = cases()
+            .iter()
+            .map(|c| {
+                let (shape, perm) = c.as_dense_transpose();
+                (c.kernel, shape, perm)
+            })
+            .collect();
+        assert_eq!(perms[0], ("transpose_2d", vec![4096, 4096], vec![1, 0]));
+        assert_eq!(
+            perms[1],
+            ("nchw_to_nhwc", vec![8, 64, 128, 256], vec![0, 2, 3, 1])
+        );
+        assert_eq!(
+            perms[2],
+            ("nhwc_to_nchw", vec![8, 128, 256, 64], vec![0, 3, 1, 2])
+        );
+        assert_eq!(perms[3], ("permute_3d", vec![256, 256, 256], vec![2, 0, 1]));
+    }
+
+    /// The browser's runner, natively on a small case (needs an adapter: lavapipe here).
+    #[test]
+    fn readback_runner_verifies_against_the_cpu_engine() {
+        let shape = vec![2i64, 8, 12, 16];
+        let case = Case {
+            kernel: "nchw_to_nhwc",
+            dtype: DType::Float16,
+            src_shape: shape.clone(),
+            src_strides: contiguous_strides(&shape),
+            dst_strides: channels_last_strides(&shape),
+        };
+        let mut gpu = GpuEngine::new_blocking().expect("a GPU adapter (lavapipe)");
+        let start = Instant::now();
+        let clock = || start.elapsed().as_secs_f64() * 1000.0;
+        let result =
+            pollster::block_on(run_case_with_readback(&mut gpu, &case, 7, 3, &clock)).unwrap();
+        assert!(result.verified);
+        assert_eq!(result.engine, "gpu");
+        assert_eq!(result.runs_ms.len(), 3);
+        assert_eq!(result.bytes, 2 * 2 * 8 * 12 * 16 * 2);
+    }
 }

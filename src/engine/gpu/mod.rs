@@ -24,7 +24,6 @@
 //! answer from the engine's host copies.
 
 mod arith;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod bench;
 mod kernels;
 pub mod plan;
