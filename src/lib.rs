@@ -10,6 +10,7 @@ pub mod engine;
 pub mod eval;
 pub mod print;
 pub mod script;
+pub mod share;
 pub mod tensor;
 pub mod trace;
 pub mod ui_model;
