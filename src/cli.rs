@@ -1,5 +1,6 @@
 //! The native command line: `stridescope trace [--engine cpu|gpu] [--op-log] [--memory-limit
-//! BYTES] FILE` and `stridescope bench [--json]`.
+//! BYTES] FILE`, `stridescope bench [--json]`, and for instructors `stridescope link` (share
+//! links and embed snippets) and `stridescope svg` (a step's diagram).
 
 use std::cell::RefCell;
 use std::io::Write;
@@ -13,19 +14,28 @@ use crate::tensor::{DType, Scalar, StorageId, Tensor};
 const USAGE: &str =
     "usage: stridescope trace [--engine cpu|gpu] [--op-log] [--memory-limit BYTES] FILE\n\
        stridescope bench [--json] [--only KERNEL]\n\
+       stridescope link [--url EMBED_URL] [--iframe] [OPTIONS] FILE\n\
+       stridescope svg [--step N] [--dark] FILE\n\
 \n\
 trace: runs FILE (a PyTorch notebook script) and prints its trace as JSON on stdout.\n\
 Errors in the script are part of the trace (exit 0); an unreadable file is exit 2.\n\
 --engine gpu runs every op on the GPU engine (wgpu); --op-log then prints, on stderr, one\n\
 JSON line per op saying which engine ran it and why.\n\
 bench: times the layout-conversion kernels on the GPU against copy_buffer_to_buffer and the\n\
-CPU engine (--json: one JSON object; --only: the cases whose kernel or dtype contains KERNEL).";
+CPU engine (--json: one JSON object; --only: the cases whose kernel or dtype contains KERNEL).\n\
+link: prints the share-link hash (v1....) of FILE's script; with --url, the whole link; with\n\
+--iframe, the embed snippet. OPTIONS are the embed options of EMBEDDING.md, as in a query\n\
+string: --step N (1-based) --readonly --panels a,b --hide a,b --theme auto|light|dark\n\
+--height PX --title TEXT.\n\
+svg: prints the diagram of step N (1-based; default the last) of FILE as SVG.";
 
 /// Runs the CLI with `args` (without the program name); returns the exit code.
 pub fn run(args: &[String]) -> i32 {
     match args.first().map(String::as_str) {
         Some("trace") => trace(&args[1..]),
         Some("bench") => bench(&args[1..]),
+        Some("link") => link(&args[1..]),
+        Some("svg") => svg(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             0
@@ -35,6 +45,162 @@ pub fn run(args: &[String]) -> i32 {
             2
         }
     }
+}
+
+/// `stridescope link`: a share link (or embed snippet) for a script file.
+fn link(args: &[String]) -> i32 {
+    let mut query = Vec::new();
+    let mut url = None;
+    let mut iframe = false;
+    let mut file = None;
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i].as_str();
+        match arg {
+            "--url" => {
+                let Some(v) = args.get(i + 1) else {
+                    eprintln!("stridescope: --url needs the address of embed.html");
+                    return 2;
+                };
+                url = Some(v.clone());
+                i += 2;
+            }
+            "--iframe" => {
+                iframe = true;
+                i += 1;
+            }
+            "--readonly" => {
+                query.push("readonly".to_string());
+                i += 1;
+            }
+            "--step" | "--panels" | "--hide" | "--theme" | "--height" | "--title" => {
+                let Some(v) = args.get(i + 1) else {
+                    eprintln!("stridescope: {arg} needs a value");
+                    return 2;
+                };
+                query.push(format!("{}={}", &arg[2..], query_escape(v)));
+                i += 2;
+            }
+            path if !path.starts_with("--") && file.is_none() => {
+                file = Some(path.to_string());
+                i += 1;
+            }
+            _ => {
+                eprintln!("{USAGE}");
+                return 2;
+            }
+        }
+    }
+    let Some(file) = file else {
+        eprintln!("{USAGE}");
+        return 2;
+    };
+    let script = match std::fs::read_to_string(&file) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("stridescope: cannot read {file}: {e}");
+            return 2;
+        }
+    };
+    if script.len() > crate::share::MAX_SCRIPT_BYTES {
+        eprintln!(
+            "stridescope: {file} is {} bytes; links carry scripts up to {} bytes",
+            script.len(),
+            crate::share::MAX_SCRIPT_BYTES
+        );
+        return 2;
+    }
+    let mut state = crate::share::SharedState::new(script);
+    for problem in crate::share::apply_query(&mut state, &query.join("&")) {
+        eprintln!("stridescope: {problem}");
+        return 2;
+    }
+    let hash = crate::share::encode(&state);
+    if iframe {
+        let options = crate::share::EmbedOptions {
+            embed_url: url.unwrap_or_else(|| "embed.html".to_string()),
+            auto_height: true,
+        };
+        println!("{}", crate::share::embed_snippet(&state, &options));
+    } else if let Some(url) = url {
+        println!("{url}#{hash}");
+    } else {
+        println!("{hash}");
+    }
+    0
+}
+
+/// Escapes a command-line value for `share::apply_query`.
+fn query_escape(v: &str) -> String {
+    v.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b',' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// `stridescope svg`: the diagram of one step of a script.
+fn svg(args: &[String]) -> i32 {
+    let mut step = None;
+    let mut dark = false;
+    let mut file = None;
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--step" => {
+                let Some(n) = args.get(i + 1).and_then(|v| v.parse::<usize>().ok()) else {
+                    eprintln!("stridescope: --step needs a step number (1, 2, ...)");
+                    return 2;
+                };
+                step = Some(n);
+                i += 2;
+            }
+            "--dark" => {
+                dark = true;
+                i += 1;
+            }
+            path if !path.starts_with("--") && file.is_none() => {
+                file = Some(path.to_string());
+                i += 1;
+            }
+            _ => {
+                eprintln!("{USAGE}");
+                return 2;
+            }
+        }
+    }
+    let Some(file) = file else {
+        eprintln!("{USAGE}");
+        return 2;
+    };
+    let script = match std::fs::read_to_string(&file) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("stridescope: cannot read {file}: {e}");
+            return 2;
+        }
+    };
+    let trace = Evaluator::new(Box::new(CpuEngine::new()), Limits::default()).run(&script);
+    let n = trace.steps.len();
+    if n == 0 {
+        eprintln!("stridescope: {file} has no statements");
+        return 2;
+    }
+    let k = step.unwrap_or(n);
+    let Some(chosen) = k.checked_sub(1).and_then(|i| trace.steps.get(i)) else {
+        eprintln!("stridescope: --step {k} is not one of the script's {n} steps");
+        return 2;
+    };
+    let options = crate::export::DiagramOptions {
+        highlight: None,
+        dark,
+        heading: format!("Step {k} of {n} · line {}", chosen.line),
+    };
+    println!("{}", crate::export::diagram_svg(chosen, &options));
+    0
 }
 
 fn trace(args: &[String]) -> i32 {

@@ -8,6 +8,7 @@
 
 pub mod engine;
 pub mod eval;
+pub mod export;
 pub mod print;
 pub mod script;
 pub mod share;

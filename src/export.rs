@@ -1,0 +1,527 @@
+//! The current step as a standalone SVG diagram, for slides and notes: every storage as a
+//! strip of cells (offsets, values, a coloured mark per view that reaches the cell, the
+//! cells this step wrote), every tensor variable as its grid with shape, stride and offset,
+//! and the pinned cell outlined in every place it appears. Real vector drawing with text as
+//! `<text>` (searchable, selectable, scalable), no fonts or images embedded. The app turns it
+//! into a PNG by drawing it on a canvas. Pure: no DOM, testable natively.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write;
+
+use crate::trace::{Step, StorageRecord, TensorRecord};
+use crate::ui_model::{
+    cell_index, dims_text, escape_html, flat_position, grid_plan, storage_offset_of, value_text,
+    Tick,
+};
+
+/// The views' colours (Okabe–Ito, colour-blind safe), by the tensor's position in the step;
+/// the app uses the same ones.
+pub const PALETTE: [&str; 8] = [
+    "#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2", "#D55E00", "#F0E442", "#999999",
+];
+
+/// The colour of the `i`-th tensor of a step.
+pub fn view_colour(i: usize) -> &'static str {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// Storages longer than twice this are drawn as their first and last this-many cells.
+pub const STORAGE_EDGE: usize = 128;
+
+const MARGIN: f64 = 16.0;
+const CELL_W: f64 = 48.0;
+const CELL_H: f64 = 28.0;
+const GAP_W: f64 = 22.0;
+const STRIP_CELLS_PER_ROW: usize = 16;
+const MAX_ROW_WIDTH: f64 = 1100.0;
+const LABEL_W: f64 = 28.0;
+
+/// What to draw besides the step itself.
+#[derive(Clone, Debug, Default)]
+pub struct DiagramOptions {
+    /// The pinned or hovered storage element: (storage id, offset).
+    pub highlight: Option<(String, i64)>,
+    /// Dark background (as the page's dark theme); light otherwise.
+    pub dark: bool,
+    /// The heading, e.g. `Step 3 of 9 · line 4`.
+    pub heading: String,
+}
+
+struct Colours {
+    background: &'static str,
+    text: &'static str,
+    muted: &'static str,
+    cell: &'static str,
+    unreached: &'static str,
+    stroke: &'static str,
+    written: &'static str,
+    highlight: &'static str,
+}
+
+const LIGHT: Colours = Colours {
+    background: "#ffffff",
+    text: "#1d232b",
+    muted: "#5c6672",
+    cell: "#f4f6f9",
+    unreached: "#e3e6ea",
+    stroke: "#9aa3ad",
+    written: "#ffe6a8",
+    highlight: "#d55e00",
+};
+
+const DARK: Colours = Colours {
+    background: "#14181d",
+    text: "#e8ecf1",
+    muted: "#a3adb8",
+    cell: "#222931",
+    unreached: "#181c21",
+    stroke: "#5b6570",
+    written: "#6b5313",
+    highlight: "#ff9a4d",
+};
+
+/// Accumulates the drawing and its extent.
+struct Canvas {
+    body: String,
+    width: f64,
+    y: f64,
+    colours: &'static Colours,
+}
+
+impl Canvas {
+    fn text(&mut self, x: f64, y: f64, class: &str, anchor: &str, text: &str) {
+        let _ = write!(
+            self.body,
+            r#"<text x="{x:.1}" y="{y:.1}" class="{class}" text-anchor="{anchor}">{}</text>"#,
+            escape_html(text)
+        );
+        self.width = self.width.max(x + 8.0 * text.chars().count() as f64);
+    }
+
+    fn extend(&mut self, right: f64) {
+        self.width = self.width.max(right);
+    }
+}
+
+/// The SVG document of `step`.
+pub fn diagram_svg(step: &Step, options: &DiagramOptions) -> String {
+    let colours = if options.dark { &DARK } else { &LIGHT };
+    let mut c = Canvas {
+        body: String::new(),
+        width: 480.0,
+        y: MARGIN,
+        colours,
+    };
+    let highlight = options.highlight.as_ref();
+    c.y += 18.0;
+    c.text(MARGIN, c.y, "title", "start", &options.heading);
+    c.y += 22.0;
+    c.text(MARGIN, c.y, "code", "start", step.source.trim());
+    if let Some(error) = &step.error {
+        c.y += 20.0;
+        c.text(MARGIN, c.y, "error", "start", error);
+    }
+    c.y += 30.0;
+    c.text(MARGIN, c.y, "h2", "start", "Storages");
+    c.y += 8.0;
+    if step.storages.is_empty() {
+        c.y += 20.0;
+        c.text(MARGIN, c.y, "muted", "start", "No tensors yet.");
+    }
+    for storage in &step.storages {
+        storage_strip(&mut c, step, storage, highlight);
+    }
+    if !step.tensors.is_empty() {
+        c.y += 26.0;
+        c.text(MARGIN, c.y, "h2", "start", "Views");
+        c.y += 8.0;
+    }
+    for (i, t) in step.tensors.iter().enumerate() {
+        view_grid(&mut c, step, i, t, highlight);
+    }
+    let width = (c.width + MARGIN).ceil();
+    let height = (c.y + MARGIN * 1.5).ceil();
+    let mut svg = String::with_capacity(c.body.len() + 1024);
+    let _ = write!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="{label}">"#,
+        label = escape_html(&format!("Stridescope diagram: {}", options.heading)),
+    );
+    let _ = write!(
+        svg,
+        "<title>{}</title><style>text{{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;fill:{text};font-size:12px}}.title{{font-size:17px;font-weight:700}}.h2{{font-size:14px;font-weight:700}}.code,.val{{font-family:ui-monospace,'DejaVu Sans Mono',Menlo,Consolas,monospace}}.code{{font-size:13px}}.val{{font-size:12px}}.off,.idx,.muted{{fill:{muted};font-size:10px}}.error{{fill:{highlight};font-weight:600}}.name{{font-weight:700;font-size:13px}}</style>",
+        escape_html(&options.heading),
+        text = colours.text,
+        muted = colours.muted,
+        highlight = colours.highlight,
+    );
+    let _ = write!(
+        svg,
+        r#"<rect width="100%" height="100%" fill="{}"/>"#,
+        colours.background
+    );
+    svg.push_str(&c.body);
+    svg.push_str("</svg>");
+    svg
+}
+
+fn storage_strip(
+    c: &mut Canvas,
+    step: &Step,
+    storage: &StorageRecord,
+    highlight: Option<&(String, i64)>,
+) {
+    let mut reach: HashMap<i64, Vec<usize>> = HashMap::new();
+    for (vi, t) in step.tensors.iter().enumerate() {
+        if t.storage != storage.id {
+            continue;
+        }
+        let n = crate::tensor::layout::numel_of(&t.shape);
+        if n > (crate::ui_model::MAX_DRAWN * 4) as i64 {
+            continue;
+        }
+        let layout = crate::tensor::Layout {
+            shape: t.shape.clone(),
+            strides: t.stride.clone(),
+            offset: t.storage_offset,
+        };
+        for at in layout.offsets() {
+            let e = reach.entry(at).or_default();
+            if !e.contains(&vi) {
+                e.push(vi);
+            }
+        }
+    }
+    let written: HashSet<i64> = step
+        .writes
+        .iter()
+        .filter(|w| w.storage == storage.id)
+        .flat_map(|w| w.offsets.iter().copied())
+        .collect();
+    let owner = match &storage.owner {
+        Some(o) => format!(" · made by {o}"),
+        None => String::new(),
+    };
+    let count = storage.nbytes
+        / crate::tensor::DType::from_name(&storage.dtype)
+            .map(|d| d.item_size())
+            .unwrap_or(1)
+            .max(1);
+    c.y += 22.0;
+    let label = format!(
+        "{} · {} · {} elements · {}{}",
+        storage.id,
+        storage.dtype,
+        count,
+        crate::ui_model::bytes_text(storage.nbytes),
+        owner
+    );
+    c.text(MARGIN, c.y, "name", "start", &label);
+    c.y += 8.0;
+    let Some(values) = &storage.values else {
+        c.y += 16.0;
+        c.text(
+            MARGIN,
+            c.y,
+            "muted",
+            "start",
+            "too large to draw cell by cell",
+        );
+        return;
+    };
+    let n = values.len();
+    let slots: Vec<Option<usize>> = if n > 2 * STORAGE_EDGE {
+        (0..STORAGE_EDGE)
+            .map(Some)
+            .chain(std::iter::once(None))
+            .chain((n - STORAGE_EDGE..n).map(Some))
+            .collect()
+    } else {
+        (0..n).map(Some).collect()
+    };
+    let row_h = CELL_H + 22.0;
+    let top = c.y;
+    let colours = c.colours;
+    for (k, slot) in slots.iter().enumerate() {
+        let x = MARGIN + (k % STRIP_CELLS_PER_ROW) as f64 * (CELL_W + 2.0);
+        let y = top + (k / STRIP_CELLS_PER_ROW) as f64 * row_h;
+        let Some(i) = *slot else {
+            c.text(x + CELL_W / 2.0, y + 19.0, "val", "middle", "…");
+            continue;
+        };
+        let at = i as i64;
+        let marks = reach.get(&at).map(Vec::as_slice).unwrap_or(&[]);
+        let fill = if written.contains(&at) {
+            colours.written
+        } else if marks.is_empty() {
+            colours.unreached
+        } else {
+            colours.cell
+        };
+        let lit = highlight.is_some_and(|(s, o)| *s == storage.id && *o == at);
+        let _ = write!(
+            c.body,
+            r#"<g class="storage-cell" data-storage="{}" data-offset="{at}"><rect x="{x:.1}" y="{y:.1}" width="{CELL_W}" height="{CELL_H}" rx="3" fill="{fill}" stroke="{}" stroke-width="{}"/>"#,
+            escape_html(&storage.id),
+            if lit {
+                colours.highlight
+            } else {
+                colours.stroke
+            },
+            if lit { 3 } else { 1 },
+        );
+        let value = clip(&value_text(&values[i]), 7);
+        c.text(x + CELL_W / 2.0, y + 18.0, "val", "middle", &value);
+        c.text(
+            x + CELL_W / 2.0,
+            y + CELL_H + 11.0,
+            "off",
+            "middle",
+            &at.to_string(),
+        );
+        if !marks.is_empty() {
+            let w = CELL_W / marks.len() as f64;
+            for (m, &v) in marks.iter().enumerate() {
+                let _ = write!(
+                    c.body,
+                    r#"<rect x="{:.1}" y="{:.1}" width="{w:.1}" height="4" fill="{}"/>"#,
+                    x + m as f64 * w,
+                    y + CELL_H + 14.0,
+                    view_colour(v)
+                );
+            }
+        }
+        c.body.push_str("</g>");
+        c.extend(x + CELL_W);
+    }
+    let rows = slots.len().div_ceil(STRIP_CELLS_PER_ROW).max(1);
+    c.y = top + rows as f64 * row_h;
+}
+
+fn view_grid(
+    c: &mut Canvas,
+    step: &Step,
+    vi: usize,
+    t: &TensorRecord,
+    highlight: Option<&(String, i64)>,
+) {
+    let owns = step
+        .storages
+        .iter()
+        .find(|s| s.id == t.storage)
+        .and_then(|s| s.owner.as_deref())
+        == Some(t.name.as_str());
+    let relation = if owns {
+        format!("owns {}", t.storage)
+    } else {
+        format!("view of {}", t.storage)
+    };
+    let mut badges = Vec::new();
+    if t.contiguous {
+        badges.push("contiguous");
+    }
+    if t.channels_last {
+        badges.push("channels_last");
+    }
+    c.y += 26.0;
+    let _ = write!(
+        c.body,
+        r#"<rect x="{MARGIN}" y="{:.1}" width="12" height="12" rx="2" fill="{}"/>"#,
+        c.y - 10.0,
+        view_colour(vi)
+    );
+    let header = format!(
+        "{}  ·  {}  ·  shape {}  ·  stride {}  ·  offset {}  ·  {}{}",
+        t.name,
+        relation,
+        dims_text(&t.shape),
+        dims_text(&t.stride),
+        t.storage_offset,
+        t.dtype,
+        if badges.is_empty() {
+            String::new()
+        } else {
+            format!("  ·  {}", badges.join(", "))
+        }
+    );
+    c.text(MARGIN + 18.0, c.y, "name", "start", &header);
+    let Some(values) = &t.values else {
+        c.y += 18.0;
+        c.text(
+            MARGIN,
+            c.y,
+            "muted",
+            "start",
+            "values not recorded (too large)",
+        );
+        return;
+    };
+    let plan = grid_plan(&t.shape);
+    let rank = t.shape.len();
+    let tick_w = |t: &Tick| match t {
+        Tick::At(_) => CELL_W + 2.0,
+        Tick::Gap => GAP_W,
+    };
+    let grid_w: f64 = LABEL_W + plan.cols.iter().map(tick_w).sum::<f64>();
+    let grid_h: f64 = 30.0
+        + plan
+            .rows
+            .iter()
+            .map(|t| match t {
+                Tick::At(_) => CELL_H + 2.0,
+                Tick::Gap => 16.0,
+            })
+            .sum::<f64>();
+    let colours = c.colours;
+    let (mut x0, mut y0) = (MARGIN, c.y + 10.0);
+    for panel in &plan.panels {
+        if x0 > MARGIN && x0 + grid_w > MAX_ROW_WIDTH {
+            x0 = MARGIN;
+            y0 += grid_h + 8.0;
+        }
+        let Some(lead) = &panel.lead else {
+            c.text(x0 + 10.0, y0 + grid_h / 2.0, "val", "start", "…");
+            x0 += 40.0;
+            continue;
+        };
+        if !panel.title.is_empty() {
+            c.text(x0 + LABEL_W, y0 + 10.0, "muted", "start", &panel.title);
+        }
+        // Column indices.
+        let mut x = x0 + LABEL_W;
+        for col in &plan.cols {
+            if let Tick::At(j) = col {
+                c.text(x + CELL_W / 2.0, y0 + 24.0, "idx", "middle", &j.to_string());
+            }
+            x += tick_w(col);
+        }
+        let mut y = y0 + 30.0;
+        for row in &plan.rows {
+            let Tick::At(r) = *row else {
+                c.text(x0 + LABEL_W + 8.0, y + 11.0, "val", "start", "⋮");
+                y += 16.0;
+                continue;
+            };
+            if rank >= 2 {
+                c.text(x0 + LABEL_W - 6.0, y + 18.0, "idx", "end", &r.to_string());
+            }
+            let mut x = x0 + LABEL_W;
+            for col in &plan.cols {
+                let Tick::At(j) = *col else {
+                    c.text(x + GAP_W / 2.0, y + 18.0, "val", "middle", "…");
+                    x += GAP_W;
+                    continue;
+                };
+                let index = cell_index(rank, lead, r, j);
+                let at = storage_offset_of(t, &index);
+                let value = values
+                    .get(flat_position(&t.shape, &index))
+                    .map(value_text)
+                    .unwrap_or_default();
+                let lit = highlight.is_some_and(|(s, o)| *s == t.storage && *o == at);
+                let _ = write!(
+                    c.body,
+                    r#"<g class="view-cell" data-view="{}" data-offset="{at}"><rect x="{x:.1}" y="{y:.1}" width="{CELL_W}" height="{CELL_H}" rx="3" fill="{}" stroke="{}" stroke-width="{}"/>"#,
+                    escape_html(&t.name),
+                    colours.cell,
+                    if lit {
+                        colours.highlight
+                    } else {
+                        view_colour(vi)
+                    },
+                    if lit { 3 } else { 1 },
+                );
+                c.text(
+                    x + CELL_W / 2.0,
+                    y + 18.0,
+                    "val",
+                    "middle",
+                    &clip(&value, 7),
+                );
+                c.body.push_str("</g>");
+                x += CELL_W + 2.0;
+            }
+            c.extend(x);
+            y += CELL_H + 2.0;
+        }
+        x0 += grid_w + 16.0;
+    }
+    c.y = y0 + grid_h;
+}
+
+/// At most `n` characters, with `…` when cut.
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n - 1).collect();
+        t.push('…');
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::CpuEngine;
+    use crate::eval::{Evaluator, Limits};
+
+    fn last_step(script: &str) -> Step {
+        let trace = Evaluator::new(Box::new(CpuEngine::new()), Limits::default()).run(script);
+        trace.steps.last().cloned().expect("a step")
+    }
+
+    #[test]
+    fn draws_storage_cells_views_and_the_highlight() {
+        let step =
+            last_step("import torch\na = torch.arange(6).reshape(2, 3)\nb = a.t()\nb[0, 1] = 40\n");
+        let svg = diagram_svg(
+            &step,
+            &DiagramOptions {
+                highlight: Some(("s0".into(), 3)),
+                dark: false,
+                heading: "Step 4 of 4 · line 4".into(),
+            },
+        );
+        assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+        assert!(svg.ends_with("</svg>"));
+        for offset in 0..6 {
+            assert!(svg.contains(&format!(
+                "<g class=\"storage-cell\" data-storage=\"s0\" data-offset=\"{offset}\""
+            )));
+        }
+        // b[0, 1] is a[1, 0]: storage element 3 holds 40, drawn as text.
+        assert!(svg.contains(">40</text>"));
+        assert!(svg.contains("shape (3, 2)  ·  stride (1, 3)"));
+        // The highlighted element: its storage cell and one cell in each of a and b.
+        assert_eq!(svg.matches("stroke-width=\"3\"").count(), 3);
+        // Balanced groups: every opened <g> is closed.
+        assert_eq!(svg.matches("<g ").count(), svg.matches("</g>").count());
+    }
+
+    #[test]
+    fn text_is_escaped() {
+        let step = last_step("import torch\nx = torch.zeros(2)\ny = '<b>&'\n");
+        let svg = diagram_svg(
+            &step,
+            &DiagramOptions {
+                heading: "<script>".into(),
+                ..Default::default()
+            },
+        );
+        assert!(!svg.contains("<script>"));
+        assert!(!svg.contains("<b>"));
+        assert!(svg.contains("&lt;b&gt;&amp;"));
+    }
+
+    #[test]
+    fn large_storages_are_summarized() {
+        let step = last_step("import torch\nx = torch.zeros(1000)\n");
+        let svg = diagram_svg(&step, &DiagramOptions::default());
+        assert_eq!(
+            svg.matches("class=\"storage-cell\"").count(),
+            2 * STORAGE_EDGE
+        );
+        assert!(svg.contains("data-offset=\"999\""));
+    }
+}
