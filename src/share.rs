@@ -469,10 +469,9 @@ mod tests {
     #[test]
     fn defaults_stay_out_of_the_link() {
         let hash = encode(&SharedState::new("x = 1"));
-        let json = miniz_oxide::inflate::decompress_to_vec(
-            &URL_SAFE_NO_PAD.decode(&hash[3..]).unwrap(),
-        )
-        .unwrap();
+        let json =
+            miniz_oxide::inflate::decompress_to_vec(&URL_SAFE_NO_PAD.decode(&hash[3..]).unwrap())
+                .unwrap();
         assert_eq!(String::from_utf8(json).unwrap(), r#"{"s":"x = 1","t":0}"#);
     }
 
