@@ -1,7 +1,8 @@
 // Shared pieces of the browser tests: a static server for dist/, Chromium launch flags
 // (TOOLCHAIN.md), and a tiny check runner whose last line is "N passed, M failed".
 import { createServer } from 'node:http';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -13,10 +14,22 @@ const types = {
   '.svg': 'image/svg+xml', '.py': 'text/plain', '.json': 'application/json',
 };
 
-/** Serves `dir` on 127.0.0.1 (a random port). */
-export function serve(dir = join(root, 'dist')) {
+/**
+ * Serves `dir` on 127.0.0.1 (a random port), at `/` or, with `prefix` (`/sub/`), only under
+ * that path (as when the app is deployed under a subpath).
+ */
+export function serve(dir = join(root, 'dist'), prefix = '/') {
   const server = createServer(async (req, res) => {
-    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
+    let url = new URL(req.url, 'http://x').pathname;
+    if (prefix !== '/') {
+      if (!url.startsWith(prefix)) {
+        res.writeHead(404);
+        res.end('not found');
+        return;
+      }
+      url = url.slice(prefix.length - 1);
+    }
+    const path = normalize(decodeURIComponent(url)).replace(/^(\.\.[/\\])+/, '');
     const file = join(dir, path.endsWith('/') ? path + 'index.html' : path);
     try {
       const body = await readFile(file);
@@ -30,14 +43,36 @@ export function serve(dir = join(root, 'dist')) {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-/** Debian's Chromium, headless, with or without a WebGPU adapter. */
-export function launch(webgpu) {
+/** Chromium's flags (TOOLCHAIN.md), with `--enable-unsafe-webgpu` when `webgpu`. */
+export function chromiumArgs(webgpu) {
   const args = [
     '--no-sandbox', '--no-first-run', '--disable-background-networking', '--disable-component-update',
     '--disable-sync', '--disable-quic',
   ];
   if (webgpu) args.push('--enable-unsafe-webgpu');
-  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args });
+  return args;
+}
+
+/** Debian's Chromium, headless, with or without a WebGPU adapter. */
+export function launch(webgpu) {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: chromiumArgs(webgpu) });
+}
+
+/**
+ * Debian's Chromium, headless, on a fresh profile in a new temporary folder (its
+ * `--user-data-dir`): returns `{ context, close }`; `close()` ends the browser and removes
+ * the folder. `options` go to `launchPersistentContext` (viewport, ...).
+ */
+export async function launchFresh(webgpu, options = {}) {
+  const dir = await mkdtemp(join(tmpdir(), 'stridescope-chromium-'));
+  const context = await chromium.launchPersistentContext(dir, {
+    executablePath: '/usr/bin/chromium', headless: true, args: chromiumArgs(webgpu), ...options,
+  });
+  const close = async () => {
+    await context.close();
+    await rm(dir, { recursive: true, force: true });
+  };
+  return { context, close };
 }
 
 export const results = { passed: 0, failed: 0 };
