@@ -69,6 +69,8 @@ pub fn Editor() -> impl IntoView {
                     autocomplete="off"
                     autocapitalize="off"
                     wrap="off"
+                    readonly=move || state.read_only.get()
+                    aria-readonly=move || if state.read_only.get() { "true" } else { "false" }
                     prop:value=move || state.script.get()
                     on:input=move |ev| state.script.set(event_target_value(&ev))
                     on:scroll=on_scroll

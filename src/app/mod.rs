@@ -8,6 +8,7 @@
 
 mod editor;
 mod panels;
+mod share_ui;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,9 +29,12 @@ use crate::trace::{Step, Trace, TraceScalar};
 
 pub use editor::Editor;
 pub use panels::{MemoryPanel, OutputPanel, StoragePanel, ViewsPanel};
+pub use share_ui::{EmbedBar, EmbedDialog, LinkNotice, ShareBar};
+
+use crate::share::{self, PanelKind, SharedState, Theme};
 
 /// Scripts longer than this are not run in the browser (the page must stay responsive).
-pub const MAX_SCRIPT_BYTES: usize = 100_000;
+pub const MAX_SCRIPT_BYTES: usize = share::MAX_SCRIPT_BYTES;
 /// Scripts with more lines than this are not run in the browser.
 pub const MAX_SCRIPT_LINES: usize = 2_000;
 const SCRIPT_KEY: &str = "stridescope.script";
@@ -65,6 +69,18 @@ pub struct AppState {
     pub picked: RwSignal<Option<(String, usize)>>,
     pub dark: RwSignal<bool>,
     pub engine: RwSignal<EngineInfo>,
+    /// The clicked cell, highlighted until another click (it goes into share links).
+    pub pinned: RwSignal<Option<Hover>>,
+    /// The chosen theme (`Auto` follows the system).
+    pub theme: RwSignal<Theme>,
+    /// Panels not shown (embeds can show fewer).
+    pub hidden: RwSignal<Vec<PanelKind>>,
+    /// The editor cannot be typed in (read-only embeds).
+    pub read_only: RwSignal<bool>,
+    /// Why the link in the address could not be opened.
+    pub link_notice: RwSignal<Option<String>>,
+    /// The page is the compact widget for iframes (`embed.html`, `?embed`).
+    pub embed: bool,
 }
 
 impl AppState {
@@ -296,17 +312,29 @@ fn start_gpu(state: AppState) {
     });
 }
 
+thread_local! {
+    /// The cells highlighted now, so that clearing them needs no document-wide query.
+    static LIT: std::cell::RefCell<Vec<web_sys::Element>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The cells marked pinned now.
+    static PINNED: std::cell::RefCell<Vec<web_sys::Element>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// Removes `data-highlighted` from every highlighted cell and sets it on the cells of
 /// `hover`'s storage element.
 fn apply_highlight(hover: &Option<Hover>) {
-    thread_local! {
-        /// The cells highlighted now, so that clearing them needs no document-wide query.
-        static LIT: std::cell::RefCell<Vec<web_sys::Element>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    LIT.with(|lit| {
+    mark_cells(&LIT, "data-highlighted", hover);
+}
+
+/// Sets `attr="true"` on every cell of `hover`'s storage element (and on no other cell).
+fn mark_cells(
+    marked: &'static std::thread::LocalKey<std::cell::RefCell<Vec<web_sys::Element>>>,
+    attr: &str,
+    hover: &Option<Hover>,
+) {
+    marked.with(|lit| {
         let mut lit = lit.borrow_mut();
         for el in lit.drain(..) {
-            let _ = el.remove_attribute("data-highlighted");
+            let _ = el.remove_attribute(attr);
         }
         let Some(h) = hover else { return };
         let Some(document) = web_sys::window().and_then(|w| w.document()) else {
@@ -319,7 +347,7 @@ fn apply_highlight(hover: &Option<Hover>) {
                     .item(i)
                     .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
                 {
-                    let _ = el.set_attribute("data-highlighted", "true");
+                    let _ = el.set_attribute(attr, "true");
                     lit.push(el);
                 }
             }
@@ -335,37 +363,60 @@ fn css_escape(s: &str) -> String {
 /// The whole app.
 #[component]
 pub fn App() -> impl IntoView {
-    let initial = load(SCRIPT_KEY).unwrap_or_else(|| crate::DEFAULT_SCENARIO.to_string());
-    let dark = match load(THEME_KEY).as_deref() {
-        Some("dark") => true,
-        Some("light") => false,
-        _ => prefers_dark(),
+    let embed = is_embed_page();
+    let (initial, link_notice) = initial_state(embed);
+    let theme = match initial.theme {
+        Theme::Auto if !embed => match load(THEME_KEY).as_deref() {
+            Some("dark") => Theme::Dark,
+            Some("light") => Theme::Light,
+            _ => Theme::Auto,
+        },
+        chosen => chosen,
     };
+    let dark = match theme {
+        Theme::Auto => prefers_dark(),
+        Theme::Light => false,
+        Theme::Dark => true,
+    };
+    if embed {
+        if let Some(document) = web_sys::window().and_then(|w| w.document()) {
+            document.set_title(&initial.accessible_title());
+        }
+    }
     let state = AppState {
-        script: RwSignal::new(initial),
+        script: RwSignal::new(initial.script),
         trace: RwSignal::new(Arc::new(Trace::default())),
         notice: RwSignal::new(None),
-        step: RwSignal::new(0),
+        step: RwSignal::new(initial.step),
         hover: RwSignal::new(None),
-        picked: RwSignal::new(None),
+        picked: RwSignal::new(initial.picked),
         dark: RwSignal::new(dark),
         engine: RwSignal::new(EngineInfo {
             kind: "CPU".into(),
             detail: "reference engine".into(),
         }),
+        pinned: RwSignal::new(initial.pinned.as_ref().map(share_ui::hover_of)),
+        theme: RwSignal::new(theme),
+        hidden: RwSignal::new(initial.hidden),
+        read_only: RwSignal::new(initial.read_only),
+        link_notice: RwSignal::new(link_notice),
+        embed,
     };
     provide_context(state);
     run_now(state);
     start_gpu(state);
 
-    // Re-run as you type (debounced); keep the script across reloads.
+    // Re-run as you type (debounced); keep the script across reloads (not in embeds: the
+    // widgets of a course page would overwrite each other's and the app's).
     let pending: StoredValue<Option<TimeoutHandle>, LocalStorage> = StoredValue::new_local(None);
     Effect::new(move |first: Option<()>| {
         let script = state.script.get();
         if first.is_none() {
             return;
         }
-        save(SCRIPT_KEY, &script);
+        if !embed {
+            save(SCRIPT_KEY, &script);
+        }
         if let Some(h) = pending.get_value() {
             h.clear();
         }
@@ -373,12 +424,39 @@ pub fn App() -> impl IntoView {
             set_timeout_with_handle(move || run_now(state), Duration::from_millis(250)).ok();
         pending.set_value(handle);
     });
-    // Hover: highlight imperatively after every change of hover or of what is drawn.
+    // The address bar always holds a link to what is shown (debounced; not in embeds,
+    // whose link is the course page's).
+    let hash_timer: StoredValue<Option<TimeoutHandle>, LocalStorage> = StoredValue::new_local(None);
+    Effect::new(move |_| {
+        state.script.track();
+        state.step.track();
+        state.pinned.track();
+        state.picked.track();
+        state.theme.track();
+        state.hidden.track();
+        state.read_only.track();
+        if embed {
+            return;
+        }
+        if let Some(h) = hash_timer.get_value() {
+            h.clear();
+        }
+        let handle = set_timeout_with_handle(
+            move || share_ui::write_hash(&share::encode(&share_ui::current_state(state))),
+            Duration::from_millis(300),
+        )
+        .ok();
+        hash_timer.set_value(handle);
+    });
+    // Hover (else the pinned cell): highlight imperatively after every change of hover, pin
+    // or of what is drawn.
     Effect::new(move |_| {
         let hover = state.hover.get();
+        let pinned = state.pinned.get();
         state.step.track();
         state.trace.track();
-        apply_highlight(&hover);
+        apply_highlight(&hover.or_else(|| pinned.clone()));
+        mark_cells(&PINNED, "data-pinned", &pinned);
     });
     Effect::new(move |_| {
         let dark = state.dark.get();
@@ -406,6 +484,7 @@ pub fn App() -> impl IntoView {
             "ArrowLeft" => state.step.set(step.saturating_sub(1)),
             "Home" => state.step.set(0),
             "End" => state.step.set(n.saturating_sub(1)),
+            "Escape" if state.pinned.get_untracked().is_some() => state.pinned.set(None),
             _ => return,
         }
         ev.prevent_default();
@@ -415,16 +494,34 @@ pub fn App() -> impl IntoView {
     let toggle_theme = move |_| {
         let next = !state.dark.get_untracked();
         state.dark.set(next);
-        save(THEME_KEY, if next { "dark" } else { "light" });
+        state
+            .theme
+            .set(if next { Theme::Dark } else { Theme::Light });
+        if !embed {
+            save(THEME_KEY, if next { "dark" } else { "light" });
+        }
     };
-    view! {
-        <div class="app">
+    let embed_open = RwSignal::new(false);
+    let shows = move |p: PanelKind| state.hidden.with(|h| !h.contains(&p));
+    let left_shown =
+        move || shows(PanelKind::Editor) || shows(PanelKind::Steps) || shows(PanelKind::Output);
+    let right_shown =
+        move || shows(PanelKind::Memory) || shows(PanelKind::Storage) || shows(PanelKind::Views);
+    if embed {
+        // After the first render, so that there is content to measure.
+        request_animation_frame(share_ui::post_height_to_parent);
+    }
+    let header = if embed {
+        view! { <EmbedBar/> }.into_any()
+    } else {
+        view! {
             <header class="top">
                 <div class="brand">
                     <h1>"Stridescope"</h1>
                     <p class="tagline">"How PyTorch tensors live in memory: storages, strides, views and aliasing."</p>
                 </div>
                 <div class="top-actions">
+                    <ShareBar embed_open=embed_open/>
                     <span class="badge engine" data-testid="engine-badge" title=move || state.engine.get().detail>
                         {move || {
                             let e = state.engine.get();
@@ -436,20 +533,121 @@ pub fn App() -> impl IntoView {
                     </button>
                 </div>
             </header>
-            <main class="layout">
-                <section class="left" aria-label="Script and steps">
-                    <Editor/>
-                    <StepControls/>
-                    <OutputPanel/>
-                </section>
-                <section class="right" aria-label="Memory">
-                    <MemoryPanel/>
-                    <StoragePanel/>
-                    <ViewsPanel/>
-                </section>
+            <EmbedDialog open=embed_open/>
+        }
+        .into_any()
+    };
+    view! {
+        <div class="app" class:embed=embed>
+            {header}
+            <LinkNotice/>
+            <main class="layout" class:single=move || !(left_shown() && right_shown()) on:click=move |ev| pin_clicked_cell(state, &ev)>
+                <Show when=left_shown>
+                    <section class="left" aria-label="Script and steps">
+                        <Show when=move || shows(PanelKind::Editor)><Editor/></Show>
+                        <Show when=move || shows(PanelKind::Steps)><StepControls/></Show>
+                        <Show when=move || shows(PanelKind::Output)><OutputPanel/></Show>
+                    </section>
+                </Show>
+                <Show when=right_shown>
+                    <section class="right" aria-label="Memory">
+                        <Show when=move || shows(PanelKind::Memory)><MemoryPanel/></Show>
+                        <Show when=move || shows(PanelKind::Storage)><StoragePanel/></Show>
+                        <Show when=move || shows(PanelKind::Views)><ViewsPanel/></Show>
+                    </section>
+                </Show>
             </main>
         </div>
     }
+}
+
+/// Whether this page is the widget for iframes: `embed.html` (its body says so) or `?embed`.
+fn is_embed_page() -> bool {
+    let Some(window) = web_sys::window() else {
+        return false;
+    };
+    let marked = window
+        .document()
+        .and_then(|d| d.body())
+        .map(|b| b.get_attribute("data-embed").as_deref() == Some("true"))
+        .unwrap_or(false);
+    marked || share::query_wants_embed(&window.location().search().unwrap_or_default())
+}
+
+/// What the page opens with: the link in the address (with the query's options over it),
+/// else the script kept from the last visit, else the default scenario. A link that cannot
+/// be opened gives the default scenario and the reason.
+fn initial_state(embed: bool) -> (SharedState, Option<String>) {
+    let location = web_sys::window().map(|w| w.location());
+    let hash = location
+        .as_ref()
+        .and_then(|l| l.hash().ok())
+        .unwrap_or_default();
+    let query = location
+        .as_ref()
+        .and_then(|l| l.search().ok())
+        .unwrap_or_default();
+    let (mut state, notice) = match share::decode(&hash) {
+        Ok(Some(state)) => (state, None),
+        Ok(None) => {
+            let kept = if embed { None } else { load(SCRIPT_KEY) };
+            (
+                SharedState::new(kept.unwrap_or_else(|| crate::DEFAULT_SCENARIO.to_string())),
+                None,
+            )
+        }
+        Err(e) => (
+            SharedState::new(crate::DEFAULT_SCENARIO),
+            Some(e.to_string()),
+        ),
+    };
+    for problem in share::apply_query(&mut state, &query) {
+        web_sys::console::log_1(&format!("Stridescope: embed option ignored: {problem}").into());
+    }
+    (state, notice)
+}
+
+/// A click on a storage or view cell pins it (its highlight stays, and goes into links); a
+/// click on the pinned cell unpins it.
+fn pin_clicked_cell(state: AppState, ev: &web_sys::MouseEvent) {
+    let Some(cell) = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .and_then(|t| t.closest("[data-key]").ok().flatten())
+    else {
+        return;
+    };
+    let Some((storage, offset)) = cell
+        .get_attribute("data-key")
+        .and_then(|k| {
+            k.split_once(':')
+                .map(|(s, o)| (s.to_string(), o.parse::<i64>()))
+        })
+        .and_then(|(s, o)| o.ok().map(|o| (s, o)))
+    else {
+        return;
+    };
+    let view = cell
+        .closest("[data-testid=view]")
+        .ok()
+        .flatten()
+        .and_then(|v| v.get_attribute("data-name"))
+        .zip(cell.get_attribute("data-index").map(|i| {
+            i.split(',')
+                .filter_map(|x| x.trim().parse::<i64>().ok())
+                .collect::<Vec<_>>()
+        }));
+    let clicked = Hover {
+        storage,
+        offset,
+        view,
+    };
+    state.pinned.update(|p| {
+        let same = p
+            .as_ref()
+            .is_some_and(|q| q.storage == clicked.storage && q.offset == clicked.offset);
+        *p = if same { None } else { Some(clicked) };
+    });
 }
 
 /// First / previous / next / last, a timeline slider and the step label.
