@@ -76,6 +76,9 @@ cmd_test() {
   trunk build --release
   say "browser end-to-end tests"
   node tests/e2e/run.mjs
+  say "sharing and embedding in the browser (and a --public-url build served from a subpath)"
+  trunk build --release --public-url /some/sub/path/ --dist target/e2e-subpath-dist
+  STRIDESCOPE_SUBPATH_DIST=target/e2e-subpath-dist node tests/e2e/share.mjs
   say "PyTorch oracle"
   cargo build --release
   python3 "$ORACLE/check.py" --trace-cmd "$ROOT/target/release/stridescope trace {}" "$ORACLE/cases.jsonl"

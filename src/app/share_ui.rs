@@ -252,7 +252,7 @@ pub fn ShareBar(embed_open: RwSignal<bool>) -> impl IntoView {
     };
     view! {
         <div class="share-bar" role="group" aria-label="Share and export">
-            <button class="ghost" data-testid="copy-link" on:click=copy_link title="Copy a link to exactly this state">"🔗 Copy link"</button>
+            <button class="ghost" data-testid="copy-link" on:click=copy_link title="Copy a link to exactly this state">"Copy link"</button>
             <button class="ghost" data-testid="embed-open" aria-haspopup="dialog" on:click=move |_| embed_open.set(true)>"Embed…"</button>
             <button class="ghost" data-testid="export-svg" on:click=move |_| export_svg(state, status) title="Download this step's diagram as SVG">"⤓ SVG"</button>
             <button class="ghost" data-testid="export-png" on:click=move |_| export_png(state, status) title="Download this step's diagram as PNG">"⤓ PNG"</button>
