@@ -52,12 +52,17 @@ const fmtGbps = (g) => (g >= 10 ? g.toFixed(1) : g >= 1 ? g.toFixed(2) : g.toFix
 const fmtShape = (s) => s.join('\u00d7');
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-function cell(text, cls = '') {
+function cell(text, cls = '', col = '') {
   const td = document.createElement('td');
   td.textContent = text;
   if (cls) td.className = cls;
+  if (col) td.dataset.col = col;
   return td;
 }
+
+/** The cell of column `col` in case `c`'s row. */
+const col = (c, name) => $(`case-${c.index}`).querySelector(`[data-col="${name}"]`);
+const COLUMNS = 11;
 
 /** The table's rows, one per case, filled in as results arrive. */
 function renderRows() {
@@ -72,7 +77,7 @@ function renderRows() {
     const op = c.tfjs_dtype
       ? `tf.transpose([${c.transpose_shape.join(', ')}], [${c.perm.join(', ')}])`
       : '\u2014';
-    const opCell = cell('', c.tfjs_dtype ? '' : 'na');
+    const opCell = cell('', c.tfjs_dtype ? '' : 'na', 'tfjs-op');
     if (c.tfjs_dtype) {
       const code = document.createElement('code');
       code.textContent = op;
@@ -83,15 +88,16 @@ function renderRows() {
     }
     tr.append(
       cell(c.kernel),
-      cell(`${fmtShape(c.shape)} ${c.dtype}`),
+      cell(`${fmtShape(c.shape)} ${c.dtype}`, 'nowrap'),
       cell((c.bytes / 1e6).toFixed(1), 'num'),
-      cell('', 'num ours'),
-      cell('', 'num ours'),
-      cell('', 'ours'),
+      cell('', 'num', 'floor-ms'),
+      cell('', 'num ours', 'ours-ms'),
+      cell('', 'num ours', 'ours-gbps'),
+      cell('', 'ours', 'ours-result'),
       opCell,
-      cell(c.tfjs_dtype ? '' : '\u2014', c.tfjs_dtype ? 'num' : 'na'),
-      cell(c.tfjs_dtype ? '' : '\u2014', c.tfjs_dtype ? 'num' : 'na'),
-      cell(c.tfjs_dtype ? '' : '\u2014', c.tfjs_dtype ? 'num ratio' : 'na'),
+      cell(c.tfjs_dtype ? '' : '\u2014', c.tfjs_dtype ? 'num' : 'na', 'tfjs-ms'),
+      cell(c.tfjs_dtype ? '' : '\u2014', c.tfjs_dtype ? 'num' : 'na', 'tfjs-gbps'),
+      cell(c.tfjs_dtype ? '' : '\u2014', c.tfjs_dtype ? 'num ratio' : 'na', 'ratio'),
     );
     body.append(tr);
   }
@@ -102,52 +108,100 @@ function addErrorRow(c, text) {
   const tr = document.createElement('tr');
   tr.className = 'error-row';
   const td = cell(text);
-  td.colSpan = 10;
+  td.colSpan = COLUMNS;
   tr.append(td);
   row.after(tr);
 }
 
+function showFloor(c, floor) {
+  const td = col(c, 'floor-ms');
+  if (floor.error) {
+    td.textContent = 'failed';
+    addErrorRow(c, `Read-back alone: ${floor.error}`);
+    return;
+  }
+  td.textContent = fmtMs(floor.median_ms);
+  td.title = `runs: ${floor.runs_ms.map(fmtMs).join(', ')} ms`;
+}
+
 function showOurs(c, ours) {
-  const tds = $(`case-${c.index}`).children;
   if (ours.error) {
-    tds[3].textContent = 'failed';
-    tds[4].textContent = '';
-    tds[5].textContent = '';
+    col(c, 'ours-ms').textContent = 'failed';
     addErrorRow(c, `Stridescope: ${ours.error}`);
     return;
   }
-  tds[3].textContent = fmtMs(ours.median_ms);
-  tds[3].title = `runs: ${ours.runs_ms.map(fmtMs).join(', ')} ms`;
-  tds[4].textContent = fmtGbps(ours.gbps);
+  col(c, 'ours-ms').textContent = fmtMs(ours.median_ms);
+  col(c, 'ours-ms').title = `runs: ${ours.runs_ms.map(fmtMs).join(', ')} ms`;
+  col(c, 'ours-gbps').textContent = fmtGbps(ours.gbps);
   const mark = document.createElement('span');
   mark.className = ours.verified && ours.engine === 'gpu' ? 'mark-ok' : 'mark-bad';
   mark.textContent = ours.verified ? 'verified' : 'MISMATCH';
-  tds[5].replaceChildren(mark);
+  col(c, 'ours-result').replaceChildren(mark);
   if (ours.engine !== 'gpu') {
-    tds[5].append(document.createTextNode(` (ran on the CPU engine: ${ours.engine})`));
+    col(c, 'ours-result').append(document.createTextNode(` (ran on the CPU engine: ${ours.engine})`));
   }
 }
 
 function showTfjs(c, ours, tfjs) {
-  const tds = $(`case-${c.index}`).children;
   if (tfjs.error) {
-    tds[7].textContent = 'failed';
+    col(c, 'tfjs-ms').textContent = 'failed';
     addErrorRow(c, `TensorFlow.js: ${tfjs.error}`);
     return;
   }
-  tds[7].textContent = fmtMs(tfjs.median_ms);
-  tds[7].title = `runs: ${tfjs.runs_ms.map(fmtMs).join(', ')} ms`;
-  tds[8].textContent = fmtGbps(tfjs.gbps);
+  col(c, 'tfjs-ms').textContent = fmtMs(tfjs.median_ms);
+  col(c, 'tfjs-ms').title = `runs: ${tfjs.runs_ms.map(fmtMs).join(', ')} ms`;
+  col(c, 'tfjs-gbps').textContent = fmtGbps(tfjs.gbps);
   const check = document.createElement('div');
   check.className = tfjs.checked ? 'hint' : 'mark-bad';
   check.textContent = tfjs.checked ? `checked (${tfjs.samples} elements)` : 'WRONG RESULT';
-  tds[6].append(check);
+  col(c, 'tfjs-op').append(check);
   if (ours && !ours.error) {
     const ratio = tfjs.median_ms / ours.median_ms;
-    tds[9].textContent = `${ratio.toFixed(2)}\u00d7`;
-    tds[9].className = `num ratio ${ratio >= 1 ? 'win' : 'lose'}`;
-    tds[9].title = 'TF.js median time / Stridescope median time (> 1: Stridescope is faster)';
+    const td = col(c, 'ratio');
+    td.textContent = `${ratio.toFixed(2)}\u00d7`;
+    td.className = `num ratio ${ratio >= 1 ? 'win' : 'lose'}`;
+    td.title = 'TF.js median time / Stridescope median time (> 1: Stridescope is faster)';
   }
+}
+
+/**
+ * The floor under both sides' figures: reading back a buffer of case `c`'s result size with
+ * plain WebGPU (copy to a fresh staging buffer, mapAsync, copy out to JavaScript), timed like
+ * the runs (one warm-up, RUNS timed, median), on the page's own device.
+ */
+async function readbackFloor(c) {
+  const size = Math.ceil(c.bytes / 2 / 4) * 4;
+  const device = await floorDevice();
+  const src = device.createBuffer({ size, usage: GPUBufferUsage.COPY_SRC });
+  try {
+    const runs = [];
+    for (let i = 0; i <= RUNS; i++) {
+      const t0 = performance.now();
+      const staging = device.createBuffer({ size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+      const encoder = device.createCommandEncoder();
+      encoder.copyBufferToBuffer(src, 0, staging, 0, size);
+      device.queue.submit([encoder.finish()]);
+      await staging.mapAsync(GPUMapMode.READ);
+      const bytes = new Uint8Array(staging.getMappedRange()).slice();
+      staging.unmap();
+      staging.destroy();
+      if (i > 0) runs.push(performance.now() - t0);
+      if (bytes.length !== size) throw new Error(`read ${bytes.length} of ${size} bytes`);
+    }
+    return { runs_ms: runs, median_ms: median(runs) };
+  } finally {
+    src.destroy();
+  }
+}
+
+let floorDeviceOnce = null;
+function floorDevice() {
+  floorDeviceOnce ??= (async () => {
+    const adapter = await navigator.gpu.requestAdapter();
+    if (!adapter) throw new Error('no WebGPU adapter');
+    return adapter.requestDevice({ requiredLimits: { maxBufferSize: adapter.limits.maxBufferSize } });
+  })();
+  return floorDeviceOnce;
 }
 
 /**
@@ -233,8 +287,15 @@ async function runAll() {
     const row = $(`case-${c.index}`);
     row.classList.add('running');
     const label = `${c.kernel} ${fmtShape(c.shape)} ${c.dtype}`;
-    setStatus(`Running ${label}: Stridescope (${RUNS} runs after a warm-up, then the CPU check)\u2026`);
     const result = { index: c.index, kernel: c.kernel, shape: c.shape, dtype: c.dtype, bytes: c.bytes, perm: c.perm };
+    setStatus(`Running ${label}: reading back ${(c.bytes / 2e6).toFixed(1)} MB alone\u2026`);
+    try {
+      result.readback = await readbackFloor(c);
+    } catch (e) {
+      result.readback = { error: message(e) };
+    }
+    showFloor(c, result.readback);
+    setStatus(`Running ${label}: Stridescope (${RUNS} runs after a warm-up, then the CPU check)\u2026`);
     try {
       result.ours = JSON.parse(await gpuBenchRun(c.index, RUNS));
     } catch (e) {

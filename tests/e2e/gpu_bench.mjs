@@ -1,5 +1,6 @@
 // The browser GPU benchmark (not a test of the suite: it prints figures).
-//   trunk build --release && node tests/e2e/gpu_bench.mjs
+//   trunk build --release && node tests/e2e/gpu_bench.mjs [DIST]
+// (DIST: a copy of dist/ to serve instead, when other builds may rewrite dist/ meanwhile.)
 // Serves dist/ under a subpath (/stridescope/, so the page's relative URLs are exercised),
 // opens bench.html in headless Chromium with --enable-unsafe-webgpu on a fresh profile,
 // clicks Run, waits for every case (Stridescope's kernels and TensorFlow.js's transpose,
@@ -7,13 +8,13 @@
 // and the screenshot target/e2e/gpu-bench.png. Exit status 0 when the page finished with
 // every Stridescope result verified, 1 otherwise.
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { launchFresh, serve, shots } from './harness.mjs';
 
 const PREFIX = '/stridescope/';
 const LIMIT_MS = 10 * 60 * 1000;
 
-const server = await serve(undefined, PREFIX);
+const server = await serve(process.argv[2] ? resolve(process.argv[2]) : undefined, PREFIX);
 const url = `http://127.0.0.1:${server.address().port}${PREFIX}bench.html`;
 const { context, close } = await launchFresh(true, { viewport: { width: 1400, height: 1000 } });
 const page = context.pages()[0] ?? (await context.newPage());
@@ -57,8 +58,9 @@ if (report.engine) console.log(`engine: ${report.engine.name} ${report.engine.ba
 if (report.tfjs) console.log(`tfjs: ${report.tfjs.error ?? `${report.tfjs.version} ${report.tfjs.backend}`}`);
 console.log(`browser: ${report.userAgent}`);
 console.log(`runs: ${report.runs} timed + 1 warm-up per side and case, each with the read-back; median`);
+console.log('rb ms: reading back a buffer of the result\'s size alone (plain WebGPU), the floor under both sides');
 console.log(
-  `${pad('kernel', 14)} ${pad('shape', 14)} ${pad('dtype', 8)} ${lpad('MB', 6)} ${lpad('ours ms', 9)} ${lpad('ours GB/s', 10)} ${pad('verified', 9)}`
+  `${pad('kernel', 14)} ${pad('shape', 14)} ${pad('dtype', 8)} ${lpad('MB', 6)} ${lpad('rb ms', 7)} ${lpad('ours ms', 9)} ${lpad('ours GB/s', 10)} ${pad('verified', 9)}`
   + ` ${pad('tf.transpose perm', 18)} ${lpad('tfjs ms', 9)} ${lpad('tfjs GB/s', 10)} ${lpad('ours/tfjs', 10)}`,
 );
 for (const r of report.results ?? []) {
@@ -66,10 +68,10 @@ for (const r of report.results ?? []) {
   const perm = r.tfjs ? `[${r.perm.join(',')}]${r.tfjs.checked === false ? ' WRONG' : ''}` : '—';
   console.log(
     `${pad(r.kernel, 14)} ${pad(r.shape.join('x'), 14)} ${pad(r.dtype, 8)} ${lpad((r.bytes / 1e6).toFixed(1), 6)}`
-    + ` ${lpad(ms(r.ours), 9)} ${lpad(gbps(r.ours), 10)} ${pad(verified, 9)} ${pad(perm, 18)}`
+    + ` ${lpad(ms(r.readback), 7)} ${lpad(ms(r.ours), 9)} ${lpad(gbps(r.ours), 10)} ${pad(verified, 9)} ${pad(perm, 18)}`
     + ` ${lpad(ms(r.tfjs), 9)} ${lpad(gbps(r.tfjs), 10)} ${lpad(r.ratio ? `${r.ratio.toFixed(2)}x` : '—', 10)}`,
   );
-  for (const side of ['ours', 'tfjs']) {
+  for (const side of ['readback', 'ours', 'tfjs']) {
     if (r[side]?.error) console.log(`  ${side}: ${r[side].error}`);
   }
 }
