@@ -103,7 +103,9 @@ fn buffer_size(nbytes: usize) -> u64 {
 impl GpuEngine {
     /// Finds an adapter and opens a device (works natively and in the browser).
     pub async fn new() -> Result<GpuEngine, GpuError> {
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+        // WGPU_BACKEND (vulkan, gl, ...) and the other WGPU_* variables choose natively.
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
         let adapter = instance
             .request_adapter(&wgpu::RequestAdapterOptions {
                 power_preference: wgpu::PowerPreference::HighPerformance,
