@@ -8,10 +8,12 @@ use wasm_bindgen::JsCast;
 
 use super::{AppState, Hover};
 use crate::tensor::layout::ViewExplanation;
-use crate::trace::{Step, StorageRecord, TensorRecord};
+use crate::trace::{Step, StorageRecord, TensorRecord, TraceScalar};
 use crate::ui_model::{
-    attr_list, axis_names, bytes_text, dims_text, drawn_texts, grid_plan, offset_formula,
-    stride_walk, tensor_cells_html, value_text, view_key, StorageCells, MAX_DRAWN,
+    attr_list, axis_names, bytes_text, dims_text, drawn_texts, grid_plan, is_virtual_strip,
+    is_virtual_view, offset_formula, storage_slots, stride_walk, tensor_cells_html, tile_range,
+    value_text, view_key, widest, widest_after, Lit, StorageCells, VirtualGrid, MAX_DRAWN,
+    TILE_COLS, TILE_LINES,
 };
 
 /// Okabe-Ito: a colour-blind-safe palette, one colour per view.
@@ -234,18 +236,23 @@ pub fn StoragePanel() -> impl IntoView {
                 let hover_view = state.hover.get_untracked().and_then(|h| h.view);
                 shown.update_value(|m| {
                     m.clear();
-                    for s in &step.storages {
+                    // Virtualized strips redraw their own tiles (see `Virtual`).
+                    for s in step.storages.iter().filter(|s| !strip_is_virtual(s)) {
                         m.insert(s.id.clone(), storage_texts(s));
                     }
                 });
                 step.storages
                     .iter()
-                    .map(|s| storage_strip(&step, s, picked.as_ref(), hover_view.as_ref()))
+                    .map(|s| storage_strip(state, &step, s, picked.as_ref(), hover_view.as_ref()))
                     .collect_view()
                     .into_any()
             }}
         </div>
     }
+}
+
+fn strip_is_virtual(s: &StorageRecord) -> bool {
+    s.values.as_ref().is_some_and(|v| is_virtual_strip(v.len()))
 }
 
 /// The texts of a storage's drawn cells, in order.
@@ -271,10 +278,10 @@ fn patch_storages(step: &Step, shown: StoredValue<HashMap<String, Vec<String>>>)
         return;
     };
     for s in &step.storages {
-        let texts = storage_texts(s);
         let Some(old) = shown.with_value(|m| m.get(&s.id).cloned()) else {
             continue;
         };
+        let texts = storage_texts(s);
         let scope = format!(
             "[data-testid=storage][data-storage=\"{}\"]",
             css_name(&s.id)
@@ -318,6 +325,7 @@ fn patch_storages(step: &Step, shown: StoredValue<HashMap<String, Vec<String>>>)
 }
 
 fn storage_strip(
+    state: AppState,
     step: &Step,
     storage: &StorageRecord,
     picked: Option<&(String, usize)>,
@@ -395,6 +403,21 @@ fn storage_strip(
     let names: Vec<String> = step.tensors.iter().map(|t| t.name.clone()).collect();
     let cells = match &storage.values {
         None => view! { <p class="muted">{format!("{} elements: too many to draw", storage.nbytes / item.max(1))}</p> }.into_any(),
+        Some(values) if is_virtual_strip(values.len()) => {
+            let strip = Strip { id: storage.id.clone(), values: values.clone(), reach, names, written, jumps, slots: storage_slots(values.len()) };
+            let v = Virtual::new(Drawing::Strip(strip), widest(values), 16);
+            let sizer = v.sizer_html();
+            let v = StoredValue::new_local(v);
+            let node = NodeRef::<leptos::html::Div>::new();
+            drive(state, v, node);
+            view! {
+                <div class="strip vbox" role="list" tabindex="0" node_ref=node
+                    aria-label=format!("{} elements of {}, drawn as they scroll into view", values.len(), storage.id)
+                    on:scroll=move |_| { v.try_update_value(|v| v.sync(state)); }
+                    inner_html=sizer></div>
+            }
+            .into_any()
+        }
         Some(values) => {
             let html = StorageCells { id: &storage.id, values, reach: &reach, names: &names, colours: &PALETTE, written: &written, jumps: &jumps }.html();
             view! { <div class="strip" role="list" inner_html=html></div> }.into_any()
@@ -442,7 +465,8 @@ pub fn ViewsPanel() -> impl IntoView {
                 let Some(step) = state.current_untracked() else { return ().into_any() };
                 shown.update_value(|m| {
                     m.clear();
-                    for t in &step.tensors {
+                    // Virtualized grids redraw their own tiles (see `Virtual`).
+                    for t in step.tensors.iter().filter(|t| !is_virtual_view(t)) {
                         m.insert(view_key(t), drawn_texts(t));
                     }
                 });
@@ -465,9 +489,9 @@ fn patch_views(step: &Step, shown: StoredValue<HashMap<String, Vec<String>>>) {
     };
     for t in &step.tensors {
         let key = view_key(t);
-        let texts = drawn_texts(t);
         let old = shown.with_value(|m| m.get(&key).cloned());
         let Some(old) = old else { continue };
+        let texts = drawn_texts(t);
         if old != texts {
             let selector = format!(
                 "[data-testid=view][data-name=\"{}\"] [data-testid=view-cell]",
@@ -566,11 +590,12 @@ struct KeyboardCursor {
 }
 
 impl KeyboardCursor {
-    fn move_by(&self, state: AppState, dr: i64, dc: i64) {
+    /// Moves the inspected cell and returns its index.
+    fn move_by(&self, state: AppState, dr: i64, dc: i64) -> Option<Vec<i64>> {
         let t = &self.record;
         let rank = t.shape.len();
         if t.shape.contains(&0) {
-            return;
+            return None;
         }
         let mut index = match state.hover.get_untracked().and_then(|h| h.view) {
             Some((name, index)) if name == t.name && index.len() == rank => index,
@@ -588,8 +613,9 @@ impl KeyboardCursor {
         state.hover.set(Some(Hover {
             storage: t.storage.clone(),
             offset,
-            view: Some((t.name.clone(), index)),
+            view: Some((t.name.clone(), index.clone())),
         }));
+        Some(index)
     }
 }
 
@@ -642,7 +668,6 @@ fn tensor_view(
         .collect_view();
     let plan = grid_plan(&t.shape);
     let rank = t.shape.len();
-    let body = tensor_cells_html(t, &written);
     let badges = view! {
         {t.contiguous.then(|| view! { <span class="badge ok">"contiguous"</span> })}
         {t.channels_last.then(|| view! { <span class="badge cl">"channels_last"</span> })}
@@ -652,6 +677,66 @@ fn tensor_view(
         format!("rows: {} · columns: {}", plan.row_axis, plan.col_axis)
     } else {
         String::new()
+    };
+    let label = format!(
+        "cells of {}: arrow keys move between cells, the formula above tells where each lives",
+        t.name
+    );
+    let virtual_grid = is_virtual_view(t).then(|| {
+        let grid = VirtualGrid::of(&t.shape);
+        let chars = widest(t.values.as_deref().unwrap_or(&[]));
+        let per_line = grid.cols.len();
+        let drawing = Drawing::Grid {
+            key: view_key(t),
+            record: t.clone(),
+            grid,
+            written: written.clone(),
+        };
+        StoredValue::new_local(Virtual::new(drawing, chars, per_line))
+    });
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        let (dr, dc) = match ev.key().as_str() {
+            "ArrowLeft" => (0, -1),
+            "ArrowRight" => (0, 1),
+            "ArrowUp" => (-1, 0),
+            "ArrowDown" => (1, 0),
+            _ => return,
+        };
+        ev.prevent_default();
+        ev.stop_propagation();
+        let index = keyboard.with_value(|k| k.move_by(state, dr, dc));
+        if let (Some(v), Some(index)) = (virtual_grid, index) {
+            v.try_update_value(|v| v.reveal(state, &index));
+        }
+    };
+    let on_focus = move |_| {
+        let index = keyboard.with_value(|k| k.move_by(state, 0, 0));
+        if let (Some(v), Some(index)) = (virtual_grid, index) {
+            v.try_update_value(|v| v.reveal(state, &index));
+        }
+    };
+    let cells = match virtual_grid {
+        Some(v) => {
+            let node = NodeRef::<leptos::html::Div>::new();
+            drive(state, v, node);
+            let (sizer, lines, cols) = v.with_value(|v| (v.sizer_html(), v.lines(), v.per_line));
+            view! {
+                <div class="minis vbox" tabindex="0" role="grid" data-testid="view-grid" aria-label=label
+                    aria-rowcount=lines aria-colcount=cols node_ref=node
+                    on:focus=on_focus on:keydown=on_key
+                    on:scroll=move |_| { v.try_update_value(|v| v.sync(state)); }
+                    inner_html=sizer></div>
+            }
+            .into_any()
+        }
+        None => {
+            let body = tensor_cells_html(t, &written);
+            view! {
+                <div class="minis" tabindex="0" role="group" data-testid="view-grid" aria-label=label
+                    on:focus=on_focus on:keydown=on_key inner_html=body></div>
+            }
+            .into_any()
+        }
     };
     view! {
         <article class="tensor" data-testid="view" data-name=t.name.clone() data-shape=attr_list(&t.shape)
@@ -665,22 +750,500 @@ fn tensor_view(
             </header>
             <div class="dims">{dims}</div>
             {(!axes.is_empty()).then(|| view! { <p class="axes">{axes}</p> })}
-            <div class="minis" tabindex="0" role="group" data-testid="view-grid"
-                aria-label=format!("cells of {}: arrow keys move between cells, the formula above tells where each lives", t.name)
-                on:focus=move |_| keyboard.with_value(|k| k.move_by(state, 0, 0))
-                on:keydown=move |ev: leptos::ev::KeyboardEvent| {
-                    let (dr, dc) = match ev.key().as_str() {
-                        "ArrowLeft" => (0, -1),
-                        "ArrowRight" => (0, 1),
-                        "ArrowUp" => (-1, 0),
-                        "ArrowDown" => (1, 0),
-                        _ => return,
-                    };
-                    ev.prevent_default();
-                    ev.stop_propagation();
-                    keyboard.with_value(|k| k.move_by(state, dr, dc));
-                }
-                inner_html=body></div>
+            {cells}
         </article>
     }
+}
+
+/// How far beyond its visible part a virtualized drawing keeps tiles drawn, as a share of
+/// the box's height (lines) and width (columns): a scroll shorter than that shows cells
+/// already in the DOM.
+const OVERSCAN: f64 = 0.25;
+
+/// A virtualized storage strip: what its cells show.
+struct Strip {
+    id: String,
+    values: Vec<TraceScalar>,
+    reach: HashMap<i64, Vec<usize>>,
+    names: Vec<String>,
+    written: HashSet<i64>,
+    jumps: HashMap<i64, usize>,
+    slots: Vec<Option<usize>>,
+}
+
+/// What a virtualized drawing draws: a tensor's grid or a storage's strip.
+enum Drawing {
+    Grid {
+        /// `view_key` of the record: which tensor of each step this grid draws.
+        key: String,
+        record: TensorRecord,
+        grid: VirtualGrid,
+        written: HashSet<i64>,
+    },
+    Strip(Strip),
+}
+
+/// A big grid or strip drawn in a scroll box: a sizer as large as the whole drawing (lines
+/// and columns of fixed size, `--lh` and `--cw` in CSS) holds only the tiles of
+/// `TILE_LINES` × `TILE_COLS` cells near the visible part. Scrolling adds the tiles coming
+/// into view and drops the far ones, in the scroll event (before the frame is painted); a
+/// new step redraws the tiles in place. Small drawings never come here: all their cells are
+/// in the DOM.
+struct Virtual {
+    drawing: Drawing,
+    /// Characters of the widest recorded value: the columns' width.
+    chars: usize,
+    /// Cells per line: a grid's columns, or as many strip cells as fit the box's width.
+    per_line: usize,
+    /// Measured sizes of a line and a column, in CSS pixels (0 until measured).
+    line_px: f64,
+    col_px: f64,
+    tiles: HashMap<(usize, usize), web_sys::Element>,
+    /// The scroll box, once mounted.
+    boxed: Option<web_sys::HtmlElement>,
+}
+
+impl Virtual {
+    fn new(drawing: Drawing, chars: usize, per_line: usize) -> Self {
+        Virtual {
+            drawing,
+            chars,
+            per_line: per_line.max(1),
+            line_px: 0.0,
+            col_px: 0.0,
+            tiles: HashMap::new(),
+            boxed: None,
+        }
+    }
+
+    fn lines(&self) -> usize {
+        match &self.drawing {
+            Drawing::Grid { grid, .. } => grid.lines.len(),
+            Drawing::Strip(s) => s.slots.len().div_ceil(self.per_line),
+        }
+    }
+
+    /// The storage whose elements the cells show.
+    fn storage(&self) -> &str {
+        match &self.drawing {
+            Drawing::Grid { record, .. } => &record.storage,
+            Drawing::Strip(s) => &s.id,
+        }
+    }
+
+    fn sizer_style(&self) -> String {
+        format!(
+            "--chars:{};width:calc(var(--cw) * {});height:calc(var(--lh) * {})",
+            self.chars,
+            self.per_line,
+            self.lines()
+        )
+    }
+
+    /// The box's content before any tile: the sizer and a hidden cell to measure.
+    fn sizer_html(&self) -> String {
+        format!(
+            "<div class=\"vsizer\" role=\"presentation\" style=\"{}\"><span class=\"cell vprobe\" aria-hidden=\"true\"></span></div>",
+            self.sizer_style()
+        )
+    }
+
+    fn sizer(&self) -> Option<web_sys::HtmlElement> {
+        self.boxed
+            .as_ref()?
+            .first_element_child()?
+            .dyn_into::<web_sys::HtmlElement>()
+            .ok()
+    }
+
+    /// Brings the sizer up to date and measures a line and a column. A strip takes as many
+    /// cells a line as fit the box; when that changes, its tiles are dropped.
+    fn measure(&mut self) {
+        let (Some(b), Some(sizer)) = (self.boxed.clone(), self.sizer()) else {
+            return;
+        };
+        let _ = sizer.set_attribute("style", &self.sizer_style());
+        let probe = sizer
+            .first_element_child()
+            .and_then(|p| p.dyn_into::<web_sys::HtmlElement>().ok());
+        let col = probe.map(|p| p.offset_width() as f64).unwrap_or(0.0);
+        if let Drawing::Strip(_) = self.drawing {
+            if col > 0.0 {
+                // One pixel of slack: offsetWidth is rounded.
+                let fit = ((b.client_width() as f64) / (col + 1.0)).floor().max(1.0) as usize;
+                if fit != self.per_line {
+                    self.per_line = fit;
+                    self.clear();
+                    let _ = sizer.set_attribute("style", &self.sizer_style());
+                }
+            }
+        }
+        let lines = self.lines().max(1) as f64;
+        self.line_px = sizer.offset_height() as f64 / lines;
+        self.col_px = match self.drawing {
+            Drawing::Grid { .. } => sizer.offset_width() as f64 / self.per_line as f64,
+            Drawing::Strip(_) => col,
+        };
+    }
+
+    fn clear(&mut self) {
+        for (_, tile) in self.tiles.drain() {
+            tile.remove();
+        }
+    }
+
+    /// The elements of this drawing's storage marked now: the highlighted one (hovered, else
+    /// pinned) and the pinned one.
+    fn lit(&self, state: AppState) -> Lit {
+        let ours = |h: Option<Hover>| h.filter(|h| h.storage == self.storage()).map(|h| h.offset);
+        let pinned = state.pinned.get_untracked();
+        let highlighted = state.hover.get_untracked().or_else(|| pinned.clone());
+        Lit {
+            highlighted: ours(highlighted),
+            pinned: ours(pinned),
+        }
+    }
+
+    /// Draws the tiles near the visible part of the box and drops the others.
+    fn sync(&mut self, state: AppState) {
+        let (Some(b), Some(sizer)) = (self.boxed.clone(), self.sizer()) else {
+            return;
+        };
+        let (height, width) = (b.client_height() as f64, b.client_width() as f64);
+        let top = b.scroll_top() as f64;
+        let rows = tile_range(
+            top,
+            height,
+            height * OVERSCAN,
+            self.line_px,
+            self.lines(),
+            TILE_LINES,
+        );
+        let cols = match self.drawing {
+            Drawing::Grid { .. } => tile_range(
+                b.scroll_left() as f64,
+                width,
+                width * OVERSCAN,
+                self.col_px,
+                self.per_line,
+                TILE_COLS,
+            ),
+            Drawing::Strip(_) => 0..1,
+        };
+        self.tiles.retain(|(r, c), tile| {
+            let keep = rows.contains(r) && cols.contains(c);
+            if !keep {
+                tile.remove();
+            }
+            keep
+        });
+        let lit = self.lit(state);
+        for r in rows {
+            for c in cols.clone() {
+                if self.tiles.contains_key(&(r, c)) {
+                    continue;
+                }
+                let html = self.tile_html(r, c, lit);
+                if sizer.insert_adjacent_html("beforeend", &html).is_ok() {
+                    if let Some(tile) = sizer.last_element_child() {
+                        self.tiles.insert((r, c), tile);
+                    }
+                }
+            }
+        }
+    }
+
+    fn tile_html(&self, r: usize, c: usize, lit: Lit) -> String {
+        let lines = r * TILE_LINES..((r + 1) * TILE_LINES).min(self.lines());
+        match &self.drawing {
+            Drawing::Grid {
+                record,
+                grid,
+                written,
+                ..
+            } => grid.tile_html(
+                record,
+                lines,
+                c * TILE_COLS..(c + 1) * TILE_COLS,
+                written,
+                lit,
+            ),
+            Drawing::Strip(s) => StorageCells {
+                id: &s.id,
+                values: &s.values,
+                reach: &s.reach,
+                names: &s.names,
+                colours: &PALETTE,
+                written: &s.written,
+                jumps: &s.jumps,
+            }
+            .tile_html(&s.slots, self.per_line, lines, lit),
+        }
+    }
+
+    /// Takes this step's values and writes; returns what was drawn before when they differ.
+    fn refresh(&mut self, step: &Step) -> Option<Drawn> {
+        let (values, written, now, chars) = match &mut self.drawing {
+            Drawing::Grid {
+                key,
+                record,
+                written,
+                ..
+            } => {
+                let t = step.tensors.iter().find(|t| view_key(t) == *key)?;
+                let now = written_in(step, &t.storage);
+                if t.values == record.values && now == *written {
+                    return None;
+                }
+                let before = std::mem::replace(&mut record.values, t.values.clone());
+                let before = before.unwrap_or_default();
+                let after = record.values.as_deref().unwrap_or(&[]);
+                let chars = widest_after(self.chars, &before, after);
+                (before, written, now, chars)
+            }
+            Drawing::Strip(s) => {
+                let storage = step.storages.iter().find(|x| x.id == s.id)?;
+                let now = written_in(step, &s.id);
+                let values = storage.values.as_ref()?;
+                if *values == s.values && now == s.written {
+                    return None;
+                }
+                let before = std::mem::replace(&mut s.values, values.clone());
+                let chars = widest_after(self.chars, &before, &s.values);
+                (before, &mut s.written, now, chars)
+            }
+        };
+        let written = std::mem::replace(written, now);
+        let wider = chars != self.chars;
+        self.chars = chars;
+        Some(Drawn {
+            values,
+            written,
+            wider,
+        })
+    }
+
+    /// The cells of a tile whose value or write mark differ from `before`: their line and
+    /// column, and the markup they have now.
+    fn tile_changes(
+        &self,
+        (r, c): (usize, usize),
+        before: &Drawn,
+        lit: Lit,
+    ) -> Vec<(usize, usize, String)> {
+        let lines = r * TILE_LINES..((r + 1) * TILE_LINES).min(self.lines());
+        let changed = |i: usize, at: i64, values: &[TraceScalar], written: &HashSet<i64>| {
+            values.get(i) != before.values.get(i)
+                || written.contains(&at) != before.written.contains(&at)
+        };
+        match &self.drawing {
+            Drawing::Grid {
+                record,
+                grid,
+                written,
+                ..
+            } => {
+                let values = record.values.as_deref().unwrap_or(&[]);
+                grid.tile_cells(lines, c * TILE_COLS..(c + 1) * TILE_COLS)
+                    .into_iter()
+                    .filter_map(|(line, col, index)| {
+                        let i = crate::ui_model::flat_position(&record.shape, &index);
+                        let at = crate::ui_model::storage_offset_of(record, &index);
+                        changed(i, at, values, written).then(|| {
+                            let html = grid.cell_html(record, &index, col, written, lit);
+                            (line, col, html)
+                        })
+                    })
+                    .collect()
+            }
+            Drawing::Strip(s) => {
+                let cells = StorageCells {
+                    id: &s.id,
+                    values: &s.values,
+                    reach: &s.reach,
+                    names: &s.names,
+                    colours: &PALETTE,
+                    written: &s.written,
+                    jumps: &s.jumps,
+                };
+                let mut out = Vec::new();
+                for line in lines {
+                    let from = (line * self.per_line).min(s.slots.len());
+                    let to = (from + self.per_line).min(s.slots.len());
+                    for (k, slot) in s.slots[from..to].iter().enumerate() {
+                        if let Some(i) = *slot {
+                            if changed(i, i as i64, &s.values, &s.written) {
+                                out.push((line, k, cells.cell_html(i, lit)));
+                            }
+                        }
+                    }
+                }
+                out
+            }
+        }
+    }
+
+    /// After a step: redraws the drawn cells whose value or write mark changed (the others
+    /// stay, so their write flashes run on), a whole tile when many of its cells did, and
+    /// measures again if the columns got wider or narrower.
+    fn update(&mut self, state: AppState, before: &Drawn) {
+        /// Changed cells beyond which a tile is redrawn whole.
+        const PATCH_MAX: usize = 16;
+        if before.wider {
+            self.measure();
+        }
+        let lit = self.lit(state);
+        let keys: Vec<(usize, usize)> = self.tiles.keys().copied().collect();
+        for key in keys {
+            let changes = self.tile_changes(key, before, lit);
+            if changes.is_empty() {
+                continue;
+            }
+            let Some(tile) = self.tiles.get(&key).cloned() else {
+                continue;
+            };
+            if changes.len() <= PATCH_MAX {
+                let (line0, col0) = match self.drawing {
+                    Drawing::Grid { .. } => (key.0 * TILE_LINES, key.1 * TILE_COLS),
+                    Drawing::Strip(_) => (key.0 * TILE_LINES, 0),
+                };
+                for (line, col, html) in changes {
+                    if let Some(cell) =
+                        nth_child(&tile, line - line0).and_then(|row| nth_child(&row, col - col0))
+                    {
+                        cell.set_outer_html(&html);
+                    }
+                }
+                continue;
+            }
+            let html = self.tile_html(key.0, key.1, lit);
+            if tile.insert_adjacent_html("afterend", &html).is_ok() {
+                if let Some(new) = tile.next_element_sibling() {
+                    self.tiles.insert(key, new);
+                }
+            }
+            tile.remove();
+        }
+        if before.wider {
+            // Narrower or wider columns: other tiles may be in view now.
+            self.sync(state);
+        }
+    }
+
+    /// Scrolls the box to show the cell at `index` (a grid's), and draws it.
+    fn reveal(&mut self, state: AppState, index: &[i64]) {
+        let Drawing::Grid { grid, .. } = &self.drawing else {
+            return;
+        };
+        let Some((line, col)) = grid.locate(index) else {
+            return;
+        };
+        let Some(b) = self.boxed.clone() else { return };
+        if self.line_px <= 0.0 {
+            self.measure();
+        }
+        let scroll_to = |at: usize, size: f64, scroll: i32, extent: i32| {
+            let (start, end) = (at as f64 * size, (at + 1) as f64 * size);
+            if start < scroll as f64 {
+                Some(start.floor() as i32)
+            } else if end > (scroll + extent) as f64 {
+                Some((end - extent as f64).ceil() as i32)
+            } else {
+                None
+            }
+        };
+        if let Some(top) = scroll_to(line, self.line_px, b.scroll_top(), b.client_height()) {
+            b.set_scroll_top(top);
+        }
+        if let Some(left) = scroll_to(col, self.col_px, b.scroll_left(), b.client_width()) {
+            b.set_scroll_left(left);
+        }
+        self.sync(state);
+    }
+
+    /// Removes `attr` from the drawn cells not of element `key` (the app's highlight effect
+    /// sets it on the matching cells; cells drawn while scrolling come marked).
+    fn unmark(&self, attr: &str, key: Option<&str>) {
+        let Some(b) = &self.boxed else { return };
+        let Ok(marked) = b.query_selector_all(&format!("[{attr}]")) else {
+            return;
+        };
+        for i in 0..marked.length() {
+            if let Some(el) = marked
+                .item(i)
+                .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+            {
+                if el.get_attribute("data-key").as_deref() != key {
+                    let _ = el.remove_attribute(attr);
+                }
+            }
+        }
+    }
+}
+
+/// The `n`th child element of `el`.
+fn nth_child(el: &web_sys::Element, n: usize) -> Option<web_sys::Element> {
+    let mut child = el.first_element_child();
+    for _ in 0..n {
+        child = child?.next_element_sibling();
+    }
+    child
+}
+
+/// What a virtualized drawing showed before a step changed it.
+struct Drawn {
+    values: Vec<TraceScalar>,
+    written: HashSet<i64>,
+    /// Whether the widest value's width changed.
+    wider: bool,
+}
+
+/// The storage elements of `storage` that `step` wrote.
+fn written_in(step: &Step, storage: &str) -> HashSet<i64> {
+    step.writes
+        .iter()
+        .filter(|w| w.storage == storage)
+        .flat_map(|w| w.offsets.iter().copied())
+        .collect()
+}
+
+/// Runs a virtualized drawing once its box is mounted: first tiles, redraws on each step
+/// that changes its values or writes, highlights kept right while hovering, and a new
+/// measure when the window is resized (a strip's cells per line, the rem size).
+fn drive(state: AppState, v: StoredValue<Virtual, LocalStorage>, node: NodeRef<leptos::html::Div>) {
+    Effect::new(move |_| {
+        let before = state
+            .with_current(|step| v.try_update_value(|v| v.refresh(step)))
+            .flatten()
+            .flatten();
+        v.update_value(|v| {
+            if v.boxed.is_none() {
+                v.boxed = node
+                    .get_untracked()
+                    .map(|b| b.unchecked_into::<web_sys::HtmlElement>());
+                v.measure();
+                v.sync(state);
+            } else if let Some(before) = before {
+                v.update(state, &before);
+            }
+        });
+    });
+    Effect::new(move |_| {
+        let key = |h: Option<Hover>| h.map(|h| format!("{}:{}", h.storage, h.offset));
+        let pinned = state.pinned.get();
+        let highlighted = key(state.hover.get().or_else(|| pinned.clone()));
+        let pinned = key(pinned);
+        v.with_value(|v| {
+            v.unmark("data-highlighted", highlighted.as_deref());
+            v.unmark("data-pinned", pinned.as_deref());
+        });
+    });
+    let resize = window_event_listener(leptos::ev::resize, move |_| {
+        v.try_update_value(|v| {
+            v.clear();
+            v.measure();
+            v.sync(state);
+        });
+    });
+    on_cleanup(move || resize.remove());
 }
