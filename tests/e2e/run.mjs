@@ -167,6 +167,62 @@ for (const webgpu of [false, true]) {
     await page.screenshot({ path: join(shots, `${mode}-view-error.png`) });
   });
 
+  await check(`${label} a 4096-element view is virtualized: scrolling draws the right cells at once, hover and keys highlight them`, async () => {
+    // PyTorch: torch.arange(4096).reshape(64, 64) holds 64·i + j at [i, j] with strides (64, 1);
+    // a.t() has strides (1, 64) over the same storage, so b[i, j] holds 64·j + i at offset 64·j + i.
+    await page.fill('[data-testid=editor]', 'a = torch.arange(4096).reshape(64, 64)\nb = a.t()\n');
+    await page.waitForFunction(() => document.querySelector('[data-testid=step-label]')?.textContent.includes('of 2'), null, { timeout: 5000 });
+    await page.click('[data-testid=step-last]');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=view]').length === 2);
+    const view = (name) => `[data-testid=view][data-name=${name}]`;
+    expectEqual(await page.getAttribute(view('b'), 'data-stride'), '1,64', 'b strides');
+    const drawn = await page.$$eval(`${view('b')} [data-testid=view-cell]`, (els) => els.length);
+    expect(drawn > 0 && drawn < 4096, `b draws ${drawn} of its 4096 cells`);
+    // Scroll a box programmatically; report, in the first frame after, whether the cell is drawn
+    // inside the box's visible part (the scroll event draws before that frame is painted).
+    const scrollTo = (box, cell, where) => page.$eval(box, async (el, [cell, where]) => {
+      if (where === 'end') { el.scrollTop = el.scrollHeight; el.scrollLeft = el.scrollWidth; } else { el.scrollTop = 0; el.scrollLeft = 0; }
+      await new Promise((r) => requestAnimationFrame(() => r()));
+      const c = el.querySelector(cell);
+      if (!c) return null;
+      const [o, i] = [el.getBoundingClientRect(), c.getBoundingClientRect()];
+      return { text: c.textContent, offset: c.dataset.offset, lit: c.dataset.highlighted ?? null,
+        visible: i.top >= o.top - 1 && i.bottom <= o.bottom + 1 && i.left >= o.left - 1 && i.right <= o.right + 1 };
+    }, [cell, where]);
+    const grid = `${view('b')} [data-testid=view-grid]`;
+    expectEqual(await scrollTo(grid, '[data-index="63,63"]', 'end'), { text: '4095', offset: '4095', lit: null, visible: true }, 'b[63, 63] after scrolling to the end');
+    const wrong = await page.$$eval(`${view('b')} [data-testid=view-cell]`, (els) => els.filter((e) => {
+      const [i, j] = e.dataset.index.split(',').map(Number);
+      return e.textContent !== String(64 * j + i) || e.dataset.offset !== String(64 * j + i);
+    }).map((e) => e.dataset.index));
+    expectEqual(wrong, [], 'b cells whose value or offset is not 64·j + i');
+    // Hovering b[63, 63] highlights its aliases, also those drawn only when scrolled to.
+    await page.hover(`${grid} [data-index="63,63"]`);
+    expectEqual(await page.getAttribute(`${grid} [data-index="63,63"]`, 'data-highlighted'), 'true', 'hovered cell');
+    expectEqual(await scrollTo(`${view('a')} [data-testid=view-grid]`, '[data-index="63,63"]', 'end'), { text: '4095', offset: '4095', lit: 'true', visible: true }, 'a[63, 63], its alias');
+    const strip = '[data-testid=storage] .strip';
+    expectEqual(await scrollTo(strip, '[data-testid=storage-cell][data-offset="4095"]', 'end'), { text: '40954095', offset: '4095', lit: 'true', visible: true }, 'storage element 4095');
+    expectEqual(await scrollTo(strip, '[data-testid=storage-cell][data-offset="0"]', 'top'), { text: '00', offset: '0', lit: null, visible: true }, 'storage element 0');
+    // The strip's tile of element 4095 was dropped when it scrolled away; the views' stay lit.
+    expectEqual(await page.$$eval('[data-highlighted=true]', (els) => els.map((e) => `${e.dataset.view}[${e.dataset.index}] ${e.dataset.key}`).sort()),
+      ['a[63,63] s0:4095', 'b[63,63] s0:4095'], 'the highlighted cells drawn now');
+    // The keyboard walks past the drawn rows: the box scrolls along and the cell is lit.
+    await page.mouse.move(1, 1);
+    await page.focus(`${view('a')} [data-testid=view-grid]`);
+    for (let k = 0; k < 40; k++) await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowRight');
+    const formula = await page.textContent('[data-testid=formula]');
+    expect(formula.startsWith('a[40, 1]:') && formula.endsWith('= 2561'), `formula: ${formula}`);
+    const cell = await page.$eval(`${view('a')} [data-testid=view-grid]`, (el) => {
+      const c = el.querySelector('[data-index="40,1"]');
+      const [o, i] = [el.getBoundingClientRect(), c.getBoundingClientRect()];
+      return [c.textContent, c.dataset.highlighted, i.top >= o.top - 1 && i.bottom <= o.bottom + 1];
+    });
+    expectEqual(cell, ['2561', 'true', true], 'a[40, 1] drawn, lit and in view');
+    await page.screenshot({ path: join(shots, `${mode}-virtualized.png`) });
+    expectEqual(page.errors, [], 'page errors');
+  });
+
   await check(`${label} editing the script re-runs it and the script survives a reload`, async () => {
     const script = 'x = torch.arange(6).reshape(2, 3)\ny = x.t()\ny.stride()\n';
     await page.fill('[data-testid=editor]', script);
