@@ -46,8 +46,9 @@ ensure_tools() {
     cargo install "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
   fi
   if [ ! -x node_modules/.bin/wasm-opt ] || ! node_modules/.bin/wasm-opt --version | grep -q "version 132" \
+     || [ ! -d node_modules/@tensorflow/tfjs-backend-webgpu ] \
      || { [ "$need_browser" = yes ] && [ ! -d node_modules/playwright-core ]; }; then
-    say "installing npm tools (binaryen 132, playwright-core)"
+    say "installing npm tools (binaryen 132, playwright-core, TensorFlow.js for the GPU bench page)"
     npm ci --no-audit --no-fund --loglevel=error
   fi
 }

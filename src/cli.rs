@@ -111,7 +111,10 @@ fn link(args: &[String]) -> i32 {
         return 2;
     }
     let mut state = crate::share::SharedState::new(script);
-    for problem in crate::share::apply_query(&mut state, &query.join("&")) {
+    if let Some(problem) = crate::share::apply_query(&mut state, &query.join("&"))
+        .into_iter()
+        .next()
+    {
         eprintln!("stridescope: {problem}");
         return 2;
     }
