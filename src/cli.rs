@@ -91,16 +91,9 @@ fn link(args: &[String]) -> i32 {
             }
         }
     }
-    let Some(file) = file else {
-        eprintln!("{USAGE}");
-        return 2;
-    };
-    let script = match std::fs::read_to_string(&file) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("stridescope: cannot read {file}: {e}");
-            return 2;
-        }
+    let (file, script) = match read_script(file) {
+        Ok(read) => read,
+        Err(code) => return code,
     };
     if script.len() > crate::share::MAX_SCRIPT_BYTES {
         eprintln!(
@@ -131,6 +124,22 @@ fn link(args: &[String]) -> i32 {
         println!("{hash}");
     }
     0
+}
+
+/// The script file named on the command line: its name and text, or the exit code after
+/// saying why not.
+fn read_script(file: Option<String>) -> Result<(String, String), i32> {
+    let Some(file) = file else {
+        eprintln!("{USAGE}");
+        return Err(2);
+    };
+    match std::fs::read_to_string(&file) {
+        Ok(script) => Ok((file, script)),
+        Err(e) => {
+            eprintln!("stridescope: cannot read {file}: {e}");
+            Err(2)
+        }
+    }
 }
 
 /// Escapes a command-line value for `share::apply_query`.
@@ -175,16 +184,9 @@ fn svg(args: &[String]) -> i32 {
             }
         }
     }
-    let Some(file) = file else {
-        eprintln!("{USAGE}");
-        return 2;
-    };
-    let script = match std::fs::read_to_string(&file) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("stridescope: cannot read {file}: {e}");
-            return 2;
-        }
+    let (file, script) = match read_script(file) {
+        Ok(read) => read,
+        Err(code) => return code,
     };
     let trace = Evaluator::new(Box::new(CpuEngine::new()), Limits::default()).run(&script);
     let n = trace.steps.len();
