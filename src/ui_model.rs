@@ -908,7 +908,7 @@ impl VirtualGrid {
         let mut html = String::with_capacity(lines.len() * cols.len() * 200);
         let _ = write!(
             html,
-            "<div class=\"vtile\" role=\"presentation\" style=\"top:calc(var(--lh) * {});left:calc(var(--cw) * {})\">",
+            "<div class=\"vtile\" role=\"presentation\" data-at=\"{0},{1}\" style=\"top:calc(var(--lh) * {0});left:calc(var(--cw) * {1})\">",
             lines.start, cols.start
         );
         for line in lines {
@@ -956,6 +956,29 @@ impl VirtualGrid {
     }
 }
 
+/// A fingerprint of what a virtualized grid shows: its layout (`view_key`), its values and
+/// the elements written. Equal fingerprints draw equal tiles.
+pub fn grid_fingerprint(
+    key: &str,
+    values: &[TraceScalar],
+    written: &std::collections::HashSet<i64>,
+) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    key.hash(&mut h);
+    for v in values {
+        match v.0 {
+            Scalar::Bool(b) => (0u8, b as u64).hash(&mut h),
+            Scalar::Int(i) => (1u8, i as u64).hash(&mut h),
+            Scalar::Float(f) => (2u8, f.to_bits()).hash(&mut h),
+        }
+    }
+    let mut written: Vec<i64> = written.iter().copied().collect();
+    written.sort_unstable();
+    written.hash(&mut h);
+    h.finish()
+}
+
 /// Whether a tensor's grid is drawn virtualized (it has recorded values and more than
 /// [`VIRTUAL_MIN`] cells to draw).
 pub fn is_virtual_view(t: &TensorRecord) -> bool {
@@ -986,6 +1009,26 @@ mod virtual_tests {
             values: Some((0..n).map(|i| TraceScalar(Scalar::Int(i))).collect()),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn fingerprints_tell_drawings_apart() {
+        let t = arange(&[64, 64]);
+        let values = t.values.clone().unwrap_or_default();
+        let none = HashSet::new();
+        let same = grid_fingerprint("a|64,64", &values, &none);
+        assert_eq!(
+            same,
+            grid_fingerprint("a|64,64", &values.clone(), &HashSet::new())
+        );
+        assert_ne!(same, grid_fingerprint("b|64,64", &values, &none));
+        assert_ne!(
+            same,
+            grid_fingerprint("a|64,64", &values, &HashSet::from([3]))
+        );
+        let mut other = values.clone();
+        other[7] = TraceScalar(Scalar::Float(7.0));
+        assert_ne!(same, grid_fingerprint("a|64,64", &other, &none));
     }
 
     #[test]
@@ -1081,7 +1124,7 @@ mod virtual_tests {
         };
         let html = grid.tile_html(&t, 8..16, 16..32, &written, lit);
         assert!(html.starts_with(
-            "<div class=\"vtile\" role=\"presentation\" style=\"top:calc(var(--lh) * 8);left:calc(var(--cw) * 16)\">"
+            "<div class=\"vtile\" role=\"presentation\" data-at=\"8,16\" style=\"top:calc(var(--lh) * 8);left:calc(var(--cw) * 16)\">"
         ));
         assert_eq!(html.matches("data-testid=\"view-cell\"").count(), 128);
         assert_eq!(html.matches("role=\"row\"").count(), 8);
