@@ -10,10 +10,10 @@ use super::{AppState, Hover};
 use crate::tensor::layout::ViewExplanation;
 use crate::trace::{Step, StorageRecord, TensorRecord, TraceScalar};
 use crate::ui_model::{
-    attr_list, axis_names, bytes_text, dims_text, drawn_texts, grid_plan, is_virtual_strip,
-    is_virtual_view, offset_formula, storage_slots, stride_walk, tensor_cells_html, tile_range,
-    value_text, view_key, widest, widest_after, Lit, StorageCells, VirtualGrid, MAX_DRAWN,
-    TILE_COLS, TILE_LINES,
+    attr_list, axis_names, bytes_text, dims_text, drawn_texts, grid_fingerprint, grid_plan,
+    is_virtual_strip, is_virtual_view, offset_formula, storage_slots, stride_walk,
+    tensor_cells_html, tile_range, value_text, view_key, widest, widest_after, Lit, StorageCells,
+    VirtualGrid, MAX_DRAWN, TILE_COLS, TILE_LINES,
 };
 
 /// Okabe-Ito: a colour-blind-safe palette, one colour per view.
@@ -760,6 +760,9 @@ fn tensor_view(
 /// already in the DOM.
 const OVERSCAN: f64 = 0.25;
 
+/// The hidden cell in a virtualized drawing's sizer that gives the columns' width.
+const PROBE: &str = "<span class=\"cell vprobe\" aria-hidden=\"true\"></span>";
+
 /// A virtualized storage strip: what its cells show.
 struct Strip {
     id: String,
@@ -843,7 +846,7 @@ impl Virtual {
     /// The box's content before any tile: the sizer and a hidden cell to measure.
     fn sizer_html(&self) -> String {
         format!(
-            "<div class=\"vsizer\" role=\"presentation\" style=\"{}\"><span class=\"cell vprobe\" aria-hidden=\"true\"></span></div>",
+            "<div class=\"vsizer\" role=\"presentation\" style=\"{}\">{PROBE}</div>",
             self.sizer_style()
         )
     }
@@ -856,34 +859,109 @@ impl Virtual {
             .ok()
     }
 
-    /// Brings the sizer up to date and measures a line and a column. A strip takes as many
-    /// cells a line as fit the box; when that changes, its tiles are dropped.
-    fn measure(&mut self) {
-        let (Some(b), Some(sizer)) = (self.boxed.clone(), self.sizer()) else {
-            return;
-        };
-        let _ = sizer.set_attribute("style", &self.sizer_style());
+    /// Reads what the drawing needs from the layout (reads only: one forced layout at most,
+    /// shared by every drawing read before the next write).
+    fn read(&self) -> Option<Metrics> {
+        let (b, sizer) = (self.boxed.as_ref()?, self.sizer()?);
         let probe = sizer
             .first_element_child()
             .and_then(|p| p.dyn_into::<web_sys::HtmlElement>().ok());
-        let col = probe.map(|p| p.offset_width() as f64).unwrap_or(0.0);
+        Some(Metrics {
+            lines: self.lines(),
+            sizer_height: sizer.offset_height() as f64,
+            sizer_width: sizer.offset_width() as f64,
+            probe_width: probe.map(|p| p.offset_width() as f64).unwrap_or(0.0),
+            width: b.client_width() as f64,
+            height: b.client_height() as f64,
+            top: b.scroll_top() as f64,
+            left: b.scroll_left() as f64,
+        })
+    }
+
+    /// Takes a line's and a column's size from `m` (a strip also takes as many cells a line
+    /// as fit the box, dropping its tiles when that changes) and draws the tiles in view
+    /// (writes only).
+    fn lay_out(&mut self, m: &Metrics, state: AppState) {
         if let Drawing::Strip(_) = self.drawing {
-            if col > 0.0 {
+            if m.probe_width > 0.0 {
                 // One pixel of slack: offsetWidth is rounded.
-                let fit = ((b.client_width() as f64) / (col + 1.0)).floor().max(1.0) as usize;
+                let fit = (m.width / (m.probe_width + 1.0)).floor().max(1.0) as usize;
                 if fit != self.per_line {
                     self.per_line = fit;
                     self.clear();
-                    let _ = sizer.set_attribute("style", &self.sizer_style());
+                    if let Some(sizer) = self.sizer() {
+                        let _ = sizer.set_attribute("style", &self.sizer_style());
+                    }
                 }
             }
         }
-        let lines = self.lines().max(1) as f64;
-        self.line_px = sizer.offset_height() as f64 / lines;
+        self.line_px = m.sizer_height / m.lines.max(1) as f64;
         self.col_px = match self.drawing {
-            Drawing::Grid { .. } => sizer.offset_width() as f64 / self.per_line as f64,
-            Drawing::Strip(_) => col,
+            Drawing::Grid { .. } => m.sizer_width / self.per_line as f64,
+            Drawing::Strip(_) => m.probe_width,
         };
+        self.fill(m, state);
+    }
+
+    /// Brings the sizer up to date (the columns' width), then reads and lays out.
+    fn relayout(&mut self, state: AppState) {
+        if let Some(sizer) = self.sizer() {
+            let _ = sizer.set_attribute("style", &self.sizer_style());
+        }
+        if let Some(m) = self.read() {
+            self.lay_out(&m, state);
+        }
+    }
+
+    /// What the tiles show, when drawings can share them: a grid's fingerprint (layout,
+    /// values, writes) and its columns. Strips are redrawn (their marks follow every view).
+    fn fingerprint(&self) -> Option<String> {
+        match &self.drawing {
+            Drawing::Grid {
+                key,
+                record,
+                written,
+                ..
+            } => {
+                let values = record.values.as_deref().unwrap_or(&[]);
+                let hash = grid_fingerprint(key, values, written);
+                Some(format!("{hash:x}|{}|{}", self.per_line, self.chars))
+            }
+            Drawing::Strip(_) => None,
+        }
+    }
+
+    /// Records on the sizer what its tiles show.
+    fn stamp(&self) {
+        if let Some(sizer) = self.sizer() {
+            let _ = sizer.set_attribute("data-drawn", &self.fingerprint().unwrap_or_default());
+        }
+    }
+
+    /// On mounting: a redraw of the panel keeps the boxes of the drawings it replaces (same
+    /// markup, patched in place). Tiles that show exactly this drawing are kept (a view that
+    /// did not change when another appeared); otherwise the sizer starts empty.
+    fn adopt_or_reset(&mut self) {
+        let Some(sizer) = self.sizer() else { return };
+        let mine = self.fingerprint();
+        let same = mine.is_some() && sizer.get_attribute("data-drawn") == mine;
+        if !same {
+            sizer.set_inner_html(PROBE);
+            let _ = sizer.set_attribute("style", &self.sizer_style());
+            self.stamp();
+            return;
+        }
+        let mut tile = sizer.first_element_child();
+        while let Some(el) = tile {
+            tile = el.next_element_sibling();
+            let at = el.get_attribute("data-at").and_then(|a| {
+                let (line, col) = a.split_once(',')?;
+                Some((line.parse::<usize>().ok()?, col.parse::<usize>().ok()?))
+            });
+            if let Some((line, col)) = at {
+                self.tiles.insert((line / TILE_LINES, col / TILE_COLS), el);
+            }
+        }
     }
 
     fn clear(&mut self) {
@@ -904,26 +982,23 @@ impl Virtual {
         }
     }
 
-    /// Draws the tiles near the visible part of the box and drops the others.
-    fn sync(&mut self, state: AppState) {
-        let (Some(b), Some(sizer)) = (self.boxed.clone(), self.sizer()) else {
-            return;
-        };
-        let (height, width) = (b.client_height() as f64, b.client_width() as f64);
-        let top = b.scroll_top() as f64;
+    /// Draws the tiles near the visible part of the box (as `m` read it) and drops the
+    /// others (writes only).
+    fn fill(&mut self, m: &Metrics, state: AppState) {
+        let Some(sizer) = self.sizer() else { return };
         let rows = tile_range(
-            top,
-            height,
-            height * OVERSCAN,
+            m.top,
+            m.height,
+            m.height * OVERSCAN,
             self.line_px,
             self.lines(),
             TILE_LINES,
         );
         let cols = match self.drawing {
             Drawing::Grid { .. } => tile_range(
-                b.scroll_left() as f64,
-                width,
-                width * OVERSCAN,
+                m.left,
+                m.width,
+                m.width * OVERSCAN,
                 self.col_px,
                 self.per_line,
                 TILE_COLS,
@@ -938,18 +1013,32 @@ impl Virtual {
             keep
         });
         let lit = self.lit(state);
+        let mut html = String::new();
+        let mut added = Vec::new();
         for r in rows {
             for c in cols.clone() {
-                if self.tiles.contains_key(&(r, c)) {
-                    continue;
-                }
-                let html = self.tile_html(r, c, lit);
-                if sizer.insert_adjacent_html("beforeend", &html).is_ok() {
-                    if let Some(tile) = sizer.last_element_child() {
-                        self.tiles.insert((r, c), tile);
-                    }
+                if !self.tiles.contains_key(&(r, c)) {
+                    html.push_str(&self.tile_html(r, c, lit));
+                    added.push((r, c));
                 }
             }
+        }
+        if added.is_empty() || sizer.insert_adjacent_html("beforeend", &html).is_err() {
+            return;
+        }
+        // The new tiles are the sizer's last children, in order.
+        let mut tile = sizer.last_element_child();
+        for key in added.into_iter().rev() {
+            let Some(el) = tile else { break };
+            tile = el.previous_element_sibling();
+            self.tiles.insert(key, el);
+        }
+    }
+
+    /// Draws the tiles in view after a scroll (the sizes are known).
+    fn sync(&mut self, state: AppState) {
+        if let Some(m) = self.read() {
+            self.fill(&m, state);
         }
     }
 
@@ -1089,9 +1178,6 @@ impl Virtual {
     fn update(&mut self, state: AppState, before: &Drawn) {
         /// Changed cells beyond which a tile is redrawn whole.
         const PATCH_MAX: usize = 16;
-        if before.wider {
-            self.measure();
-        }
         let lit = self.lit(state);
         let keys: Vec<(usize, usize)> = self.tiles.keys().copied().collect();
         for key in keys {
@@ -1126,7 +1212,7 @@ impl Virtual {
         }
         if before.wider {
             // Narrower or wider columns: other tiles may be in view now.
-            self.sync(state);
+            self.relayout(state);
         }
     }
 
@@ -1140,7 +1226,7 @@ impl Virtual {
         };
         let Some(b) = self.boxed.clone() else { return };
         if self.line_px <= 0.0 {
-            self.measure();
+            self.relayout(state);
         }
         let scroll_to = |at: usize, size: f64, scroll: i32, extent: i32| {
             let (start, end) = (at as f64 * size, (at + 1) as f64 * size);
@@ -1207,26 +1293,92 @@ fn written_in(step: &Step, storage: &str) -> HashSet<i64> {
         .collect()
 }
 
+/// What a virtualized drawing reads from the layout: its sizer (for `lines` lines), its
+/// probe cell and its box.
+struct Metrics {
+    lines: usize,
+    sizer_height: f64,
+    sizer_width: f64,
+    probe_width: f64,
+    width: f64,
+    height: f64,
+    top: f64,
+    left: f64,
+}
+
+/// A virtualized drawing, as effects and handlers hold it.
+type Handle = StoredValue<Virtual, LocalStorage>;
+
+thread_local! {
+    /// Drawings to lay out (just mounted, or the window resized; `true`: drop their tiles
+    /// first). They are laid out together after the effects of this change: every read,
+    /// then every write, so that the layout is forced once, not once per drawing.
+    static PENDING: std::cell::RefCell<Vec<(Handle, AppState, bool)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Lays `v` out with the others pending, in a task queued after the effects already queued
+/// (still before the browser renders).
+fn lay_out_soon(v: Handle, state: AppState, redraw: bool) {
+    let first = PENDING.with(|p| {
+        let mut p = p.borrow_mut();
+        p.push((v, state, redraw));
+        p.len() == 1
+    });
+    if first {
+        leptos::task::spawn_local(async { lay_out_pending() });
+    }
+}
+
+fn lay_out_pending() {
+    let pending = PENDING.with(|p| std::mem::take(&mut *p.borrow_mut()));
+    for &(v, _, redraw) in &pending {
+        if redraw {
+            v.try_update_value(|v| {
+                v.clear();
+                if let Some(sizer) = v.sizer() {
+                    let _ = sizer.set_attribute("style", &v.sizer_style());
+                }
+            });
+        }
+    }
+    let metrics: Vec<Option<Metrics>> = pending
+        .iter()
+        .map(|(v, _, _)| v.try_with_value(|v| v.read()).flatten())
+        .collect();
+    for ((v, state, _), m) in pending.into_iter().zip(metrics) {
+        if let Some(m) = m {
+            v.try_update_value(|v| v.lay_out(&m, state));
+        }
+    }
+}
+
 /// Runs a virtualized drawing once its box is mounted: first tiles, redraws on each step
 /// that changes its values or writes, highlights kept right while hovering, and a new
-/// measure when the window is resized (a strip's cells per line, the rem size).
-fn drive(state: AppState, v: StoredValue<Virtual, LocalStorage>, node: NodeRef<leptos::html::Div>) {
+/// layout when the window is resized (a strip's cells per line, the rem size).
+fn drive(state: AppState, v: Handle, node: NodeRef<leptos::html::Div>) {
     Effect::new(move |_| {
         let before = state
             .with_current(|step| v.try_update_value(|v| v.refresh(step)))
             .flatten()
             .flatten();
-        v.update_value(|v| {
+        let mounted = v.try_update_value(|v| {
             if v.boxed.is_none() {
                 v.boxed = node
                     .get_untracked()
                     .map(|b| b.unchecked_into::<web_sys::HtmlElement>());
-                v.measure();
-                v.sync(state);
-            } else if let Some(before) = before {
-                v.update(state, &before);
+                v.adopt_or_reset();
+                return true;
             }
+            if let Some(before) = before {
+                v.update(state, &before);
+                v.stamp();
+            }
+            false
         });
+        if mounted == Some(true) {
+            lay_out_soon(v, state, false);
+        }
     });
     Effect::new(move |_| {
         let key = |h: Option<Hover>| h.map(|h| format!("{}:{}", h.storage, h.offset));
@@ -1238,12 +1390,6 @@ fn drive(state: AppState, v: StoredValue<Virtual, LocalStorage>, node: NodeRef<l
             v.unmark("data-pinned", pinned.as_deref());
         });
     });
-    let resize = window_event_listener(leptos::ev::resize, move |_| {
-        v.try_update_value(|v| {
-            v.clear();
-            v.measure();
-            v.sync(state);
-        });
-    });
+    let resize = window_event_listener(leptos::ev::resize, move |_| lay_out_soon(v, state, true));
     on_cleanup(move || resize.remove());
 }
