@@ -167,17 +167,29 @@ for (const webgpu of [false, true]) {
     await page.screenshot({ path: join(shots, `${mode}-view-error.png`) });
   });
 
-  await check(`${label} a 4096-element view is virtualized: scrolling draws the right cells at once, hover and keys highlight them`, async () => {
+  await check(`${label} a 4096-element view is virtualized: scrolling draws the right cells at once, writes, hover and keys as for small views`, async () => {
     // PyTorch: torch.arange(4096).reshape(64, 64) holds 64·i + j at [i, j] with strides (64, 1);
-    // a.t() has strides (1, 64) over the same storage, so b[i, j] holds 64·j + i at offset 64·j + i.
-    await page.fill('[data-testid=editor]', 'a = torch.arange(4096).reshape(64, 64)\nb = a.t()\n');
-    await page.waitForFunction(() => document.querySelector('[data-testid=step-label]')?.textContent.includes('of 2'), null, { timeout: 5000 });
+    // a.t() has strides (1, 64) over the same storage, so b[i, j] holds 64·j + i at offset 64·j + i;
+    // a[0, 1] = -5 writes element 1, which b shows at [1, 0].
+    await page.fill('[data-testid=editor]', 'a = torch.arange(4096).reshape(64, 64)\nb = a.t()\na[0, 1] = -5\n');
+    await page.waitForFunction(() => document.querySelector('[data-testid=step-label]')?.textContent.includes('of 3'), null, { timeout: 5000 });
     await page.click('[data-testid=step-last]');
     await page.waitForFunction(() => document.querySelectorAll('[data-testid=view]').length === 2);
     const view = (name) => `[data-testid=view][data-name=${name}]`;
     expectEqual(await page.getAttribute(view('b'), 'data-stride'), '1,64', 'b strides');
     const drawn = await page.$$eval(`${view('b')} [data-testid=view-cell]`, (els) => els.length);
     expect(drawn > 0 && drawn < 4096, `b draws ${drawn} of its 4096 cells`);
+    const cellAt = (name, index) => page.$eval(`${view(name)} [data-testid=view-cell][data-index="${index}"]`, (c) => [c.textContent, c.classList.contains('written')]);
+    expectEqual(await cellAt('b', '1,0'), ['-5', true], 'b[1, 0] after a[0, 1] = -5');
+    expectEqual(await cellAt('a', '0,1'), ['-5', true], 'a[0, 1] after a[0, 1] = -5');
+    await page.click('[data-testid=step-prev]');
+    expectEqual(await cellAt('b', '1,0'), ['1', false], 'b[1, 0] a step before');
+    // A view appearing redraws the panel: every cell is still drawn once, with its value.
+    await page.click('[data-testid=step-first]');
+    await page.click('[data-testid=step-next]');
+    expectEqual(await page.$$eval(`${view('a')} [data-testid=view-cell][data-index="0,1"]`, (els) => els.map((e) => e.textContent)), ['1'], 'a[0, 1] drawn once');
+    expectEqual(await page.$$eval(`${view('b')} [data-testid=view-cell][data-index="1,0"]`, (els) => els.map((e) => e.textContent)), ['1'], 'b[1, 0] drawn once');
+    await page.click('[data-testid=step-last]');
     // Scroll a box programmatically; report, in the first frame after, whether the cell is drawn
     // inside the box's visible part (the scroll event draws before that frame is painted).
     const scrollTo = (box, cell, where) => page.$eval(box, async (el, [cell, where]) => {
@@ -193,7 +205,8 @@ for (const webgpu of [false, true]) {
     expectEqual(await scrollTo(grid, '[data-index="63,63"]', 'end'), { text: '4095', offset: '4095', lit: null, visible: true }, 'b[63, 63] after scrolling to the end');
     const wrong = await page.$$eval(`${view('b')} [data-testid=view-cell]`, (els) => els.filter((e) => {
       const [i, j] = e.dataset.index.split(',').map(Number);
-      return e.textContent !== String(64 * j + i) || e.dataset.offset !== String(64 * j + i);
+      const value = i === 1 && j === 0 ? -5 : 64 * j + i;
+      return e.textContent !== String(value) || e.dataset.offset !== String(64 * j + i);
     }).map((e) => e.dataset.index));
     expectEqual(wrong, [], 'b cells whose value or offset is not 64·j + i');
     // Hovering b[63, 63] highlights its aliases, also those drawn only when scrolled to.
