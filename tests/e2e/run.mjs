@@ -170,9 +170,10 @@ for (const webgpu of [false, true]) {
   await check(`${label} a 4096-element view is virtualized: scrolling draws the right cells at once, writes, hover and keys as for small views`, async () => {
     // PyTorch: torch.arange(4096).reshape(64, 64) holds 64·i + j at [i, j] with strides (64, 1);
     // a.t() has strides (1, 64) over the same storage, so b[i, j] holds 64·j + i at offset 64·j + i;
-    // a[0, 1] = -5 writes element 1, which b shows at [1, 0].
-    await page.fill('[data-testid=editor]', 'a = torch.arange(4096).reshape(64, 64)\nb = a.t()\na[0, 1] = -5\n');
-    await page.waitForFunction(() => document.querySelector('[data-testid=step-label]')?.textContent.includes('of 3'), null, { timeout: 5000 });
+    // a[0, 1] = -5 writes element 1, which b shows at [1, 0]. (Five statements: no later check's
+    // wait for "of 3" or "of 4" can mistake this run for its own.)
+    await page.fill('[data-testid=editor]', 'a = torch.arange(4096).reshape(64, 64)\nb = a.t()\nb.stride()\nb.is_contiguous()\na[0, 1] = -5\n');
+    await page.waitForFunction(() => document.querySelector('[data-testid=step-label]')?.textContent.includes('of 5'), null, { timeout: 5000 });
     await page.click('[data-testid=step-last]');
     await page.waitForFunction(() => document.querySelectorAll('[data-testid=view]').length === 2);
     const view = (name) => `[data-testid=view][data-name=${name}]`;
