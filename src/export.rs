@@ -5,25 +5,13 @@
 //! `<text>` (searchable, selectable, scalable), no fonts or images embedded. The app turns it
 //! into a PNG by drawing it on a canvas. Pure: no DOM, testable natively.
 
-use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
 use crate::trace::{Step, StorageRecord, TensorRecord};
 use crate::ui_model::{
     cell_index, dims_text, escape_html, flat_position, grid_plan, storage_offset_of, value_text,
-    Tick,
+    view_colour, Tick,
 };
-
-/// The views' colours (Okabe–Ito, colour-blind safe), by the tensor's position in the step;
-/// the app uses the same ones.
-pub const PALETTE: [&str; 8] = [
-    "#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2", "#D55E00", "#F0E442", "#999999",
-];
-
-/// The colour of the `i`-th tensor of a step.
-pub fn view_colour(i: usize) -> &'static str {
-    PALETTE[i % PALETTE.len()]
-}
 
 /// Storages longer than twice this are drawn as their first and last this-many cells.
 pub const STORAGE_EDGE: usize = 128;
@@ -171,33 +159,8 @@ fn storage_strip(
     storage: &StorageRecord,
     highlight: Option<&(String, i64)>,
 ) {
-    let mut reach: HashMap<i64, Vec<usize>> = HashMap::new();
-    for (vi, t) in step.tensors.iter().enumerate() {
-        if t.storage != storage.id {
-            continue;
-        }
-        let n = crate::tensor::layout::numel_of(&t.shape);
-        if n > (crate::ui_model::MAX_DRAWN * 4) as i64 {
-            continue;
-        }
-        let layout = crate::tensor::Layout {
-            shape: t.shape.clone(),
-            strides: t.stride.clone(),
-            offset: t.storage_offset,
-        };
-        for at in layout.offsets() {
-            let e = reach.entry(at).or_default();
-            if !e.contains(&vi) {
-                e.push(vi);
-            }
-        }
-    }
-    let written: HashSet<i64> = step
-        .writes
-        .iter()
-        .filter(|w| w.storage == storage.id)
-        .flat_map(|w| w.offsets.iter().copied())
-        .collect();
+    let reach = crate::ui_model::storage_reach(step, &storage.id);
+    let written = crate::ui_model::storage_written(step, &storage.id);
     let owner = match &storage.owner {
         Some(o) => format!(" · made by {o}"),
         None => String::new(),

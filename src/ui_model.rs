@@ -5,6 +5,57 @@
 use crate::tensor::Scalar;
 use crate::trace::{TensorRecord, TraceScalar};
 
+/// The views' colours (Okabe–Ito, colour-blind safe), by the tensor's position in the step:
+/// the page and the exported diagrams use the same ones.
+pub const PALETTE: [&str; 8] = [
+    "#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2", "#D55E00", "#F0E442", "#999999",
+];
+
+/// The colour of the `i`-th tensor of a step.
+pub fn view_colour(i: usize) -> &'static str {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// For each element of `storage`, the tensors of `step` (by position) that reach it. Views
+/// of more than four times [`MAX_DRAWN`] elements are left out (their marks would cost more
+/// than they show).
+pub fn storage_reach(
+    step: &crate::trace::Step,
+    storage: &str,
+) -> std::collections::HashMap<i64, Vec<usize>> {
+    let mut reach: std::collections::HashMap<i64, Vec<usize>> = std::collections::HashMap::new();
+    for (vi, t) in step.tensors.iter().enumerate() {
+        if t.storage != storage {
+            continue;
+        }
+        let n = crate::tensor::layout::numel_of(&t.shape);
+        if n > (MAX_DRAWN * 4) as i64 {
+            continue;
+        }
+        let layout = crate::tensor::Layout {
+            shape: t.shape.clone(),
+            strides: t.stride.clone(),
+            offset: t.storage_offset,
+        };
+        for at in layout.offsets() {
+            let e = reach.entry(at).or_default();
+            if !e.contains(&vi) {
+                e.push(vi);
+            }
+        }
+    }
+    reach
+}
+
+/// The elements of `storage` that `step` wrote.
+pub fn storage_written(step: &crate::trace::Step, storage: &str) -> std::collections::HashSet<i64> {
+    step.writes
+        .iter()
+        .filter(|w| w.storage == storage)
+        .flat_map(|w| w.offsets.iter().copied())
+        .collect()
+}
+
 /// Tensors and storages with more elements than this are drawn summarized (edge items only).
 pub const MAX_DRAWN: usize = 4096;
 

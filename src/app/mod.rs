@@ -38,6 +38,8 @@ pub const MAX_SCRIPT_BYTES: usize = share::MAX_SCRIPT_BYTES;
 /// Scripts with more lines than this are not run in the browser.
 pub const MAX_SCRIPT_LINES: usize = 2_000;
 const SCRIPT_KEY: &str = "stridescope.script";
+/// Scripts up to this size are written into the address bar's link at every change.
+const HASH_AT_ONCE_BYTES: usize = 16 * 1024;
 const THEME_KEY: &str = "stridescope.theme";
 
 /// The hovered cell: a storage element, and the view cell it was reached from (if any).
@@ -441,13 +443,33 @@ pub fn App() -> impl IntoView {
         if let Some(h) = hash_timer.get_value() {
             h.clear();
         }
-        let handle = set_timeout_with_handle(
-            move || share_ui::write_hash(&share::encode(&share_ui::current_state(state))),
-            Duration::from_millis(300),
-        )
-        .ok();
-        hash_timer.set_value(handle);
+        // Small scripts (almost all) compress in well under a millisecond: written at once,
+        // so that even a reload right after a keystroke keeps it. Long ones are debounced.
+        let write = move || share_ui::write_hash(&share::encode(&share_ui::current_state(state)));
+        if state.script.with_untracked(|s| s.len()) <= HASH_AT_ONCE_BYTES {
+            hash_timer.set_value(None);
+            write();
+        } else {
+            let handle = set_timeout_with_handle(write, Duration::from_millis(300)).ok();
+            hash_timer.set_value(handle);
+        }
     });
+    if !embed {
+        // Leaving the page (closing the tab, following a link) within a long script's debounce
+        // still leaves the latest state in the history entry: the pending write happens now.
+        let flush = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || {
+            if let Some(Some(pending)) = hash_timer.try_get_value() {
+                pending.clear();
+                share_ui::write_hash(&share::encode(&share_ui::current_state(state)));
+            }
+        });
+        if let Some(window) = web_sys::window() {
+            let _ =
+                window.add_event_listener_with_callback("pagehide", flush.as_ref().unchecked_ref());
+        }
+        // The listener lives as long as the page.
+        flush.forget();
+    }
     // Hover (else the pinned cell): highlight imperatively after every change of hover, pin
     // or of what is drawn.
     Effect::new(move |_| {

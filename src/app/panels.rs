@@ -17,13 +17,7 @@ use crate::ui_model::{
 };
 
 /// Okabe-Ito: a colour-blind-safe palette, one colour per view.
-const PALETTE: [&str; 8] = [
-    "#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2", "#D55E00", "#F0E442", "#999999",
-];
-
-fn colour(i: usize) -> &'static str {
-    PALETTE[i % PALETTE.len()]
-}
+use crate::ui_model::{view_colour as colour, PALETTE};
 
 /// The cell under the pointer: its `data-key` (`s0:5`) and, for view cells, view and index.
 fn hover_from_event(ev: &web_sys::Event) -> Option<Hover> {
@@ -332,33 +326,8 @@ fn storage_strip(
     hover_view: Option<&(String, Vec<i64>)>,
 ) -> impl IntoView {
     // Which views reach each element.
-    let mut reach: HashMap<i64, Vec<usize>> = HashMap::new();
-    for (vi, t) in step.tensors.iter().enumerate() {
-        if t.storage != storage.id {
-            continue;
-        }
-        let n = crate::tensor::layout::numel_of(&t.shape);
-        if n as usize > MAX_DRAWN * 4 {
-            continue;
-        }
-        let layout = crate::tensor::Layout {
-            shape: t.shape.clone(),
-            strides: t.stride.clone(),
-            offset: t.storage_offset,
-        };
-        for at in layout.offsets() {
-            let e = reach.entry(at).or_default();
-            if !e.contains(&vi) {
-                e.push(vi);
-            }
-        }
-    }
-    let written: HashSet<i64> = step
-        .writes
-        .iter()
-        .filter(|w| w.storage == storage.id)
-        .flat_map(|w| w.offsets.iter().copied())
-        .collect();
+    let reach = crate::ui_model::storage_reach(step, &storage.id);
+    let written = crate::ui_model::storage_written(step, &storage.id);
     // Stride jumps of the picked dim.
     let mut jumps: HashMap<i64, usize> = HashMap::new();
     let mut jump_caption = None;
