@@ -415,10 +415,11 @@ pub fn ViewsPanel() -> impl IntoView {
     let on_over = hover_handler(state);
     view! {
         <div class="panel views-panel" on:mouseover=on_over on:mouseleave=move |_| state.hover.set(None)>
-            <div class="panel-head"><h2>"Tensors"</h2><span class="hint">"hover a cell to see where it lives; pick a dim to see its stride"</span></div>
+            <div class="panel-head"><h2>"Tensors"</h2><span class="hint">"hover a cell to see where it lives, click (or Enter) to pin it; pick a dim to see its stride"</span></div>
             <p class="formula" data-testid="formula" aria-live="polite">
                 {move || {
-                    let h = state.hover.get()?;
+                    // The hovered cell, else the pinned one.
+                    let h = state.hover.get().or_else(|| state.pinned.get())?;
                     let (name, index) = h.view?;
                     state.with_current(|step| {
                         let t = step.tensors.iter().find(|t| t.name == name)?;
@@ -664,6 +665,19 @@ fn tensor_view(
         StoredValue::new_local(Virtual::new(drawing, chars, per_line))
     });
     let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        if matches!(ev.key().as_str(), "Enter" | " ") {
+            // Pin (or unpin) the cell the keyboard is on, as a click does.
+            ev.prevent_default();
+            if let Some(h) = state.hover.get_untracked() {
+                state.pinned.update(|p| {
+                    let same = p
+                        .as_ref()
+                        .is_some_and(|q| q.storage == h.storage && q.offset == h.offset);
+                    *p = if same { None } else { Some(h) };
+                });
+            }
+            return;
+        }
         let (dr, dc) = match ev.key().as_str() {
             "ArrowLeft" => (0, -1),
             "ArrowRight" => (0, 1),

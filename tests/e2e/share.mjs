@@ -39,6 +39,7 @@ function snapshot(page) {
     highlighted: [...document.querySelectorAll('[data-highlighted=true]')].map((c) => `${c.dataset.testid}@${c.dataset.offset}:${c.dataset.index ?? ''}`).sort(),
     pinned: [...document.querySelectorAll('[data-pinned=true]')].length,
     editor: document.querySelector('[data-testid=editor]')?.value,
+    formula: document.querySelector('[data-testid=formula]')?.textContent,
   }));
 }
 
@@ -66,6 +67,8 @@ await check('Copy link opens to the same step, views and highlighted cell', asyn
   await page.waitForFunction(() => document.querySelectorAll('[data-pinned=true]').length >= 2);
   const before = await snapshot(page);
   expect(before.highlighted.length >= 3, `the pinned element lights its storage cell and a view cell in a and b: ${before.highlighted}`);
+  // b = a.transpose(0, 1) of a 5x3 tensor has PyTorch's strides (1, 3): b[0, 1] is element 3.
+  expectEqual(before.formula, 'b[0, 1]: offset = 0 + 0·1 + 1·3 = 3', 'the pinned cell\'s formula stays shown');
   await page.click('[data-testid=copy-link]');
   const link = await page.inputValue('[data-testid=share-url]');
   expect(link.startsWith(base) && link.includes('#v1.'), `link: ${link.slice(0, 80)}`);
@@ -207,6 +210,22 @@ async function download(page, testid) {
   const path = await file.path();
   return { name: file.suggestedFilename(), bytes: await readFile(path) };
 }
+
+await check('Enter pins the cell the keyboard is on, and again unpins it', async () => {
+  const page = await freshPage();
+  await page.goto(base);
+  await ready(page);
+  await page.focus('[data-testid=view][data-name=a] [data-testid=view-grid]');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelectorAll('[data-pinned=true]').length >= 2);
+  const pinned = await page.$$eval('[data-pinned=true]', (cs) => cs.map((c) => `${c.dataset.testid}@${c.dataset.offset}`).sort());
+  expectEqual(pinned, ['storage-cell@1', 'view-cell@1'], 'a[0, 1] and its storage element are pinned');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelectorAll('[data-pinned=true]').length === 0);
+  expectEqual(page.errors, [], 'page errors');
+  await page.context().close();
+});
 
 await check('SVG export parses and holds the storage cells with their values', async () => {
   const page = await freshPage();
