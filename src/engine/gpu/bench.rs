@@ -220,10 +220,11 @@ pub fn run(gpu: &mut GpuEngine, only: Option<&str>, progress: &mut dyn FnMut(&st
     }
 }
 
-/// Submissions per timed run. On a real GPU one 134 MB copy takes well under a millisecond,
-/// less than the round trip of submit-and-wait, so each timed run submits the same work
-/// this many times back to back (about 10-50 ms of work) and waits once (the same for the kernel and for
-/// `copy_buffer_to_buffer`). CPU adapters take tens of milliseconds per copy: one is enough.
+/// Copies per timed run. On a real GPU one 134 MB copy takes a fraction of a millisecond,
+/// less than encoding it and than a submit-and-wait round trip, so each timed run encodes
+/// the same work this many times, then times their one submission until the GPU is idle,
+/// divided by this (the same for the kernel and for `copy_buffer_to_buffer`). CPU adapters
+/// take tens of milliseconds per copy: one is enough.
 #[cfg(not(target_arch = "wasm32"))]
 fn reps_per_run(gpu: &GpuEngine) -> u32 {
     if gpu.adapter_info().device_type == wgpu::DeviceType::Cpu {
@@ -248,10 +249,13 @@ fn run_case(gpu: &mut GpuEngine, case: &Case, seed: u64) -> BenchResult {
     let reps = reps_per_run(gpu);
     let mut times = Vec::with_capacity(GPU_RUNS);
     for _ in 0..GPU_RUNS {
-        let start = Instant::now();
+        // Encoded first, then timed from their one submission to the GPU going idle.
+        gpu.defer_submissions();
         for _ in 0..reps {
             gpu.copy(&dst, &src);
         }
+        let start = Instant::now();
+        gpu.submit_deferred();
         gpu.wait_idle();
         times.push(start.elapsed() / reps);
     }
@@ -285,12 +289,14 @@ fn run_case(gpu: &mut GpuEngine, case: &Case, seed: u64) -> BenchResult {
                 let size = a.size().min(b.size());
                 let mut times = Vec::with_capacity(GPU_RUNS);
                 for run in 0..=GPU_RUNS {
-                    let start = Instant::now();
+                    gpu.defer_submissions();
                     for _ in 0..reps {
                         let mut encoder = gpu.encoder();
                         encoder.copy_buffer_to_buffer(&a, 0, &b, 0, size);
                         gpu.submit(encoder);
                     }
+                    let start = Instant::now();
+                    gpu.submit_deferred();
                     gpu.wait_idle();
                     if run > 0 {
                         times.push(start.elapsed() / reps);

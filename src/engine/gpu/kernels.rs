@@ -297,7 +297,29 @@ impl GpuEngine {
     }
 
     pub(crate) fn submit(&self, encoder: wgpu::CommandEncoder) {
-        self.queue.submit([encoder.finish()]);
+        let commands = encoder.finish();
+        match self.deferred.borrow_mut().as_mut() {
+            Some(held) => held.push(commands),
+            None => {
+                self.queue.submit([commands]);
+            }
+        }
+    }
+
+    /// From now on, kernels are encoded but not submitted, until [`Self::submit_deferred`].
+    /// For timing on real GPUs, where encoding and submitting one op costs as much as running
+    /// it: the benchmark encodes many runs first, then times their one submission. Only for
+    /// ops whose inputs are already on the GPU and whose results are not read in between.
+    pub(crate) fn defer_submissions(&self) {
+        *self.deferred.borrow_mut() = Some(Vec::new());
+    }
+
+    /// Submits every command buffer held since [`Self::defer_submissions`], in one submission,
+    /// and goes back to submitting at once.
+    pub(crate) fn submit_deferred(&self) {
+        if let Some(held) = self.deferred.borrow_mut().take() {
+            self.queue.submit(held);
+        }
     }
 
     /// The GPU copy, or why it must run on the CPU.

@@ -93,6 +93,9 @@ pub struct GpuEngine {
     force_shared_transpose: bool,
     /// Bound as the status flag of elementwise ops that cannot raise it.
     status: Option<wgpu::Buffer>,
+    /// While the benchmark times a batch: the kernels' command buffers, held back to be
+    /// submitted together (see `defer_submissions`).
+    deferred: std::cell::RefCell<Option<Vec<wgpu::CommandBuffer>>>,
 }
 
 /// Rounds a byte count up to whole u32 words (at least one word: bindings cannot be empty).
@@ -138,6 +141,7 @@ impl GpuEngine {
             dummy: None,
             force_shared_transpose: false,
             status: None,
+            deferred: std::cell::RefCell::new(None),
         })
     }
 
