@@ -310,12 +310,14 @@ impl GpuEngine {
     /// For timing on real GPUs, where encoding and submitting one op costs as much as running
     /// it: the benchmark encodes many runs first, then times their one submission. Only for
     /// ops whose inputs are already on the GPU and whose results are not read in between.
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn defer_submissions(&self) {
         *self.deferred.borrow_mut() = Some(Vec::new());
     }
 
     /// Submits every command buffer held since [`Self::defer_submissions`], in one submission,
     /// and goes back to submitting at once.
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn submit_deferred(&self) {
         if let Some(held) = self.deferred.borrow_mut().take() {
             self.queue.submit(held);
