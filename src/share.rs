@@ -204,6 +204,15 @@ impl SharedState {
         }
     }
 
+    /// A page with every panel hidden would be blank: then every panel shows.
+    fn keep_a_panel(&mut self) -> bool {
+        let blank = PanelKind::ALL.iter().all(|p| self.hidden.contains(p));
+        if blank {
+            self.hidden.clear();
+        }
+        blank
+    }
+
     /// Checks every field of a decoded state and clamps what can be clamped.
     fn validated(mut self) -> Result<SharedState, LinkError> {
         if self.script.len() > MAX_SCRIPT_BYTES {
@@ -219,6 +228,7 @@ impl SharedState {
         }
         self.hidden.sort_by_key(|p| *p as u8);
         self.hidden.dedup();
+        self.keep_a_panel();
         Ok(self)
     }
 }
@@ -344,6 +354,9 @@ pub fn apply_query(state: &mut SharedState, query: &str) -> Vec<String> {
                 } else {
                     named
                 };
+                if state.keep_a_panel() {
+                    ignored.push(format!("{key}: no panel would show, so all show"));
+                }
             }
             "step" => match value.parse::<usize>() {
                 Ok(n) if n >= 1 => state.step = n - 1,
@@ -573,6 +586,15 @@ mod tests {
         assert!(!query_wants_embed("?embed=0"));
         assert!(!query_wants_embed(""));
         assert_eq!(percent_decode("100%"), "100%");
+        let mut blank = SharedState::new("x = 1");
+        let ignored = apply_query(&mut blank, "panels=nothing");
+        assert!(
+            PanelKind::ALL.iter().all(|p| blank.shows(*p)),
+            "never a blank page"
+        );
+        assert_eq!(ignored.len(), 2, "{ignored:?}");
+        blank.hidden = PanelKind::ALL.to_vec();
+        assert!(decode(&encode(&blank)).unwrap().unwrap().hidden.is_empty());
         assert_eq!(percent_decode("%zz%4"), "%zz%4");
     }
 
