@@ -242,9 +242,14 @@ pub fn ShareBar(embed_open: RwSignal<bool>) -> impl IntoView {
     let copy_link = move |_| {
         let url = share_link(state);
         link.set(url.clone());
+        let pinned = state.pinned.get_untracked().is_some();
         copy_to_clipboard(&url, move |ok| {
-            status.set(if ok {
-                "Link copied: it opens this script at this step, with this cell highlighted.".into()
+            status.set(if ok && pinned {
+                "Link copied: it opens this script at this step, with the pinned cell highlighted."
+                    .into()
+            } else if ok {
+                "Link copied: it opens this script at this step (click a cell to pin it into the link)."
+                    .into()
             } else {
                 "Copy the link below (the browser did not allow the clipboard).".into()
             });
