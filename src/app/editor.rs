@@ -58,7 +58,13 @@ pub fn Editor() -> impl IntoView {
         <div class="panel editor-panel">
             <div class="panel-head">
                 <h2>"Script"</h2>
-                <span class="hint">"Re-runs as you type · Ctrl+Enter runs now"</span>
+                <span class="hint" data-testid="editor-hint">
+                    {move || if state.read_only.get() {
+                        "Read-only here · step through it, hover and click cells"
+                    } else {
+                        "Re-runs as you type · Ctrl+Enter runs now"
+                    }}
+                </span>
             </div>
             <div class="editor">
                 <div class="gutter" node_ref=gutter aria-hidden="true">{gutter_lines}</div>

@@ -186,6 +186,11 @@ async function coursePage(url, shot) {
     const views = await frame.$$eval('[data-testid=view]', (vs) => vs.map((v) => [v.dataset.name, v.dataset.stride]));
     expectEqual(views.map(([n]) => n), names, `widget ${i} views`);
     expect(views.some(([n, s]) => n === name && s === stride), `widget ${i}: ${name} has stride ${stride}: ${JSON.stringify(views)}`);
+    if (i === 1) {
+      // The slicing widget's editor is read-only, and says so.
+      expectEqual(await frame.$eval('[data-testid=editor]', (e) => e.readOnly), true, 'read-only editor');
+      expect((await frame.textContent('[data-testid=editor-hint]')).includes('Read-only'), 'the hint says read-only');
+    }
   }
   await page.waitForFunction(() => window.__heights.size === 3 && [...window.__heights.values()].every((h) => h > 150), null, { timeout: 20000 });
   const heights = await page.evaluate(() => [...window.__heights.entries()].sort());
@@ -194,7 +199,17 @@ async function coursePage(url, shot) {
     const css = await iframes.nth(i).evaluate((f) => f.style.height);
     expectEqual(css, `${Math.ceil(h)}px`, `iframe ${i} grew to its content`);
   }
-  if (shot) await page.screenshot({ path: join(shots, shot), fullPage: true });
+  if (shot) {
+    // Each widget as it shows once scrolled to (a full-page capture would catch off-screen
+    // iframes before Chromium paints them).
+    for (let i = 0; i < 3; i++) {
+      await iframes.nth(i).scrollIntoViewIfNeeded();
+      await page.waitForTimeout(300);
+      await iframes.nth(i).screenshot({ path: join(shots, shot.replace('.png', `-widget-${i + 1}.png`)) });
+    }
+    await page.evaluate(() => scrollTo(0, 0));
+    await page.screenshot({ path: join(shots, shot) });
+  }
   expectEqual(page.errors, [], 'page errors');
   await page.context().close();
   return heights;
