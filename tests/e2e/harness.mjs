@@ -75,6 +75,18 @@ export async function launchFresh(webgpu, options = {}) {
   return { context, close };
 }
 
+/**
+ * Collects what would go unnoticed in a headless page into `page.errors`: uncaught
+ * exceptions, console errors, and dialogs (alert/confirm, dismissed). Returns `page`.
+ */
+export function watchErrors(page) {
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
+  page.on('dialog', (d) => { page.errors.push(`dialog: ${d.message()}`); d.dismiss(); });
+  return page;
+}
+
 export const results = { passed: 0, failed: 0 };
 
 /** Runs one named check and records the result. */

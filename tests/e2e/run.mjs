@@ -3,7 +3,7 @@
 // Screenshots of key states go to target/e2e/. Run after `trunk build --release`.
 import { readFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { check, expect, expectEqual, launch, results, root, serve, sharing, shots } from './harness.mjs';
+import { check, watchErrors, expect, expectEqual, launch, results, root, serve, sharing, shots } from './harness.mjs';
 
 const recorded = JSON.parse((await readFile(join(root, 'tests/fixtures/default_scenario.torch.jsonl'), 'utf8')).trim().split('\n')[0]);
 await mkdir(shots, { recursive: true });
@@ -37,11 +37,7 @@ function cellText(dtype, v) {
 async function freshPage(browser) {
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
   const page = await context.newPage();
-  page.errors = [];
-  page.on('pageerror', (e) => page.errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
-  page.on('dialog', (d) => { page.errors.push(`dialog: ${d.message()}`); d.dismiss(); });
-  return page;
+  return watchErrors(page);
 }
 
 for (const webgpu of [false, true]) {

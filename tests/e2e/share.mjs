@@ -7,7 +7,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { check, expect, expectEqual, launch, results, root, serve, shots } from './harness.mjs';
+import { check, watchErrors, expect, expectEqual, launch, results, root, serve, shots } from './harness.mjs';
 
 const dist = process.env.STRIDESCOPE_DIST ?? join(root, 'dist');
 await mkdir(shots, { recursive: true });
@@ -19,11 +19,7 @@ async function freshPage(viewport = { width: 1400, height: 1000 }) {
   const context = await browser.newContext({ viewport, acceptDownloads: true });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base.slice(0, -1) });
   const page = await context.newPage();
-  page.errors = [];
-  page.on('pageerror', (e) => page.errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
-  page.on('dialog', (d) => { page.errors.push(`dialog: ${d.message()}`); d.dismiss(); });
-  return page;
+  return watchErrors(page);
 }
 
 async function ready(page) {
