@@ -296,6 +296,23 @@ await check('PNG export is a non-empty image of the diagram', async () => {
   await page.context().close();
 });
 
+await check('index.html?embed with hand-written options is the widget', async () => {
+  const page = await freshPage();
+  await page.goto(`${base}index.html?embed&readonly&panels=steps,storage,views&step=3&theme=dark${valid}`);
+  await ready(page);
+  expectEqual(await page.locator('header.top').count(), 0, 'no page header');
+  expectEqual(await page.locator('[data-testid=open-full]').count(), 1, 'the compact bar');
+  expectEqual(await page.locator('[data-testid=editor]').count(), 0, 'editor hidden');
+  expectEqual(await page.locator('[data-testid=output]').count(), 0, 'output hidden');
+  expect(await page.locator('[data-testid=view]').count() >= 1, 'views shown');
+  expect((await page.textContent('[data-testid=step-label]')).startsWith('Step 3 of'), 'starts at step 3');
+  expectEqual(await page.evaluate(() => document.documentElement.dataset.theme), 'dark', 'theme');
+  const full = await page.getAttribute('[data-testid=open-full]', 'href');
+  expect(full.startsWith(`${base}index.html#v1.`), `Open in Stridescope: ${full.slice(0, 80)}`);
+  expectEqual(page.errors, [], 'page errors');
+  await page.context().close();
+});
+
 await check('embed.html opened from file:// runs its link', async () => {
   const file = pathToFileURL(join(dist, 'embed.html')).href + valid;
   const page = await freshPage();
