@@ -477,7 +477,13 @@ pub fn App() -> impl IntoView {
         let pinned = state.pinned.get();
         state.step.track();
         state.trace.track();
-        apply_highlight(&hover.or_else(|| pinned.clone()));
+        apply_highlight(&hover.or(pinned));
+    });
+    // The pinned cell's ring: only when the pin or what is drawn changes, not at every hover.
+    Effect::new(move |_| {
+        let pinned = state.pinned.get();
+        state.step.track();
+        state.trace.track();
         mark_cells(&PINNED, "data-pinned", &pinned);
     });
     Effect::new(move |_| {
