@@ -29,7 +29,7 @@ use crate::trace::{Step, Trace, TraceScalar};
 
 pub use editor::Editor;
 pub use panels::{MemoryPanel, OutputPanel, StoragePanel, ViewsPanel};
-pub use share_ui::{EmbedBar, EmbedDialog, LinkNotice, ShareBar};
+pub use share_ui::{EmbedBar, EmbedDialog, LinkNotice, LinkOptionsBar, ShareBar};
 
 use crate::share::{self, PanelKind, SharedState, Theme};
 
@@ -569,6 +569,7 @@ pub fn App() -> impl IntoView {
         <div class="app" class:embed=embed>
             {header}
             <LinkNotice/>
+            {(!embed).then(|| view! { <LinkOptionsBar/> })}
             <main class="layout" class:single=move || !(left_shown() && right_shown()) on:click=move |ev| pin_clicked_cell(state, &ev)>
                 <Show when=left_shown>
                     <section class="left" aria-label="Script and steps">

@@ -427,6 +427,40 @@ pub fn LinkNotice() -> impl IntoView {
     }
 }
 
+/// In the full app, a link made for an embed can hide panels or lock the editor: this bar
+/// says so and undoes it (the page has no other panel switches).
+#[component]
+pub fn LinkOptionsBar() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let shown = move || !state.hidden.with(Vec::is_empty) || state.read_only.get();
+    view! {
+        <Show when=shown>
+            <div class="link-options" role="status" data-testid="link-options">
+                <span>
+                    {move || {
+                        let mut parts = Vec::new();
+                        let hidden = state.hidden.get();
+                        if !hidden.is_empty() {
+                            let names: Vec<&str> = hidden.iter().map(|p| p.label()).collect();
+                            parts.push(format!("This link hides: {}.", names.join(", ")));
+                        }
+                        if state.read_only.get() {
+                            parts.push("Its editor is read-only.".to_string());
+                        }
+                        parts.join(" ")
+                    }}
+                </span>
+                <Show when=move || !state.hidden.with(Vec::is_empty)>
+                    <button class="ghost" data-testid="show-all-panels" on:click=move |_| state.hidden.set(Vec::new())>"Show all panels"</button>
+                </Show>
+                <Show when=move || state.read_only.get()>
+                    <button class="ghost" data-testid="make-editable" on:click=move |_| state.read_only.set(false)>"Edit the script"</button>
+                </Show>
+            </div>
+        </Show>
+    }
+}
+
 /// In embed mode: the compact header with "Open in Stridescope".
 #[component]
 pub fn EmbedBar() -> impl IntoView {

@@ -309,8 +309,19 @@ await check('index.html?embed with hand-written options is the widget', async ()
   expectEqual(await page.evaluate(() => document.documentElement.dataset.theme), 'dark', 'theme');
   const full = await page.getAttribute('[data-testid=open-full]', 'href');
   expect(full.startsWith(`${base}index.html#v1.`), `Open in Stridescope: ${full.slice(0, 80)}`);
-  expectEqual(page.errors, [], 'page errors');
+  // The full app, opened from the widget, says what the link hides and undoes it.
+  const app = await freshPage();
+  await app.goto(full);
+  await ready(app);
+  expect((await app.textContent('[data-testid=link-options]')).includes('Script editor'), 'names the hidden panels');
+  await app.click('[data-testid=show-all-panels]');
+  await app.click('[data-testid=make-editable]');
+  await app.waitForSelector('[data-testid=editor]');
+  expectEqual(await app.$eval('[data-testid=editor]', (e) => e.readOnly), false, 'editable');
+  expectEqual(await app.locator('[data-testid=link-options]').count(), 0, 'the bar goes');
+  expectEqual([...page.errors, ...app.errors], [], 'page errors');
   await page.context().close();
+  await app.context().close();
 });
 
 await check('embed.html opened from file:// runs its link', async () => {
