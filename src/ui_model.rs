@@ -846,12 +846,34 @@ pub struct VirtualGrid {
     pub lines: Vec<Line>,
     pub cols: Vec<Tick>,
     rank: usize,
+    /// A 1-D tensor drawn whole wraps: (cells per line, its length). Line `r`, column `c` is
+    /// then index `r * per_line + c`.
+    wrap: Option<(i64, i64)>,
 }
+
+/// Cells per line of a wrapped 1-D virtualized drawing.
+pub const WRAP_1D: i64 = 16;
 
 impl VirtualGrid {
     /// The lines and columns of the grid of a tensor of `shape` (as [`grid_plan`] plans it).
     pub fn of(shape: &[i64]) -> Self {
         let plan = grid_plan(shape);
+        if let [n] = *shape {
+            if !plan.summarized && n > WRAP_1D {
+                // One line per WRAP_1D elements, as the storage strip wraps.
+                return VirtualGrid {
+                    lines: (0..(n + WRAP_1D - 1) / WRAP_1D)
+                        .map(|r| Line::Row {
+                            lead: Vec::new(),
+                            row: Tick::At(r),
+                        })
+                        .collect(),
+                    cols: (0..WRAP_1D).map(Tick::At).collect(),
+                    rank: 1,
+                    wrap: Some((WRAP_1D, n)),
+                };
+            }
+        }
         let mut lines = Vec::new();
         for panel in &plan.panels {
             let Some(lead) = &panel.lead else {
@@ -870,6 +892,19 @@ impl VirtualGrid {
             lines,
             cols: plan.cols,
             rank: shape.len(),
+            wrap: None,
+        }
+    }
+
+    /// The logical index drawn at row `r`, column `c` of a line of `lead` (None: past the end
+    /// of a wrapped 1-D tensor's last line).
+    fn index_at(&self, lead: &[i64], r: i64, c: i64) -> Option<Vec<i64>> {
+        match self.wrap {
+            Some((per_line, n)) => {
+                let i = r * per_line + c;
+                (i < n).then(|| vec![i])
+            }
+            None => Some(cell_index(self.rank, lead, r, c)),
         }
     }
 
@@ -887,6 +922,12 @@ impl VirtualGrid {
     pub fn locate(&self, index: &[i64]) -> Option<(usize, usize)> {
         if index.len() != self.rank || self.rank == 0 {
             return None;
+        }
+        if let Some((per_line, n)) = self.wrap {
+            let i = index[0];
+            return (0..n)
+                .contains(&i)
+                .then(|| ((i / per_line) as usize, (i % per_line) as usize));
         }
         let (lead, row, col) = match self.rank {
             1 => (&index[..0], Tick::At(0), index[0]),
@@ -917,7 +958,9 @@ impl VirtualGrid {
             {
                 for col in cols.clone() {
                     if let Tick::At(c) = self.cols[col] {
-                        out.push((line, col, cell_index(self.rank, lead, *r, c)));
+                        if let Some(index) = self.index_at(lead, *r, c) {
+                            out.push((line, col, index));
+                        }
                     }
                 }
             }
@@ -990,11 +1033,12 @@ impl VirtualGrid {
                     );
                     for c in cols.clone() {
                         match (row, self.cols[c]) {
-                            (Tick::At(r), Tick::At(col)) => cells.push(
-                                &mut html,
-                                &cell_index(self.rank, lead, *r, col),
-                                Some(c + 1),
-                            ),
+                            (Tick::At(r), Tick::At(col)) => {
+                                // Past a wrapped 1-D tensor's end: the line just stops.
+                                if let Some(index) = self.index_at(lead, *r, col) {
+                                    cells.push(&mut html, &index, Some(c + 1));
+                                }
+                            }
                             _ => html.push_str(GAP_CELL),
                         }
                     }
@@ -1140,9 +1184,15 @@ mod virtual_tests {
             ]
         );
         assert_eq!(grid.locate(&[0, 1, 1]), None);
-        let grid = VirtualGrid::of(&[4096]);
-        assert_eq!((grid.lines.len(), grid.cols.len()), (1, 4096));
-        assert_eq!(grid.locate(&[4095]), Some((0, 4095)));
+        // A 1-D tensor wraps into lines of WRAP_1D.
+        let grid = VirtualGrid::of(&[4090]);
+        assert_eq!((grid.lines.len(), grid.cols.len()), (256, 16));
+        assert_eq!(grid.locate(&[4089]), Some((255, 9)));
+        assert_eq!(grid.locate(&[4090]), None);
+        assert_eq!(
+            grid.tile_cells(255..256, 8..16),
+            vec![(255, 8, vec![4088]), (255, 9, vec![4089])]
+        );
         // Summarized: the gaps are lines and columns too; summarized cells are nowhere.
         let grid = VirtualGrid::of(&[50, 10, 10]);
         assert!(grid.lines.contains(&Line::Gap));

@@ -324,6 +324,21 @@ await check('index.html?embed with hand-written options is the widget', async ()
   await app.context().close();
 });
 
+await check('a long 1-D tensor (virtualized) wraps into lines of 16 cells', async () => {
+  const page = await freshPage();
+  await page.goto(base);
+  await ready(page);
+  await page.fill('[data-testid=editor]', 'import torch\ny = torch.arange(3000)\n');
+  const cell = (i) => page.locator(`[data-testid=view][data-name=y] [data-testid=view-cell][data-index="${i}"]`);
+  await cell(16).waitFor();
+  const [a, b, c] = await Promise.all([0, 16, 17].map((i) => cell(i).boundingBox()));
+  expect(b.y > a.y && Math.abs(b.x - a.x) < 1, `index 16 starts the second line: ${JSON.stringify([a, b])}`);
+  expect(Math.abs(c.y - b.y) < 1 && c.x > b.x, 'index 17 follows it');
+  expectEqual(await cell(16).textContent(), '16', 'its value (arange)');
+  expectEqual(page.errors, [], 'page errors');
+  await page.context().close();
+});
+
 await check('embed.html opened from file:// runs its link', async () => {
   const file = pathToFileURL(join(dist, 'embed.html')).href + valid;
   const page = await freshPage();
