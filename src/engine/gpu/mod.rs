@@ -276,18 +276,7 @@ impl GpuEngine {
         let pending = source.map(|(host, buffer, nbytes)| match (host, buffer) {
             (Some(host), _) => Err(host),
             (None, Some(buffer)) => {
-                let size = buffer.size();
-                let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("stridescope read"),
-                    size,
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                });
-                let mut encoder = self
-                    .device
-                    .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-                encoder.copy_buffer_to_buffer(&buffer, 0, &staging, 0, size);
-                self.queue.submit([encoder.finish()]);
+                let staging = self.staged_copy(&buffer);
                 let (future, resolve) = kernels::oneshot();
                 staging.map_async(wgpu::MapMode::Read, .., move |result| {
                     resolve(result.map_err(|e| e.to_string()));
@@ -351,8 +340,8 @@ impl GpuEngine {
         Ok(bytes)
     }
 
-    /// Copies `buffer` into a staging buffer and maps it (blocking natively).
-    fn read_buffer(&self, buffer: &wgpu::Buffer, nbytes: usize) -> Result<Vec<u8>, GpuError> {
+    /// A mappable copy of `buffer`: the copy is submitted, not waited for.
+    fn staged_copy(&self, buffer: &wgpu::Buffer) -> wgpu::Buffer {
         let size = buffer.size();
         let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("stridescope read"),
@@ -365,6 +354,12 @@ impl GpuEngine {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
         encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
         self.queue.submit([encoder.finish()]);
+        staging
+    }
+
+    /// Copies `buffer` into a staging buffer and maps it (blocking natively).
+    fn read_buffer(&self, buffer: &wgpu::Buffer, nbytes: usize) -> Result<Vec<u8>, GpuError> {
+        let staging = self.staged_copy(buffer);
         let (sender, receiver) = std::sync::mpsc::channel();
         staging.map_async(wgpu::MapMode::Read, .., move |result| {
             let _ = sender.send(result);
