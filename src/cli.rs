@@ -202,7 +202,7 @@ fn svg(args: &[String]) -> i32 {
     let options = crate::export::DiagramOptions {
         highlight: None,
         dark,
-        heading: format!("Step {k} of {n} · line {}", chosen.line),
+        heading: crate::ui_model::step_label(k - 1, n, chosen.line),
     };
     println!("{}", crate::export::diagram_svg(chosen, &options));
     0

@@ -270,6 +270,12 @@ fn float_text(f: f64) -> String {
     }
 }
 
+/// `Step 3 of 9 · line 4`: how the page (and the exported diagram) names step `index`
+/// (0-based) of `count`.
+pub fn step_label(index: usize, count: usize, line: usize) -> String {
+    format!("Step {} of {count} · line {line}", index + 1)
+}
+
 /// `120 B`, `1.5 KiB`.
 pub fn bytes_text(n: usize) -> String {
     crate::eval::human_bytes(n as u64)

@@ -694,7 +694,7 @@ pub fn StepControls() -> impl IntoView {
         let line = state
             .trace
             .with(|t| t.steps.get(i).map(|s| s.line).unwrap_or(0));
-        format!("Step {} of {} · line {}", i + 1, n, line)
+        crate::ui_model::step_label(i, n, line)
     };
     view! {
         <nav class="steps-bar" aria-label="Steps">

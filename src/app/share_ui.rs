@@ -134,26 +134,21 @@ fn svg_blob(svg: &str) -> Option<web_sys::Blob> {
 
 /// The current step's diagram, highlighting the hovered or pinned cell.
 fn diagram(state: AppState) -> Option<(String, usize)> {
-    let n = state.trace.with_untracked(|t| t.steps.len());
     let i = state.step.get_untracked();
     let highlight = state
         .hover
         .get_untracked()
         .or_else(|| state.pinned.get_untracked())
         .map(|h| (h.storage, h.offset));
-    let options = crate::export::DiagramOptions {
-        highlight,
-        dark: state.dark.get_untracked(),
-        heading: String::new(),
-    };
+    let dark = state.dark.get_untracked();
     state.trace.with_untracked(|t| {
-        t.steps.get(i).map(|step| {
-            let options = crate::export::DiagramOptions {
-                heading: format!("Step {} of {n} · line {}", i + 1, step.line),
-                ..options
-            };
-            (crate::export::diagram_svg(step, &options), i + 1)
-        })
+        let step = t.steps.get(i)?;
+        let options = crate::export::DiagramOptions {
+            highlight,
+            dark,
+            heading: crate::ui_model::step_label(i, t.steps.len(), step.line),
+        };
+        Some((crate::export::diagram_svg(step, &options), i + 1))
     })
 }
 
