@@ -1,27 +1,69 @@
 #!/usr/bin/env python3
 """Record what real PyTorch does with notebook-style scripts (the oracle's format).
 
-usage: record.py IN.jsonl OUT.jsonl
+usage: record.py [--drop-nonfinite] [--max-case-bytes N] [--timeout S] IN.jsonl OUT.jsonl
        (IN holds one {"id", "script"} object a line; OUT gets one case a line, in the
        schema of ../shared/oracle/cases.jsonl: {"id", "script", "steps": [...]})
 
-Each script runs in a fresh namespace holding only `torch`, one statement at a time, with
-notebook semantics (see the oracle README): a statement that raises binds nothing and the
-script goes on; a bare expression's `output` is its `repr` (null for None); `error` is
-"<Type>: <first line of the message>"; `tensors` lists every variable holding a tensor after
-the statement, in first-assignment order.
+Each script is recorded as a fresh notebook:
 
-Needs a local PyTorch (e.g. /tmp/torchenv/venv/bin/python).  Never run in CI.
+- in its own process, forked from one that has only imported torch (so nothing a script
+  does, e.g. `torch.set_default_dtype`, `torch.set_printoptions` or `import numpy as np`,
+  reaches the next script), with the CPU generator at Stridescope's notebook seed
+  67280421310721 (a real fresh process seeds itself from the OS, so no notebook is
+  reproducible without a seed; `torch.manual_seed(67280421310721)` gives the generator
+  exactly the state of a fresh `torch.Generator()`);
+- in a namespace holding only `torch` (`np`, `F`, `nn` exist only once the script imports
+  them), one top-level statement at a time: a `for`/`while`/`if`/`with`/`def` block is one
+  step, whose `line` is its first line and `source` that line's text;
+- a statement that raises binds nothing more and the script goes on; `error` is
+  "<Type>: <first line of the message>" (the state is whatever Python left, e.g. the
+  iterations of a loop that ran before the error);
+- `output` is what the notebook shows for the step: the text the statement printed to
+  stdout, followed by the `repr` of a bare expression's value (None shows nothing); one
+  trailing newline of printed text is dropped; null when nothing shows;
+- `tensors` lists every variable holding a torch.Tensor after the statement (not numpy
+  arrays, modules or lists of tensors), in first-assignment order; complex elements are
+  written as their real and imaginary parts in turn (the values of `view_as_real`);
+- warnings are silenced (they go to stderr in a notebook, never into `output`), and
+  uninitialized memory (`torch.empty`) reads as zeros: the recorder runs with glibc's
+  MALLOC_PERTURB_=255 and no tcache, so every fresh allocation is zero-filled.
+
+Each script runs twice, in two processes whose heaps differ; a case whose steps differ
+between the two runs (addresses, `id()`, ...) is dropped and reported.  So are scripts that
+do not parse, that run past --timeout seconds, whose JSON passes --max-case-bytes, or that
+hold a tensor the schema cannot describe (sparse, meta).  With --drop-nonfinite, cases with
+NaN or infinite values anywhere are dropped too (check.py compares finite numbers only).
+Every dropped case is reported on stderr as `dropped ID: reason`.
+
+Needs a local PyTorch (e.g. /work/torchenv/venv/bin/python).  Never run in CI.
 """
+import argparse
 import ast
+import contextlib
+import io
 import json
 import math
+import os
+import signal
 import sys
 import warnings
 
-import torch
+SEED = 67280421310721
+
+# Zero-filled fresh allocations (see the docstring); glibc reads these when the process
+# starts, so set them and start again.
+_ENV = {"MALLOC_PERTURB_": "255", "GLIBC_TUNABLES": "glibc.malloc.tcache_count=0"}
+if any(os.environ.get(k) != v for k, v in _ENV.items()):
+    os.execve(sys.executable, [sys.executable] + sys.argv, {**os.environ, **_ENV})
+
+import torch  # noqa: E402
 
 warnings.filterwarnings("ignore")
+
+
+class Unrecordable(Exception):
+    """The script's state cannot be written in the oracle's schema."""
 
 
 def json_value(v):
@@ -31,20 +73,42 @@ def json_value(v):
     return v
 
 
+def element_values(t):
+    """The elements in logical row-major order; complex ones as real, imaginary."""
+    flat = t.detach().flatten()
+    if flat.is_complex():
+        flat = torch.view_as_real(flat.resolve_conj()).flatten()
+    return [json_value(v) for v in flat.resolve_conj().resolve_neg().tolist()]
+
+
+def storage_id(t):
+    """Equal for tensors whose memory is the same storage.  Zero-byte storages all have
+    data_ptr 0, so those are told apart by their StorageImpl."""
+    storage = t.untyped_storage()
+    if storage.nbytes() == 0:
+        return f"c{storage._cdata}"
+    return f"p{storage.data_ptr()}"
+
+
 def tensor_record(name, t):
     """One entry of a step's `tensors` list."""
-    storage = t.untyped_storage()
-    return {
-        "name": name,
-        "dtype": str(t.dtype).removeprefix("torch."),
-        "shape": list(t.shape),
-        "stride": list(t.stride()),
-        "storage_offset": t.storage_offset(),
-        "storage": f"p{storage.data_ptr()}",
-        "storage_nbytes": storage.nbytes(),
-        "contiguous": t.is_contiguous(),
-        "values": [json_value(v) for v in t.detach().flatten().tolist()],
-    }
+    if t.layout != torch.strided or t.device.type != "cpu" or t.is_quantized:
+        raise Unrecordable(f"variable {name} is a {t.layout} tensor on {t.device}")
+    try:
+        storage = t.untyped_storage()
+        return {
+            "name": name,
+            "dtype": str(t.dtype).removeprefix("torch."),
+            "shape": list(t.shape),
+            "stride": list(t.stride()),
+            "storage_offset": t.storage_offset(),
+            "storage": storage_id(t),
+            "storage_nbytes": storage.nbytes(),
+            "contiguous": t.is_contiguous(),
+            "values": element_values(t),
+        }
+    except Exception as e:  # noqa: BLE001
+        raise Unrecordable(f"variable {name}: {type(e).__name__}: {e}") from e
 
 
 def error_text(e):
@@ -56,31 +120,41 @@ def error_text(e):
 
 def run_statement(node, ns):
     """Runs one statement; returns (error, output)."""
-    if isinstance(node, ast.Expr):
-        code = compile(ast.Expression(node.value), "<cell>", "eval")
+    printed = io.StringIO()
+    error, value = None, None
+    with contextlib.redirect_stdout(printed), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         try:
-            value = eval(code, ns)
+            if isinstance(node, ast.Expr):
+                value = eval(compile(ast.Expression(node.value), "<cell>", "eval"), ns)
+            else:
+                exec(compile(ast.Module([node], type_ignores=[]), "<cell>", "exec"), ns)
         except Exception as e:  # noqa: BLE001 - the notebook shows any exception
-            return error_text(e), None
-        return None, (None if value is None else repr(value))
-    code = compile(ast.Module([node], type_ignores=[]), "<cell>", "exec")
-    try:
-        exec(code, ns)
-    except Exception as e:  # noqa: BLE001
-        return error_text(e), None
-    return None, None
+            error, value = error_text(e), None
+        if value is not None:
+            try:
+                shown = repr(value)
+            except Exception as e:  # noqa: BLE001 - the notebook shows the repr's error
+                error, shown = error_text(e), None
+    out = printed.getvalue()
+    if value is not None and shown is not None:
+        return error, out + shown
+    if out.endswith("\n"):
+        out = out[:-1]
+    return error, (out if printed.getvalue() else None)
 
 
 def record(case_id, script):
-    """The oracle case for one script."""
+    """The oracle case for one script (run in a fresh process)."""
     lines = script.split("\n")
+    torch.manual_seed(SEED)
     ns = {"torch": torch}
     steps = []
     for node in ast.parse(script).body:
         error, output = run_statement(node, ns)
         tensors = [
             tensor_record(name, v)
-            for name, v in ns.items()
+            for name, v in list(ns.items())
             if name != "torch" and isinstance(v, torch.Tensor)
         ]
         steps.append(
@@ -95,21 +169,113 @@ def record(case_id, script):
     return {"id": case_id, "script": script, "steps": steps}
 
 
+def record_in_child(case_id, script, timeout, heap_shift):
+    """Runs `record` in a forked process; returns the case or raises Unrecordable."""
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: a fresh notebook
+        os.close(rfd)
+        code = 0
+        try:
+            signal.alarm(int(timeout))
+            # Moves later allocations, so that addresses differ between the two runs.
+            _shift = [bytearray(heap_shift), *(torch.empty(heap_shift + 64 * i,
+                      dtype=torch.uint8) for i in range(3 if heap_shift else 0))]
+            try:
+                result = {"case": record(case_id, script)}
+            except Unrecordable as e:
+                result = {"drop": str(e)}
+            signal.alarm(0)
+            data = json.dumps(result).encode()
+            with os.fdopen(wfd, "wb") as w:
+                w.write(data)
+        except BaseException as e:  # noqa: BLE001
+            code = 1
+            try:
+                os.write(2, f"{case_id}: recorder failed: {e!r}\n".encode())
+            except OSError:
+                pass
+        finally:
+            os._exit(code)
+    os.close(wfd)
+    with os.fdopen(rfd, "rb") as r:
+        data = r.read()
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        reason = f"ran past {timeout} s" if sig == signal.SIGALRM else f"killed by signal {sig}"
+        raise Unrecordable(reason)
+    if not data:
+        raise Unrecordable("the recording process failed")
+    result = json.loads(data)
+    if "drop" in result:
+        raise Unrecordable(result["drop"])
+    return result["case"]
+
+
+def has_nonfinite(case):
+    return any(
+        isinstance(v, str)
+        for step in case["steps"]
+        for t in step["tensors"]
+        for v in t["values"]
+    )
+
+
+def first_difference(a, b):
+    for x, y in zip(a["steps"], b["steps"]):
+        if x != y:
+            return f"line {x['line']} `{x['source']}` differs between two runs"
+    return "steps differ between two runs"
+
+
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    torch.manual_seed(0)
-    with open(sys.argv[1]) as src, open(sys.argv[2], "w") as out:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("src")
+    ap.add_argument("dst")
+    ap.add_argument("--drop-nonfinite", action="store_true")
+    ap.add_argument("--max-case-bytes", type=int, default=0, help="0: no limit")
+    ap.add_argument("--timeout", type=float, default=120)
+    a = ap.parse_args()
+    kept = dropped = 0
+    with open(a.src) as src, open(a.dst, "w") as out:
         for line in src:
             if not line.strip():
                 continue
             case = json.loads(line)
+            cid = case["id"]
             try:
-                rec = record(case["id"], case["script"])
-            except SyntaxError as e:
-                print(f"skipping {case['id']}: {e}", file=sys.stderr)
+                try:
+                    ast.parse(case["script"])
+                except SyntaxError as e:
+                    raise Unrecordable(f"syntax error: {e}") from e
+                rec = record_in_child(cid, case["script"], a.timeout, 0)
+                again = record_in_child(cid, case["script"], a.timeout, 4096 + 8 * len(cid))
+                if strip_ids(rec) != strip_ids(again):
+                    raise Unrecordable(first_difference(strip_ids(rec), strip_ids(again)))
+                if a.drop_nonfinite and has_nonfinite(rec):
+                    raise Unrecordable("NaN or infinite values (check.py cannot compare them)")
+                text = json.dumps(rec)
+                if a.max_case_bytes and len(text) > a.max_case_bytes:
+                    raise Unrecordable(f"{len(text)} bytes of JSON, over --max-case-bytes")
+            except Unrecordable as e:
+                dropped += 1
+                print(f"dropped {cid}: {e}", file=sys.stderr)
                 continue
-            out.write(json.dumps(rec) + "\n")
+            kept += 1
+            out.write(text + "\n")
+    print(f"record.py: {kept} cases written, {dropped} dropped", file=sys.stderr)
+
+
+def strip_ids(case):
+    """The case with storage ids replaced by their order of first appearance per step (the
+    addresses differ between runs; only which tensors share matters)."""
+    steps = []
+    for s in case["steps"]:
+        ids = {}
+        ts = [{**t, "storage": ids.setdefault(t["storage"], len(ids))} for t in s["tensors"]]
+        steps.append({**s, "tensors": ts})
+    return {**case, "steps": steps}
 
 
 if __name__ == "__main__":
