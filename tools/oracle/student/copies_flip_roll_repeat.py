@@ -1,0 +1,18 @@
+x = torch.arange(6).reshape(2, 3)
+torch.flip(x, [0])
+x.flip(1)
+torch.fliplr(x)
+torch.flipud(x)
+f = x.flip(0, 1)
+f.data_ptr() == x.data_ptr()
+torch.roll(x, 1)
+torch.roll(x, 1, 0)
+torch.roll(x, shifts=(1, 1), dims=(0, 1))
+x.repeat(2, 2)
+x.repeat(2, 1, 1).shape
+torch.tile(x, (2,))
+x.tile((2, 1, 2)).shape
+torch.repeat_interleave(torch.tensor([1, 2, 3]), 2)
+x.repeat_interleave(2, dim=0)
+torch.repeat_interleave(torch.tensor([1, 2]), torch.tensor([1, 3]))
+x.repeat(2)

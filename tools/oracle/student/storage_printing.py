@@ -1,0 +1,18 @@
+a = torch.arange(6).reshape(2, 3)
+a.storage()
+a.untyped_storage()
+a[1].storage()
+a.t().storage().size()
+f = torch.tensor([1.5, 2.5])
+f.storage()
+f.untyped_storage()
+f.untyped_storage().nbytes()
+h = torch.tensor([1, 2], dtype=torch.float16)
+h.storage()
+b = torch.tensor([True, False])
+b.storage()
+b.untyped_storage()
+len(a.storage())
+a.storage().dtype
+a.storage()[0]
+a.storage().tolist()

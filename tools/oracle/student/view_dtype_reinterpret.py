@@ -1,0 +1,15 @@
+a = torch.tensor([1.0, 2.0, -0.5, 0.0])
+a.view(torch.int32)
+a.view(torch.int16).shape
+a.view(torch.uint8)
+a.view(torch.float64)
+a.view(torch.int64).shape
+b = torch.arange(4, dtype=torch.int16)
+b.view(torch.int32)
+b.view(torch.float16)
+m = torch.zeros(3, 4)
+m.t().view(torch.int16)
+m.view(torch.int16).stride()
+m[:, :3].view(torch.float64)
+i = torch.tensor([1065353216], dtype=torch.int32)
+i.view(torch.float32)
