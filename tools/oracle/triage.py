@@ -185,11 +185,11 @@ def main():
                 op = call_name(src) or src
                 if not g:
                     continue
+                m = re.match(r"NameError: name '(\w+)' is not defined", ge or "")
+                if m and m.group(1) in broken and ge != ee:
+                    add(broken[m.group(1)], case, exp, "", knock_on=True)
+                    continue
                 if ge is not None and ee is None:
-                    m = re.match(r"NameError: name '(\w+)' is not defined", ge)
-                    if m and m.group(1) in broken:
-                        add(broken[m.group(1)], case, exp, "", knock_on=True)
-                        continue
                     add(cause_of_error(ge), case, exp, f"PyTorch: no error; Stridescope: {ge}")
                     continue
                 if ee is not None and ge is None:
