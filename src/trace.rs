@@ -24,8 +24,19 @@ pub struct Step {
     pub source: String,
     /// `"<Type>: <message>"` as Python prints the exception, or null.
     pub error: Option<String>,
-    /// The notebook's output of a bare expression (Python `repr`), or null.
+    /// The notebook's output of a bare expression (Python `repr`), or what the statement
+    /// printed; null when neither.
     pub output: Option<String>,
+    /// Everything `print` wrote while the statement ran (loop bodies included).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stdout: Option<String>,
+    /// For an exception raised inside a block: the line where it was raised.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_line: Option<usize>,
+    /// For a compound statement (`for`, `if`, `while`): each statement its blocks executed, in
+    /// order, with the state after it (the first `MAX_RECORDED_SUBSTEPS` of a script).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub substeps: Vec<Step>,
     /// Every tensor variable after the statement, in first-assignment order.
     pub tensors: Vec<TensorRecord>,
     /// Every live storage after the statement, by id.

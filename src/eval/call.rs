@@ -130,8 +130,6 @@ const TENSOR_METHODS: &[&str] = &[
     "squeeze",
     "unsqueeze",
     "unsqueeze_",
-    "transpose",
-    "transpose_",
     "t",
     "t_",
     "permute",
@@ -225,7 +223,6 @@ const TORCH_FUNCTIONS: &[&str] = &[
     "mul",
     "div",
     "relu",
-    "transpose",
     "as_strided",
     "reshape",
     "permute",
@@ -279,7 +276,7 @@ impl Evaluator {
                     "preserve_format" => return Ok(Value::MemoryFormat(MemoryFormat::Preserve)),
                     _ => {}
                 }
-                if TORCH_FUNCTIONS.contains(&name) {
+                if TORCH_FUNCTIONS.contains(&name) || super::registry::is_function(name) {
                     return Ok(Value::Method(Box::new(Value::Torch), name.to_string()));
                 }
                 Err(ScriptError::Attribute(format!(
@@ -297,7 +294,7 @@ impl Evaluator {
                     }
                     "itemsize" => return Ok(Value::Int(tensor.dtype.item_size() as i64)),
                     "is_cuda" => return Ok(Value::Bool(false)),
-                    "device" => return Ok(Value::Str("cpu".into())),
+                    "device" => return Ok(Value::Device("cpu".into())),
                     "T" => {
                         let dims: Vec<i64> = (0..tensor.ndim() as i64).rev().collect();
                         let out = self.permute(&tensor, &dims)?;
@@ -319,13 +316,14 @@ impl Evaluator {
                     }
                     _ => {}
                 }
-                if TENSOR_METHODS.contains(&name) {
+                if TENSOR_METHODS.contains(&name) || super::registry::is_method(name) {
                     return Ok(Value::Method(Box::new(object.clone()), name.to_string()));
                 }
                 Err(ScriptError::Attribute(format!(
                     "'Tensor' object has no attribute '{name}'"
                 )))
             }
+            Value::Module(m) => self.module_attribute(m, name),
             Value::Storage(_) => match name {
                 "nbytes" | "data_ptr" | "size" | "element_size" => {
                     Ok(Value::Method(Box::new(object.clone()), name.to_string()))
@@ -415,12 +413,28 @@ impl Evaluator {
         pos: Vec<Value>,
         kw: Vec<(String, Value)>,
     ) -> R<Value> {
+        if let Value::Layer { kind, inplace } = &func {
+            return self.call_layer(kind, *inplace, pos);
+        }
         let Value::Method(receiver, name) = func else {
             return Err(ScriptError::Type(format!(
                 "'{}' object is not callable",
                 func.type_name()
             )));
         };
+        match &*receiver {
+            Value::Torch => {
+                if let Some(result) = self.call_table_function(&name, &pos, &kw) {
+                    return result;
+                }
+            }
+            Value::Tensor(t) => {
+                if let Some(result) = self.call_table_method(t, &name, &pos, &kw) {
+                    return result;
+                }
+            }
+            _ => {}
+        }
         let args = Args {
             name: name.clone(),
             pos,
@@ -439,84 +453,12 @@ impl Evaluator {
                     _ => Ok(Value::Int(base as i64)),
                 }
             }
-            Value::None => self.call_builtin(&name, args),
+            Value::None => self.call_builtin(&name, args.pos, args.kw),
+            Value::Module(m) => self.call_module(&m, &name, args.pos, args.kw),
             other => Err(ScriptError::Type(format!(
                 "'{}' object is not callable",
                 other.type_name()
             ))),
-        }
-    }
-
-    fn call_builtin(&mut self, name: &str, args: Args) -> R<Value> {
-        let a = args.bind(&["x"], 1)?;
-        let x = a.into_iter().next().flatten().unwrap_or(Value::None);
-        match name {
-            "len" => match &x {
-                Value::Tuple(v) | Value::List(v) => Ok(Value::Int(v.len() as i64)),
-                Value::Size(v) => Ok(Value::Int(v.len() as i64)),
-                Value::Str(s) => Ok(Value::Int(s.chars().count() as i64)),
-                Value::Tensor(t) => {
-                    let t = t.borrow().tensor.clone();
-                    if t.ndim() == 0 {
-                        return Err(ScriptError::Type("len() of a 0-d tensor".into()));
-                    }
-                    Ok(Value::Int(t.shape()[0]))
-                }
-                other => Err(ScriptError::Type(format!(
-                    "object of type '{}' has no len()",
-                    other.type_name()
-                ))),
-            },
-            "int" | "float" | "bool" => {
-                let s = match &x {
-                    Value::Tensor(t) => {
-                        let t = t.borrow().tensor.clone();
-                        if t.numel() != 1 {
-                            return Err(ScriptError::Runtime(
-                                "a Tensor with more than one element cannot be converted to Scalar"
-                                    .into(),
-                            ));
-                        }
-                        self.engine
-                            .values(&t)
-                            .first()
-                            .copied()
-                            .unwrap_or(Scalar::Int(0))
-                    }
-                    other => self.scalar_of(other).ok_or_else(|| {
-                        ScriptError::Type(format!(
-                            "{name}() argument must be a number, not '{}'",
-                            other.type_name()
-                        ))
-                    })?,
-                };
-                Ok(match name {
-                    "int" => Value::Int(s.to_wrapped_int()),
-                    "float" => Value::Float(s.to_f64()),
-                    _ => Value::Bool(s.to_bool()),
-                })
-            }
-            "list" | "tuple" => {
-                let items = self.iterate(&x)?;
-                Ok(if name == "list" {
-                    Value::List(items)
-                } else {
-                    Value::Tuple(items)
-                })
-            }
-            "print" => {
-                // The notebook shows printed text like an output.
-                let text = match &x {
-                    Value::Str(s) => s.clone(),
-                    other => self.repr(other)?,
-                };
-                Ok(Value::Printed(text))
-            }
-            "type" => Ok(Value::Str(match &x {
-                Value::Tensor(_) => "<class 'torch.Tensor'>".to_string(),
-                other => format!("<class '{}'>", other.type_name()),
-            })),
-            _ => Err(ScriptError::Name(format!("name '{name}' is not defined"))),
         }
     }
 
@@ -987,13 +929,6 @@ impl Evaluator {
                 let out = self.unsqueeze(&t, d)?;
                 self.metadata_result(this, out, name)
             }
-            "transpose" | "transpose_" => {
-                let a = args.bind(&["dim0", "dim1"], 2)?;
-                let d0 = self.req_int(&a[0], name, "dim0", 1)?;
-                let d1 = self.req_int(&a[1], name, "dim1", 2)?;
-                let out = self.transpose(&t, d0, d1)?;
-                self.metadata_result(this, out, name)
-            }
             "t" | "t_" => {
                 args.bind(&[], 0)?;
                 let out = self.t(&t, name)?;
@@ -1395,7 +1330,7 @@ impl Evaluator {
 
     /// Applies a metadata op: in place (`t_`, `transpose_`, `unsqueeze_`) changes the object
     /// every name shares; otherwise a new view.
-    fn metadata_result(&mut self, this: &TensorRef, out: Tensor, name: &str) -> R<Value> {
+    pub(super) fn metadata_result(&mut self, this: &TensorRef, out: Tensor, name: &str) -> R<Value> {
         if let Some(base) = name.strip_suffix('_') {
             let mut obj = this.borrow_mut();
             obj.tensor = out;

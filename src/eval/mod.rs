@@ -5,16 +5,23 @@
 //! Invariant: no user input makes the evaluator panic. A statement that raises binds nothing
 //! (as in Python, writes done before the exception stay) and the script goes on.
 
+mod builtins;
 mod call;
+mod exec;
+mod expr;
+mod modules;
+mod numpy;
 mod ops;
+mod registry;
 mod repr;
+mod signature;
 pub mod value;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::rc::Rc;
 
 use crate::engine::{CpuEngine, Engine};
-use crate::script::ast::{BinOp, Expr, ExprKind, Statement, StatementKind, Target, UnaryOp};
+use crate::script::ast::{BinOp, Statement, Target, UnaryOp};
 use crate::script::parser::parse_script;
 use crate::tensor::{DType, ScriptError, StorageId, Tensor};
 use crate::trace::{Creation, Step, StorageRecord, TensorRecord, Trace, TraceScalar, WriteRecord};
@@ -74,6 +81,18 @@ pub struct Evaluator {
     step_explain: Option<crate::tensor::layout::ViewExplanation>,
     /// The variable that first held each storage.
     owners: BTreeMap<StorageId, String>,
+    /// Statements executed so far (loop bodies included), against `Limits::max_statements`.
+    executed: usize,
+    /// Set when the step limit was reached: the script stops.
+    stopped: bool,
+    /// Sub-steps recorded so far (see `exec::MAX_RECORDED_SUBSTEPS`).
+    recorded_substeps: usize,
+    /// Sub-steps of the running top-level statement.
+    substeps: Vec<Step>,
+    /// What `print` wrote during the running top-level statement.
+    stdout: String,
+    /// The line inside a block where the running statement's exception was raised.
+    error_line: Option<usize>,
 }
 
 /// Traces `source` on the CPU engine with default limits.
@@ -95,6 +114,12 @@ impl Evaluator {
             step_writes: Vec::new(),
             step_explain: None,
             owners: BTreeMap::new(),
+            executed: 0,
+            stopped: false,
+            recorded_substeps: 0,
+            substeps: Vec::new(),
+            stdout: String::new(),
+            error_line: None,
         }
     }
 
@@ -104,18 +129,8 @@ impl Evaluator {
             engine: self.engine.name(),
             steps: Vec::new(),
         };
-        for (count, parsed) in parse_script(source).into_iter().enumerate() {
-            if count >= self.limits.max_statements {
-                let line = match &parsed {
-                    Ok(s) => s.line,
-                    Err((line, _)) => *line,
-                };
-                let mut step = self.empty_step(line, String::new());
-                step.error = Some(format!(
-                    "RuntimeError: Stridescope stops after {} statements; split the script",
-                    self.limits.max_statements
-                ));
-                trace.steps.push(step);
+        for parsed in parse_script(source) {
+            if self.stopped {
                 break;
             }
             let step = match parsed {
@@ -146,56 +161,46 @@ impl Evaluator {
         }
     }
 
-    /// Runs one statement and records its step.
+    /// Runs one top-level statement and records its step (with the sub-steps of a compound
+    /// statement's blocks).
     pub fn run_statement(&mut self, statement: &Statement) -> Step {
         self.step_allocated = 0;
         self.step_new_storages.clear();
         self.step_writes.clear();
         self.step_explain = None;
-        let before: Vec<(String, Option<TensorRef>)> = self
-            .vars
-            .iter()
-            .map(|(n, v)| {
-                (
-                    n.clone(),
-                    if let Value::Tensor(t) = v {
-                        Some(t.clone())
-                    } else {
-                        None
-                    },
-                )
-            })
-            .collect();
+        self.substeps.clear();
+        self.stdout.clear();
+        self.error_line = None;
+        let before = self.tensor_bindings();
         let mut step = self.empty_step(statement.line, statement.source.clone());
-        match self.exec(&statement.kind) {
-            Ok(Some(out)) => step.output = Some(out),
-            Ok(None) => {}
+        let result = self.count_step().and_then(|()| self.exec(&statement.kind));
+        match result {
+            Ok(exec::Flow::Next(out)) => step.output = out,
+            Ok(_) => {
+                step.error = Some(
+                    ScriptError::Syntax {
+                        line: statement.line,
+                        col: 1,
+                        message: "'break' outside loop".into(),
+                    }
+                    .to_string(),
+                )
+            }
             Err(e) => {
                 step.error = Some(e.to_string());
+                step.error_line = self.error_line.take();
             }
         }
+        if !self.stdout.is_empty() {
+            let printed = std::mem::take(&mut self.stdout);
+            if step.output.is_none() {
+                step.output = Some(printed.strip_suffix('\n').unwrap_or(&printed).to_string());
+            }
+            step.stdout = Some(printed);
+        }
+        step.substeps = std::mem::take(&mut self.substeps);
         self.collect_garbage();
         self.finish_step(step, &before)
-    }
-
-    fn exec(&mut self, kind: &StatementKind) -> R<Option<String>> {
-        match kind {
-            StatementKind::Expr(expr) => {
-                let value = self.eval(expr)?;
-                if matches!(value, Value::None) {
-                    Ok(None)
-                } else {
-                    Ok(Some(self.repr(&value)?))
-                }
-            }
-            StatementKind::Assign { targets, value } => {
-                let value = self.eval(value)?;
-                for target in targets {
-                    self.assign(target, value.clone())?;
-                }
-                Ok(None)
-            }
-        }
     }
 
     fn assign(&mut self, target: &Target, value: Value) -> R<()> {
@@ -263,18 +268,72 @@ impl Evaluator {
         }
         match name {
             "torch" => Ok(Value::Torch),
-            "len" | "print" | "int" | "float" | "bool" | "abs" | "max" | "min" | "list"
-            | "tuple" | "range" | "type" | "id" | "sum" => {
+            _ if builtins::BUILTINS.contains(&name) => {
                 Ok(Value::Method(Box::new(Value::None), name.to_string()))
             }
             _ => Err(ScriptError::Name(format!("name '{name}' is not defined"))),
         }
     }
 
-    /// Python iteration (for tuple unpacking).
+    /// `item in container`.
+    fn contains(&mut self, container: &Value, item: &Value) -> R<bool> {
+        if let Value::Tensor(t) = container {
+            let eq = self.tensor_binary(BinOp::Eq, container, item)?;
+            let Value::Tensor(mask) = eq else {
+                return Ok(false);
+            };
+            let mask = mask.borrow().tensor.clone();
+            let _ = t;
+            return Ok(self.engine.values(&mask).iter().any(|s| s.to_bool()));
+        }
+        if let (Value::Str(hay), Value::Str(needle)) = (container, item) {
+            return Ok(hay.contains(needle.as_str()));
+        }
+        if let Value::Range(start, stop, step) = container {
+            let Value::Int(i) = item else {
+                return Ok(false);
+            };
+            let inside = if *step > 0 {
+                i >= start && i < stop
+            } else {
+                i <= start && i > stop
+            };
+            return Ok(inside && (i - start) % step == 0);
+        }
+        match container {
+            Value::Tuple(_) | Value::List(_) | Value::Size(_) => {}
+            other => {
+                return Err(ScriptError::Type(format!(
+                    "argument of type '{}' is not iterable",
+                    other.type_name()
+                )))
+            }
+        }
+        let items = self.iterate(container)?;
+        for v in items {
+            let eq = self.binary(BinOp::Eq, item.clone(), v)?;
+            if self.truthy(&eq)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Python iteration (for loops, unpacking, `list()`, comprehensions).
     fn iterate(&mut self, value: &Value) -> R<Vec<Value>> {
         match value {
             Value::Tuple(items) | Value::List(items) => Ok(items.clone()),
+            Value::Str(s) => Ok(s.chars().map(|c| Value::Str(c.to_string())).collect()),
+            Value::Range(start, stop, step) => {
+                let len = range_len(*start, *stop, *step);
+                if len > self.limits.max_op_elements {
+                    return Err(ScriptError::Runtime(format!(
+                        "range of {len} items is more than Stridescope materializes ({})",
+                        self.limits.max_op_elements
+                    )));
+                }
+                Ok((0..len).map(|k| Value::Int(start + k * step)).collect())
+            }
             Value::Size(dims) => Ok(dims.iter().map(|&d| Value::Int(d)).collect()),
             Value::Tensor(t) => {
                 let tensor = t.borrow().tensor.clone();
@@ -292,86 +351,6 @@ impl Evaluator {
                 other.type_name()
             ))),
         }
-    }
-
-    /// Evaluates an expression.
-    fn eval(&mut self, expr: &Expr) -> R<Value> {
-        match &expr.kind {
-            ExprKind::Int(i) => Ok(Value::Int(*i)),
-            ExprKind::Float(f) => Ok(Value::Float(*f)),
-            ExprKind::Bool(b) => Ok(Value::Bool(*b)),
-            ExprKind::None => Ok(Value::None),
-            ExprKind::Str(s) => Ok(Value::Str(s.clone())),
-            ExprKind::Ellipsis => Ok(Value::Ellipsis),
-            ExprKind::Name(name) => self.lookup(name),
-            ExprKind::List(items) => Ok(Value::List(self.eval_all(items)?)),
-            ExprKind::Tuple(items) => Ok(Value::Tuple(self.eval_all(items)?)),
-            ExprKind::Slice { start, stop, step } => {
-                let mut part = |e: &Option<Box<Expr>>| -> R<Option<i64>> {
-                    match e {
-                        None => Ok(None),
-                        Some(e) => match self.eval(e)? {
-                            Value::None => Ok(None),
-                            v => Ok(Some(self.index_int(&v)?)),
-                        },
-                    }
-                };
-                Ok(Value::Slice(part(start)?, part(stop)?, part(step)?))
-            }
-            ExprKind::Unary { op, operand } => {
-                let v = self.eval(operand)?;
-                self.unary(*op, v)
-            }
-            ExprKind::Binary { op, left, right } => {
-                let a = self.eval(left)?;
-                let b = self.eval(right)?;
-                self.binary(*op, a, b)
-            }
-            ExprKind::BoolOp { and, left, right } => {
-                let a = self.eval(left)?;
-                let truth = self.truthy(&a)?;
-                if truth == *and {
-                    self.eval(right)
-                } else {
-                    Ok(a)
-                }
-            }
-            ExprKind::Compare { first, ops, rest } => {
-                let mut left = self.eval(first)?;
-                let mut result = Value::Bool(true);
-                for (op, right) in ops.iter().zip(rest) {
-                    let right = self.eval(right)?;
-                    result = self.binary(*op, left, right.clone())?;
-                    if ops.len() > 1 && !self.truthy(&result)? {
-                        return Ok(result);
-                    }
-                    left = right;
-                }
-                Ok(result)
-            }
-            ExprKind::Attribute { object, name } => {
-                let object = self.eval(object)?;
-                self.attribute(object, name)
-            }
-            ExprKind::Subscript { object, index } => {
-                let object = self.eval(object)?;
-                let index = self.eval(index)?;
-                self.get_item(object, &index)
-            }
-            ExprKind::Call { func, args, kwargs } => {
-                let func = self.eval(func)?;
-                let args = self.eval_all(args)?;
-                let mut kw = Vec::with_capacity(kwargs.len());
-                for (name, e) in kwargs {
-                    kw.push((name.clone(), self.eval(e)?));
-                }
-                self.call(func, args, kw)
-            }
-        }
-    }
-
-    fn eval_all(&mut self, items: &[Expr]) -> R<Vec<Value>> {
-        items.iter().map(|e| self.eval(e)).collect()
     }
 
     fn unary(&mut self, op: UnaryOp, v: Value) -> R<Value> {
@@ -438,6 +417,21 @@ impl Evaluator {
     }
 
     fn binary(&mut self, op: BinOp, a: Value, b: Value) -> R<Value> {
+        match op {
+            BinOp::Is | BinOp::IsNot => {
+                let same = match (&a, &b) {
+                    (Value::Tensor(x), Value::Tensor(y)) => Rc::ptr_eq(x, y),
+                    (Value::Tensor(_), _) | (_, Value::Tensor(_)) => false,
+                    _ => values_equal(&a, &b) && a.type_name() == b.type_name(),
+                };
+                return Ok(Value::Bool(same == (op == BinOp::Is)));
+            }
+            BinOp::In | BinOp::NotIn => {
+                let found = self.contains(&b, &a)?;
+                return Ok(Value::Bool(found == (op == BinOp::In)));
+            }
+            _ => {}
+        }
         if matches!(a, Value::Tensor(_)) || matches!(b, Value::Tensor(_)) {
             return self.tensor_binary(op, &a, &b);
         }
@@ -704,6 +698,19 @@ fn collect_storages(v: &Value, live: &mut BTreeSet<StorageId>) {
     }
 }
 
+/// The number of items of `range(start, stop, step)`.
+pub(super) fn range_len(start: i64, stop: i64, step: i64) -> i64 {
+    let (lo, hi, st) = if step > 0 {
+        (start as i128, stop as i128, step as i128)
+    } else {
+        (stop as i128, start as i128, -(step as i128))
+    };
+    if hi <= lo || st == 0 {
+        return 0;
+    }
+    ((hi - lo + st - 1) / st).min(i64::MAX as i128) as i64
+}
+
 fn overflow() -> ScriptError {
     ScriptError::Overflow("Python int too large to convert to C long".into())
 }
@@ -903,5 +910,9 @@ fn binop_symbol(op: BinOp) -> &'static str {
         BinOp::BitAnd => "&",
         BinOp::BitOr => "|",
         BinOp::BitXor => "^",
+        BinOp::In => "in",
+        BinOp::NotIn => "not in",
+        BinOp::Is => "is",
+        BinOp::IsNot => "is not",
     }
 }

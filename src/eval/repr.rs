@@ -55,7 +55,23 @@ impl Evaluator {
                 let nbytes = self.storages.get(id).map(|s| s.nbytes).unwrap_or(0);
                 format!("[torch.storage.UntypedStorage(device=cpu) of size {nbytes}]")
             }
+            Value::Device(kind) => format!("device(type='{kind}')"),
             Value::Torch => "<module 'torch'>".into(),
+            Value::Module(name) => format!("<module '{name}'>"),
+            Value::Layer { kind, inplace } => {
+                if *inplace {
+                    format!("{kind}(inplace=True)")
+                } else {
+                    format!("{kind}()")
+                }
+            }
+            Value::Range(a, b, c) => {
+                if *c == 1 {
+                    format!("range({a}, {b})")
+                } else {
+                    format!("range({a}, {b}, {c})")
+                }
+            }
             Value::Printed(text) => text.clone(),
             Value::Method(receiver, name) => match **receiver {
                 Value::Torch => format!("<built-in method {name} of type object>"),
@@ -67,7 +83,7 @@ impl Evaluator {
 }
 
 /// Python's `repr(str)`: single quotes unless the text holds one and no double quote.
-fn py_str_repr(s: &str) -> String {
+pub(super) fn py_str_repr(s: &str) -> String {
     let quote = if s.contains('\'') && !s.contains('"') {
         '"'
     } else {

@@ -36,10 +36,19 @@ pub enum Value {
     DType(DType),
     MemoryFormat(MemoryFormat),
     Tensor(TensorRef),
+    /// `torch.device('cpu')`: the device type.
+    Device(String),
     /// `t.untyped_storage()`.
     Storage(StorageId),
     /// The `torch` module.
     Torch,
+    /// Another module a notebook imports: `numpy`, `math`, `torch.nn`, `torch.nn.functional`,
+    /// `torchvision.io` (its dotted name).
+    Module(String),
+    /// An `nn` layer object (`nn.ReLU(inplace=True)`), called on a tensor.
+    Layer { kind: String, inplace: bool },
+    /// `range(start, stop, step)`, iterated lazily.
+    Range(i64, i64, i64),
     /// A bound method (`a.stride`) or a `torch.` function (`torch.arange`).
     Method(Box<Value>, String),
     /// What `print(...)` wrote: shown as is, without quotes.
@@ -72,8 +81,11 @@ impl Value {
             Value::DType(_) => "dtype",
             Value::MemoryFormat(_) => "memory_format",
             Value::Tensor(_) => "Tensor",
+            Value::Device(_) => "torch.device",
             Value::Storage(_) => "UntypedStorage",
-            Value::Torch => "module",
+            Value::Torch | Value::Module(_) => "module",
+            Value::Range(..) => "range",
+            Value::Layer { .. } => "Module",
             Value::Method(..) => "builtin_function_or_method",
             Value::Printed(_) => "NoneType",
         }

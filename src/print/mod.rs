@@ -1,5 +1,6 @@
 //! Printing values exactly as Python and PyTorch print them.
 
+pub mod format_spec;
 pub mod pyfmt;
 pub mod tensor_str;
 

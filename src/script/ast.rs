@@ -7,12 +7,14 @@ pub struct Pos {
     pub col: usize,
 }
 
-/// One statement: one non-blank, non-comment line of the script.
+/// One statement: a simple statement on its logical line, or a compound statement (`if`,
+/// `for`, `while`) with the statements of its blocks.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Statement {
-    /// 1-based line number.
+    /// 1-based line number where the statement starts.
     pub line: usize,
-    /// The line's text, trimmed of surrounding whitespace and of a trailing comment.
+    /// The statement's first line, trimmed of surrounding whitespace and of a trailing comment
+    /// (for a compound statement, its header: `for row in a:`).
     pub source: String,
     pub kind: StatementKind,
 }
@@ -24,6 +26,34 @@ pub enum StatementKind {
     Assign { targets: Vec<Target>, value: Expr },
     /// A bare expression, whose value the notebook shows.
     Expr(Expr),
+    /// `a += b` (Python's `__iadd__`: in place for a tensor, a new binding for a number).
+    AugAssign { target: Target, op: BinOp, value: Expr },
+    /// `del a, b[0]`.
+    Del(Vec<Target>),
+    /// `import numpy as np`, `import torch.nn.functional as F`, `from torch import nn`: binds
+    /// `alias` to the object at the dotted `path` (`numpy`, `torch.nn.functional`, `torch.nn`).
+    /// `import torch.nn` binds `torch` (path `torch`), as Python does.
+    Import { path: String, alias: String },
+    /// `if c: ... elif d: ... else: ...`: each branch's condition and block, then the `else`
+    /// block (empty when absent).
+    If {
+        branches: Vec<(Expr, Vec<Statement>)>,
+        orelse: Vec<Statement>,
+    },
+    /// `for target in iter: body`.
+    For {
+        target: Target,
+        iter: Expr,
+        body: Vec<Statement>,
+    },
+    /// `while cond: body`.
+    While { cond: Expr, body: Vec<Statement> },
+    /// `pass`.
+    Pass,
+    /// `break`.
+    Break,
+    /// `continue`.
+    Continue,
 }
 
 /// The left-hand side of an assignment.
@@ -59,6 +89,14 @@ pub enum BinOp {
     BitAnd,
     BitOr,
     BitXor,
+    /// `in` (only in comparisons).
+    In,
+    /// `not in` (only in comparisons).
+    NotIn,
+    /// `is` (only in comparisons).
+    Is,
+    /// `is not` (only in comparisons).
+    IsNot,
 }
 
 /// A unary operator.
@@ -128,9 +166,61 @@ pub enum ExprKind {
         object: Box<Expr>,
         index: Box<Expr>,
     },
+    /// `f(a, *rest, k=v)`: a positional argument may be [`ExprKind::Starred`].
     Call {
         func: Box<Expr>,
         args: Vec<Expr>,
         kwargs: Vec<(String, Expr)>,
     },
+    /// `*x` inside a call's arguments (or a list/tuple display): unpacks an iterable.
+    Starred(Box<Expr>),
+    /// `a if cond else b`.
+    IfExp {
+        cond: Box<Expr>,
+        then: Box<Expr>,
+        orelse: Box<Expr>,
+    },
+    /// `f"x = {x:.2f}"`: literal text and replacement fields, in order.
+    FString(Vec<FStringPart>),
+    /// `[e for x in xs if c]` (`kind` List) or `(e for x in xs)` (`kind` Generator; also the
+    /// bare generator argument `sum(x for x in xs)`).
+    Comprehension {
+        kind: ComprehensionKind,
+        element: Box<Expr>,
+        generators: Vec<Generator>,
+    },
+    /// `{k: v, ...}` (a dict display; keys are evaluated in order).
+    Dict(Vec<(Expr, Expr)>),
+}
+
+/// One piece of an f-string.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FStringPart {
+    /// Literal text (`{{` and `}}` already turned into braces).
+    Text(String),
+    /// `{expr!r:spec}`: the expression, its conversion (`r`, `s`, `a`), its format spec (the
+    /// spec's own `{...}` fields are not supported), and whether it was `{expr=}` (self-documenting:
+    /// the source text and `=` precede the value).
+    Field {
+        expr: Box<Expr>,
+        conversion: Option<char>,
+        spec: String,
+        debug_text: Option<String>,
+    },
+}
+
+/// What a comprehension builds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ComprehensionKind {
+    List,
+    Generator,
+    Set,
+}
+
+/// `for target in iter if cond1 if cond2` inside a comprehension.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Generator {
+    pub target: Target,
+    pub iter: Expr,
+    pub ifs: Vec<Expr>,
 }

@@ -23,6 +23,12 @@ pub enum ScriptError {
     ZeroDivision(String),
     #[error("OverflowError: {0}")]
     Overflow(String),
+    #[error("ModuleNotFoundError: {0}")]
+    ModuleNotFound(String),
+    #[error("ImportError: {0}")]
+    Import(String),
+    #[error("KeyError: {0}")]
+    Key(String),
     #[error("SyntaxError: {message}")]
     Syntax {
         line: usize,
@@ -44,6 +50,9 @@ impl ScriptError {
             ScriptError::Attribute(_) => "AttributeError",
             ScriptError::ZeroDivision(_) => "ZeroDivisionError",
             ScriptError::Overflow(_) => "OverflowError",
+            ScriptError::ModuleNotFound(_) => "ModuleNotFoundError",
+            ScriptError::Import(_) => "ImportError",
+            ScriptError::Key(_) => "KeyError",
             ScriptError::Syntax { .. } => "SyntaxError",
         }
     }

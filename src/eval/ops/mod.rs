@@ -1,8 +1,14 @@
 //! Tensor semantics: what each op does to shapes, strides, offsets, dtypes and storages,
 //! with PyTorch's rules and error messages. Data movement goes through the engine.
 
+mod views;
+
+use super::registry::OpDef;
 use super::value::Value;
 use super::{Evaluator, R};
+
+/// Every family's table of ops (see [`super::registry`]).
+pub(crate) static FAMILIES: &[&[OpDef]] = &[views::OPS];
 use crate::engine::{BinaryOp, Operand, ReduceOp, UnaryOp};
 use crate::script::ast::BinOp;
 use crate::tensor::layout::{
@@ -177,7 +183,22 @@ fn bin_op(op: BinOp) -> BinaryOp {
         BinOp::BitAnd => BinaryOp::BitAnd,
         BinOp::BitOr => BinaryOp::BitOr,
         BinOp::BitXor => BinaryOp::BitXor,
-        BinOp::MatMul => BinaryOp::Mul,
+        BinOp::MatMul | BinOp::In | BinOp::NotIn | BinOp::Is | BinOp::IsNot => BinaryOp::Mul,
+    }
+}
+
+impl Evaluator {
+    /// The check of an in-place op's result against its output (`a %= 2.5` on an int tensor):
+    /// PyTorch's "result type Float can't be cast to the desired output type Long".
+    pub(super) fn check_in_place_cast(&self, result: &Tensor, out: &Tensor) -> R<()> {
+        if can_cast(result.dtype, out.dtype) {
+            return Ok(());
+        }
+        Err(ScriptError::Runtime(format!(
+            "result type {} can't be cast to the desired output type {}",
+            result.dtype.scalar_type_name(),
+            out.dtype.scalar_type_name()
+        )))
     }
 }
 

@@ -1,0 +1,190 @@
+//! The modules a notebook imports beside `torch`: `torch.nn` (its activation layers),
+//! `torch.nn.functional`, and `math`. NumPy lives in `numpy.rs`.
+
+use super::value::Value;
+use super::{Evaluator, R};
+use crate::tensor::ScriptError;
+
+/// `torch.nn` layers that are plain elementwise functions of their input.
+const NN_LAYERS: &[&str] = &["ReLU", "Identity"];
+/// `torch.nn.functional` functions.
+const FUNCTIONAL: &[&str] = &["relu", "relu_"];
+/// `math` functions.
+const MATH: &[&str] = &["sqrt", "floor", "ceil", "prod", "isclose", "log", "exp"];
+
+impl Evaluator {
+    /// `module.name`.
+    pub(super) fn module_attribute(&mut self, module: &str, name: &str) -> R<Value> {
+        let method = || Ok(Value::Method(Box::new(Value::Module(module.into())), name.into()));
+        match (module, name) {
+            ("torch.nn", "functional") => Ok(Value::Module("torch.nn.functional".into())),
+            ("torch.nn", n) if NN_LAYERS.contains(&n) => method(),
+            ("torch.nn.functional", n) if FUNCTIONAL.contains(&n) => method(),
+            ("math", "pi") => Ok(Value::Float(std::f64::consts::PI)),
+            ("math", "e") => Ok(Value::Float(std::f64::consts::E)),
+            ("math", "inf") => Ok(Value::Float(f64::INFINITY)),
+            ("math", "nan") => Ok(Value::Float(f64::NAN)),
+            ("math", n) if MATH.contains(&n) => method(),
+            ("numpy", _) => self.numpy_attribute(name),
+            ("torchvision", "io" | "transforms") => {
+                Ok(Value::Module(format!("torchvision.{name}")))
+            }
+            _ => Err(ScriptError::Attribute(format!(
+                "module '{module}' has no attribute '{name}'"
+            ))),
+        }
+    }
+
+    /// `module.name(...)`.
+    pub(super) fn call_module(
+        &mut self,
+        module: &str,
+        name: &str,
+        pos: Vec<Value>,
+        kw: Vec<(String, Value)>,
+    ) -> R<Value> {
+        match module {
+            "torch.nn" => {
+                let mut inplace = false;
+                for (k, v) in &kw {
+                    match (k.as_str(), v) {
+                        ("inplace", v) => inplace = self.truthy(v)?,
+                        (k, _) => {
+                            return Err(ScriptError::Type(format!(
+                                "{name}.__init__() got an unexpected keyword argument '{k}'"
+                            )))
+                        }
+                    }
+                }
+                if let Some(v) = pos.first() {
+                    inplace = self.truthy(v)?;
+                }
+                Ok(Value::Layer {
+                    kind: name.to_string(),
+                    inplace,
+                })
+            }
+            "torch.nn.functional" => {
+                let mut inplace = false;
+                let mut rest = Vec::new();
+                for (k, v) in kw {
+                    if k == "inplace" {
+                        inplace = self.truthy(&v)?;
+                    } else {
+                        rest.push((k, v));
+                    }
+                }
+                let mut pos = pos.into_iter();
+                let input = match pos.next() {
+                    Some(v) => v,
+                    None => match rest.iter().position(|(k, _)| k == "input") {
+                        Some(i) => rest.remove(i).1,
+                        None => {
+                            return Err(ScriptError::Type(format!(
+                                "{name}() missing 1 required positional argument: 'input'"
+                            )))
+                        }
+                    },
+                };
+                if let Some(v) = pos.next() {
+                    inplace = self.truthy(&v)?;
+                }
+                if let Some((k, _)) = rest.first() {
+                    return Err(ScriptError::Type(format!(
+                        "{name}() got an unexpected keyword argument '{k}'"
+                    )));
+                }
+                let method = if inplace || name.ends_with('_') {
+                    "relu_"
+                } else {
+                    "relu"
+                };
+                self.call(Value::Method(Box::new(input), method.into()), vec![], vec![])
+            }
+            "math" => self.call_math(name, &pos),
+            "numpy" => self.call_numpy(name, pos, kw),
+            _ => Err(ScriptError::Type(format!(
+                "'{module}.{name}' is not callable here"
+            ))),
+        }
+    }
+
+    /// Calls an `nn` layer object on its input (`nn.ReLU(inplace=True)(x)`).
+    pub(super) fn call_layer(&mut self, kind: &str, inplace: bool, pos: Vec<Value>) -> R<Value> {
+        let [input] = <[Value; 1]>::try_from(pos).map_err(|p| {
+            ScriptError::Type(format!(
+                "{kind}.forward() takes 2 positional arguments but {} were given",
+                p.len() + 1
+            ))
+        })?;
+        match kind {
+            "Identity" => Ok(input),
+            _ => {
+                let method = if inplace { "relu_" } else { "relu" };
+                self.call(Value::Method(Box::new(input), method.into()), vec![], vec![])
+            }
+        }
+    }
+
+    fn call_math(&mut self, name: &str, pos: &[Value]) -> R<Value> {
+        let num = |v: &Value| -> R<f64> {
+            match v {
+                Value::Int(i) => Ok(*i as f64),
+                Value::Bool(b) => Ok(f64::from(u8::from(*b))),
+                Value::Float(f) => Ok(*f),
+                other => Err(ScriptError::Type(format!(
+                    "must be real number, not {}",
+                    other.type_name()
+                ))),
+            }
+        };
+        match name {
+            "prod" => {
+                let items = match pos.first() {
+                    Some(v) => self.iterate(v)?,
+                    None => vec![],
+                };
+                let mut acc = Value::Int(1);
+                for item in items {
+                    acc = self.binary(crate::script::ast::BinOp::Mul, acc, item)?;
+                }
+                Ok(acc)
+            }
+            "floor" | "ceil" => {
+                let x = num(pos.first().unwrap_or(&Value::None))?;
+                if let Some(Value::Int(i)) = pos.first() {
+                    return Ok(Value::Int(*i));
+                }
+                let r = if name == "floor" { x.floor() } else { x.ceil() };
+                if !r.is_finite() {
+                    return Err(ScriptError::Overflow(
+                        "cannot convert float infinity to integer".into(),
+                    ));
+                }
+                Ok(Value::Int(r as i64))
+            }
+            "isclose" => {
+                let a = num(pos.first().unwrap_or(&Value::None))?;
+                let b = num(pos.get(1).unwrap_or(&Value::None))?;
+                Ok(Value::Bool(
+                    a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs()),
+                ))
+            }
+            _ => {
+                let x = num(pos.first().unwrap_or(&Value::None))?;
+                let y = match name {
+                    "sqrt" if x < 0.0 => {
+                        return Err(ScriptError::Value("math domain error".into()))
+                    }
+                    "sqrt" => x.sqrt(),
+                    "log" if x <= 0.0 => {
+                        return Err(ScriptError::Value("math domain error".into()))
+                    }
+                    "log" => x.ln(),
+                    _ => x.exp(),
+                };
+                Ok(Value::Float(y))
+            }
+        }
+    }
+}
