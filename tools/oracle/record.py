@@ -25,12 +25,15 @@ Each script is recorded as a fresh notebook:
 - `tensors` lists every variable holding a torch.Tensor after the statement (not numpy
   arrays, modules or lists of tensors), in first-assignment order; complex elements are
   written as their real and imaginary parts in turn (the values of `view_as_real`);
+  `storage` is `s0`, `s1`, ... by the storage's address, in order of first appearance;
 - warnings are silenced (they go to stderr in a notebook, never into `output`), and
   uninitialized memory (`torch.empty`) reads as zeros: the recorder runs with glibc's
   MALLOC_PERTURB_=255 and no tcache, so every fresh allocation is zero-filled.
 
-Each script runs twice, in two processes whose heaps differ; a case whose steps differ
-between the two runs (addresses, `id()`, ...) is dropped and reported.  So are scripts that
+Each script runs twice, the second time in a process started from scratch (other addresses);
+a case whose steps differ between the two runs (an address in an output, such as the
+`<torch._C.Generator object at 0x...>` a bare `torch.manual_seed(0)` shows, `id()`, ...) is
+dropped and reported.  So are scripts that
 do not parse, that run past --timeout seconds, whose JSON passes --max-case-bytes, or that
 hold a tensor the schema cannot describe (sparse, meta).  With --drop-nonfinite, cases with
 NaN or infinite values anywhere are dropped too (check.py compares finite numbers only).
@@ -46,6 +49,7 @@ import json
 import math
 import os
 import signal
+import subprocess
 import sys
 import warnings
 
@@ -90,12 +94,18 @@ def storage_id(t):
     return f"p{storage.data_ptr()}"
 
 
+# Every storage a variable ever held is kept alive until the script ends, so that no later
+# storage gets its address and the ids tell storages apart across steps (and runs).
+PINNED = []
+
+
 def tensor_record(name, t):
     """One entry of a step's `tensors` list."""
     if t.layout != torch.strided or t.device.type != "cpu" or t.is_quantized:
         raise Unrecordable(f"variable {name} is a {t.layout} tensor on {t.device}")
     try:
         storage = t.untyped_storage()
+        PINNED.append(storage)
         return {
             "name": name,
             "dtype": str(t.dtype).removeprefix("torch."),
@@ -229,7 +239,45 @@ def first_difference(a, b):
     return "steps differ between two runs"
 
 
+def serve():
+    """`record.py --serve`: the second run's process.  Reads {"id", "script", "timeout",
+    "shift"} lines on stdin and answers each with {"case"} or {"drop"} on stdout."""
+    for line in sys.stdin:
+        job = json.loads(line)
+        try:
+            answer = {"case": record_in_child(job["id"], job["script"], job["timeout"], job["shift"])}
+        except Unrecordable as e:
+            answer = {"drop": str(e)}
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+
+
+class SecondRun:
+    """Runs each script again in another process started from scratch (not forked from this
+    one), whose addresses differ: in its heap and by address-space randomization."""
+
+    def __init__(self):
+        self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def record(self, case_id, script, timeout):
+        job = {"id": case_id, "script": script, "timeout": timeout, "shift": 4096 + 8 * len(case_id)}
+        self.proc.stdin.write(json.dumps(job) + "\n")
+        self.proc.stdin.flush()
+        answer = json.loads(self.proc.stdout.readline())
+        if "drop" in answer:
+            raise Unrecordable(answer["drop"])
+        return answer["case"]
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
 def main():
+    if sys.argv[1:] == ["--serve"]:
+        serve()
+        return
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("src")
     ap.add_argument("dst")
@@ -238,6 +286,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=120)
     a = ap.parse_args()
     kept = dropped = 0
+    second = SecondRun()
     with open(a.src) as src, open(a.dst, "w") as out:
         for line in src:
             if not line.strip():
@@ -250,12 +299,12 @@ def main():
                 except SyntaxError as e:
                     raise Unrecordable(f"syntax error: {e}") from e
                 rec = record_in_child(cid, case["script"], a.timeout, 0)
-                again = record_in_child(cid, case["script"], a.timeout, 4096 + 8 * len(cid))
+                again = second.record(cid, case["script"], a.timeout)
                 if strip_ids(rec) != strip_ids(again):
                     raise Unrecordable(first_difference(strip_ids(rec), strip_ids(again)))
                 if a.drop_nonfinite and has_nonfinite(rec):
                     raise Unrecordable("NaN or infinite values (check.py cannot compare them)")
-                text = json.dumps(rec)
+                text = json.dumps(canonical_storages(rec))
                 if a.max_case_bytes and len(text) > a.max_case_bytes:
                     raise Unrecordable(f"{len(text)} bytes of JSON, over --max-case-bytes")
             except Unrecordable as e:
@@ -264,7 +313,19 @@ def main():
                 continue
             kept += 1
             out.write(text + "\n")
+    second.close()
     print(f"record.py: {kept} cases written, {dropped} dropped", file=sys.stderr)
+
+
+def canonical_storages(case):
+    """Storage ids as `s0`, `s1`, ... in order of first appearance in the case (addresses
+    change from run to run; these do not, so a re-recorded corpus diffs cleanly).  Storages
+    are pinned (PINNED), so one id is one storage for the whole case."""
+    ids = {}
+    for s in case["steps"]:
+        for t in s["tensors"]:
+            t["storage"] = ids.setdefault(t["storage"], f"s{len(ids)}")
+    return case
 
 
 def strip_ids(case):

@@ -1,13 +1,13 @@
-torch.manual_seed(0)
+_ = torch.manual_seed(0)
 torch.rand(2, 3)
 torch.randn(3)
-torch.manual_seed(0)
+g = torch.manual_seed(0)
 a = torch.rand(2, 3)
 a
 torch.randint(0, 10, (3,))
 torch.randperm(5)
 torch.initial_seed()
-torch.manual_seed(42)
+generator = torch.manual_seed(42)
 b = torch.randn(2, 2)
 b
 torch.randint(5, (2, 2))

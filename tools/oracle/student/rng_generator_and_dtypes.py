@@ -1,4 +1,4 @@
-torch.manual_seed(1234)
+_ = torch.manual_seed(1234)
 torch.rand(2, dtype=torch.float64)
 torch.randn(2, dtype=torch.float64)
 torch.randint(-5, 5, (4,), dtype=torch.int32)
