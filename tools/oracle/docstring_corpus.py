@@ -14,7 +14,9 @@ An example is a run of `>>>` statements up to the next blank line.  Examples tha
 run on a CPU-only notebook or use features outside Stridescope's scope (CUDA, autograd,
 sparse, named, quantized or nested tensors, other devices, TorchScript) are dropped whole,
 and so is an example that does not parse; every dropped example, every op without
-examples, and the counts are written to LOG (default: stderr).
+examples, and the counts are written to LOG (default: stderr).  A script whose examples use
+`numpy.` or `math.` without importing it (the docs' doctests have them at hand) starts with
+`import numpy` / `import math`, and the log says so.
 
 Needs the torch whose docstrings are wanted (e.g. /work/torchenv/venv/bin/python).
 """
@@ -164,7 +166,17 @@ def main():
                 print(f"no examples: {op}", file=log)
                 continue
             kept_ops += 1
-            out.write(json.dumps({"id": f"doc-{op}", "script": "\n\n".join(parts)}) + "\n")
+            script = "\n\n".join(parts)
+            # The docs run with `numpy` and `math` at hand; a student who pastes them adds the
+            # import after the NameError.
+            imports = [m for m in ("numpy", "math")
+                       if re.search(rf"(?<![\w.]){m}\.", script)
+                       and not re.search(rf"^import {m}\b", script, re.M)]
+            if imports:
+                print(f"doc-{op}: starts with `import {', '.join(imports)}` "
+                      f"(its examples use {', '.join(imports)} without importing it)", file=log)
+                script = "".join(f"import {m}\n" for m in imports) + script
+            out.write(json.dumps({"id": f"doc-{op}", "script": script}) + "\n")
     summary = ", ".join(f"{r}: {k}" for r, k in sorted(reasons.items(), key=lambda x: -x[1]))
     print(f"docstring_corpus.py: {kept_ops} scripts, {kept_examples} examples kept, "
           f"{dropped_examples} dropped ({summary})", file=log)
