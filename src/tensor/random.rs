@@ -969,6 +969,53 @@ mod tests {
     }
 
     #[test]
+    fn extreme_arguments_never_panic() {
+        let floats = [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MAX,
+            f64::MIN,
+            0.0,
+            1e-300,
+        ];
+        let ints = [i64::MIN, i64::MIN + 1, -1, 0, 1, i64::MAX - 1, i64::MAX];
+        let mut dists = vec![Distribution::RandomDefault];
+        for &a in &floats {
+            for &b in &floats {
+                dists.push(Distribution::Uniform { from: a, to: b });
+                dists.push(Distribution::Normal { mean: a, std: b });
+            }
+        }
+        for &a in &ints {
+            dists.push(Distribution::RandomFrom { from: a });
+            for &b in &ints {
+                dists.push(Distribution::RandomFromTo {
+                    from: a,
+                    to_exclusive: b,
+                });
+            }
+        }
+        let mut g = CpuGenerator::new(3);
+        for dtype in DType::ALL {
+            for dist in &dists {
+                for numel in [0, 1, 17] {
+                    for contiguous in [false, true] {
+                        if let Ok(values) = sample(&mut g, dist, dtype, numel, contiguous) {
+                            assert_eq!(values.len(), numel);
+                        }
+                    }
+                }
+            }
+            for n in [-1, 0, 1, 129, 2050, i64::MIN] {
+                let _ = check_randperm_dtype(n, dtype);
+            }
+        }
+        assert!(randperm(&mut g, i64::MIN).is_err());
+        assert_eq!(randperm(&mut g, 1).ok(), Some(vec![0]));
+    }
+
+    #[test]
     fn cpp_double_prints_like_ostream() {
         assert_eq!(cpp_double(2.0), "2");
         assert_eq!(cpp_double(-1.0), "-1");
