@@ -65,7 +65,8 @@
 //! * `random_(from, to)` draws `random64()` from a range of `2**28` on (not `2**32`), for every
 //!   dtype, int32 included.
 //! * `uniform_` computes in float for float16/bfloat16 too, with the 24-bit uniform, `from`
-//!   and `to` as floats and a fused multiply-add; a result that rounds to `to` becomes `from`.
+//!   and `to` as floats and a fused multiply-add; in every dtype a result that rounds to `to`
+//!   becomes `from`.
 //! * the contiguous `normal_` of float16/bfloat16 runs the float32 AVX2 block on 16 fresh
 //!   float uniforms per block and rounds; a partial last block draws 16 more for the last 16
 //!   elements (float32 draws every element's uniform first, then 16 more).
@@ -599,8 +600,9 @@ fn from_f64(v: f64, dtype: DType) -> Scalar {
 
 /// `uniform_kernel`: `x * (to - from) + from` with `x` the 24-bit uniform in float (53-bit in
 /// double), `from` and `to` as float (double) and the multiply-add fused, then rounded to the
-/// dtype. A value that rounds up to `to` (float16 and bfloat16 near the top of the range) is
-/// replaced by `from`, as torch 2.15 does.
+/// dtype. A value that rounds up to `to` (most often in float16 and bfloat16, near the top of
+/// the range) is replaced by `from`, for every dtype, as torch 2.15 does:
+/// `uniform_(1.0, 1.0000001)` on float32 gives only `1.0`.
 fn uniform(gen: &mut CpuGenerator, from: f64, to: f64, dtype: DType, numel: usize) -> Vec<Scalar> {
     if dtype == DType::Float64 {
         let range = to - from;
