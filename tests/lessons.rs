@@ -560,3 +560,19 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_example_in_lessons_md_passes_the_checker() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("LESSONS.md")).unwrap();
+    let example = doc
+        .split_once("````markdown\n")
+        .and_then(|(_, rest)| rest.split_once("\n````"))
+        .map(|(example, _)| example)
+        .expect("LESSONS.md has a ````markdown example");
+    let lesson = parse_lesson(example).unwrap();
+    let kinds: BTreeSet<&str> = lesson.questions().map(|q| q.kind.name()).collect();
+    assert_eq!(kinds.len(), 4, "the example shows every kind");
+    let problems = check_lesson(&lesson);
+    assert!(problems.is_empty(), "{problems:#?}");
+}
