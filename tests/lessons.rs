@@ -576,3 +576,17 @@ fn the_example_in_lessons_md_passes_the_checker() {
     let problems = check_lesson(&lesson);
     assert!(problems.is_empty(), "{problems:#?}");
 }
+
+#[test]
+fn a_numbered_file_is_named_for_its_id() {
+    let text = lesson("```question\nask: ?\nanswer: 1\n```\n");
+    let good = temp_file("03-t.md", &text);
+    assert!(check_paths(&[good]).problems.is_empty());
+    let bad = temp_file("03-other.md", &text);
+    let report = check_paths(&[bad.clone()]);
+    assert_eq!(report.problems.len(), 1);
+    assert!(report.problems[0].starts_with(&format!(
+        "{}:1: the file is named for the id `other`",
+        bad.display()
+    )));
+}
