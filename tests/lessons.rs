@@ -485,6 +485,21 @@ fn choices_are_graded_by_their_literal() {
     assert!(s.grade(q, &Response::Choice(1)).unwrap().correct);
     assert!(!s.grade(q, &Response::Choice(0)).unwrap().correct);
     assert!(s.grade(q, &Response::Choice(7)).is_err());
+    // A wrong True/False is not "x's numel" even where True == 1.
+    let l = parse_lesson(&lesson(
+        "```python\nx = torch.zeros(1)\n```\n```question\nask: ?\nchoices: True | False\nanswer: x.is_contiguous()\n```\n",
+    ))
+    .unwrap();
+    let q = l.question_block(0).unwrap();
+    let mut s = LessonSession::new(l);
+    let g = s.grade(q, &Response::Choice(1)).unwrap();
+    assert_eq!(
+        g.feedback,
+        [Feedback::NotEqual {
+            expected: "True".into(),
+            given: "False".into()
+        }]
+    );
     assert!(s.grade(q, &Response::Text("x".into())).is_err());
 }
 
