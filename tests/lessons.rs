@@ -598,7 +598,7 @@ fn a_numbered_file_is_named_for_its_id() {
     let good = temp_file("03-t.md", &text);
     assert!(check_paths(&[good]).problems.is_empty());
     let bad = temp_file("03-other.md", &text);
-    let report = check_paths(&[bad.clone()]);
+    let report = check_paths(std::slice::from_ref(&bad));
     assert_eq!(report.problems.len(), 1);
     assert!(report.problems[0].starts_with(&format!(
         "{}:1: the file is named for the id `other`",
