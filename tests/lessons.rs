@@ -605,3 +605,37 @@ fn a_numbered_file_is_named_for_its_id() {
         bad.display()
     )));
 }
+
+#[test]
+fn pathological_markdown_is_parsed_without_hanging() {
+    let n = 60_000;
+    for body in [
+        "> ".repeat(n),
+        "[".repeat(n),
+        "*a".repeat(n),
+        "- ".repeat(n),
+        "`".repeat(n),
+        "```question\n".repeat(n / 12),
+        format!(
+            "```question\nask: {}\nanswer: {}\n```\n",
+            "(".repeat(n),
+            "[".repeat(n)
+        ),
+    ] {
+        let text = lesson(&body);
+        if let Ok(l) = parse_lesson(&text) {
+            let _ = check_lesson(&l);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn any_typed_answer_is_graded(text in "\\PC{0,60}") {
+        let (mut s, q) = transpose_session();
+        let g = s.grade(q, &Response::Text(text)).unwrap();
+        prop_assert!(g.correct || !g.feedback.is_empty());
+    }
+}
