@@ -14,6 +14,7 @@ mod numpy;
 mod ops;
 mod registry;
 mod repr;
+pub mod session;
 mod signature;
 mod storage;
 pub mod value;
@@ -890,6 +891,7 @@ fn values_equal(a: &Value, b: &Value) -> bool {
         (None, None) => true,
         (Storage(x, dx), Storage(y, dy)) => x == y && dx == dy,
         (Tensor(x), Tensor(y)) => Rc::ptr_eq(x, y),
+        (Bool(_) | Int(_) | Float(_), Bool(_) | Int(_) | Float(_)) => session::python_eq(a, b),
         _ => false,
     }
 }
