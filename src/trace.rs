@@ -30,6 +30,9 @@ pub struct Step {
     /// Everything `print` wrote while the statement ran (loop bodies included).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stdout: Option<String>,
+    /// Warnings Python printed while the statement ran (`UserWarning: ...`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// For an exception raised inside a block: the line where it was raised.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_line: Option<usize>,

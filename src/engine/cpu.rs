@@ -189,7 +189,9 @@ pub fn apply_binary(
             BinaryOp::Mul | BinaryOp::BitAnd => Scalar::Bool(x & y),
             BinaryOp::BitXor | BinaryOp::Sub => Scalar::Bool(x ^ y),
             BinaryOp::Pow => Scalar::Bool(x || !y),
-            BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Rem => Scalar::Bool(x),
+            BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::TruncDiv | BinaryOp::Rem => {
+                Scalar::Bool(x)
+            }
             cmp => Scalar::Bool(compare(cmp, Some(x.cmp(&y)))),
         },
         (Scalar::Int(x), Scalar::Int(y)) => match op {
@@ -202,6 +204,12 @@ pub fn apply_binary(
                     return Err(EngineError::IntegerDivisionByZero);
                 }
                 Scalar::Int(int_floor_div(x, y))
+            }
+            BinaryOp::TruncDiv => {
+                if y == 0 {
+                    return Err(EngineError::IntegerDivisionByZero);
+                }
+                Scalar::Int(x.wrapping_div(y))
             }
             BinaryOp::Rem => {
                 if y == 0 {
@@ -227,6 +235,7 @@ pub fn apply_binary(
                 BinaryOp::Mul => x * y,
                 BinaryOp::Div => x / y,
                 BinaryOp::FloorDiv => (x / y).floor(),
+                BinaryOp::TruncDiv => (x / y).trunc(),
                 BinaryOp::Rem => float_rem(x, y),
                 BinaryOp::Pow => x.powf(y),
                 BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor => 0.0,

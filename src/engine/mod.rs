@@ -46,6 +46,8 @@ pub enum BinaryOp {
     BitAnd,
     BitOr,
     BitXor,
+    /// Division rounded toward zero: `div(rounding_mode='trunc')`.
+    TruncDiv,
 }
 
 impl BinaryOp {

@@ -250,6 +250,7 @@ impl Evaluator {
             Value::Size(v) => Ok(Value::Int(v.len() as i64)),
             Value::Str(s) => Ok(Value::Int(s.chars().count() as i64)),
             Value::Range(a, b, c) => Ok(Value::Int(range_len(*a, *b, *c))),
+            Value::Storage(id, dtype) => Ok(Value::Int(self.storage_len(*id, *dtype))),
             Value::Tensor(t) => {
                 let t = t.borrow().tensor.clone();
                 if t.ndim() == 0 {

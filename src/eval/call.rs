@@ -124,28 +124,6 @@ impl Args {
 
 /// Tensor methods Stridescope knows (for attribute lookups and `AttributeError`s).
 const TENSOR_METHODS: &[&str] = &[
-    "view",
-    "reshape",
-    "flatten",
-    "squeeze",
-    "unsqueeze",
-    "unsqueeze_",
-    "t",
-    "t_",
-    "permute",
-    "movedim",
-    "moveaxis",
-    "expand",
-    "expand_as",
-    "narrow",
-    "select",
-    "unfold",
-    "diagonal",
-    "as_strided",
-    "split",
-    "chunk",
-    "unbind",
-    "contiguous",
     "clone",
     "to",
     "float",
@@ -164,8 +142,6 @@ const TENSOR_METHODS: &[&str] = &[
     "sub_",
     "mul",
     "mul_",
-    "div",
-    "div_",
     "copy_",
     "fill_",
     "zero_",
@@ -189,7 +165,6 @@ const TENSOR_METHODS: &[&str] = &[
     "storage_offset",
     "is_contiguous",
     "data_ptr",
-    "untyped_storage",
     "item",
     "tolist",
     "is_floating_point",
@@ -201,8 +176,6 @@ const TENSOR_METHODS: &[&str] = &[
     "ge",
     "le",
     "remainder",
-    "view_as",
-    "reshape_as",
     "is_set_to",
     "type",
 ];
@@ -221,29 +194,13 @@ const TORCH_FUNCTIONS: &[&str] = &[
     "add",
     "sub",
     "mul",
-    "div",
     "relu",
-    "as_strided",
-    "reshape",
-    "permute",
-    "flatten",
-    "squeeze",
-    "unsqueeze",
     "sum",
     "mean",
     "amax",
     "amin",
     "matmul",
     "clone",
-    "t",
-    "narrow",
-    "select",
-    "split",
-    "chunk",
-    "unbind",
-    "movedim",
-    "moveaxis",
-    "diagonal",
     "clamp",
     "abs",
     "neg",
@@ -300,19 +257,35 @@ impl Evaluator {
                         let out = self.permute(&tensor, &dims)?;
                         return Ok(Value::tensor(out, "T", None));
                     }
-                    "mT" => {
+                    "mT" | "mH" => {
                         // A 0-dim tensor is its own matrix transpose; a vector is refused.
+                        // (Real dtypes: the adjoint `mH` is the transpose.)
                         if tensor.ndim() == 0 {
-                            return Ok(Value::tensor(tensor, "mT", None));
+                            return Ok(Value::tensor(tensor, name, None));
                         }
                         if tensor.ndim() < 2 {
                             return Err(ScriptError::Runtime(format!(
-                                "tensor.mT is only supported on matrices or batches of matrices. Got {}-D tensor.",
+                                "tensor.{name} is only supported on matrices or batches of matrices. Got {}-D tensor.",
                                 tensor.ndim()
                             )));
                         }
                         let out = self.transpose(&tensor, -2, -1)?;
-                        return Ok(Value::tensor(out, "mT", None));
+                        return Ok(Value::tensor(out, name, None));
+                    }
+                    "H" => {
+                        let n = tensor.ndim();
+                        if n != 0 && n != 2 {
+                            let hint = if n > 2 {
+                                " For batches of matrices, consider using tensor.mH"
+                            } else {
+                                ""
+                            };
+                            return Err(ScriptError::Runtime(format!(
+                                "tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor.{hint}"
+                            )));
+                        }
+                        let out = self.t(&tensor, "H")?;
+                        return Ok(Value::tensor(out, "H", None));
                     }
                     _ => {}
                 }
@@ -324,14 +297,7 @@ impl Evaluator {
                 )))
             }
             Value::Module(m) => self.module_attribute(m, name),
-            Value::Storage(_) => match name {
-                "nbytes" | "data_ptr" | "size" | "element_size" => {
-                    Ok(Value::Method(Box::new(object.clone()), name.to_string()))
-                }
-                _ => Err(ScriptError::Attribute(format!(
-                    "'UntypedStorage' object has no attribute '{name}'"
-                ))),
-            },
+            Value::Storage(id, dtype) => self.storage_attribute(*id, *dtype, name),
             Value::DType(d) => match name {
                 "itemsize" => Ok(Value::Int(d.item_size() as i64)),
                 "is_floating_point" => Ok(Value::Bool(d.is_floating())),
@@ -355,6 +321,7 @@ impl Evaluator {
                 let out = self.index_view(&tensor, index)?;
                 Ok(Value::tensor(out, "index", None))
             }
+            Value::Storage(id, dtype) => self.storage_get_item(*id, *dtype, index),
             Value::Tuple(items) | Value::List(items) => {
                 let len = items.len() as i64;
                 match index {
@@ -443,16 +410,7 @@ impl Evaluator {
         match *receiver {
             Value::Torch => self.call_torch(&name, args),
             Value::Tensor(t) => self.call_method(&t, &name, args),
-            Value::Storage(id) => {
-                args.bind(&[], 0)?;
-                let info = self.storages.get(&id).cloned();
-                let (nbytes, base) = info.map(|i| (i.nbytes, i.base_address)).unwrap_or((0, 0));
-                match name.as_str() {
-                    "nbytes" | "size" => Ok(Value::Int(nbytes as i64)),
-                    "element_size" => Ok(Value::Int(1)),
-                    _ => Ok(Value::Int(base as i64)),
-                }
-            }
+            Value::Storage(id, dtype) => self.call_storage(id, dtype, &name, &args.pos),
             Value::None => self.call_builtin(&name, args.pos, args.kw),
             Value::Module(m) => self.call_module(&m, &name, args.pos, args.kw),
             other => Err(ScriptError::Type(format!(
@@ -510,29 +468,6 @@ impl Evaluator {
                 func,
                 param,
                 other.type_name()
-            ))),
-        }
-    }
-
-    fn opt_int(
-        &mut self,
-        v: &Option<Value>,
-        func: &str,
-        param: &str,
-        pos: usize,
-        default: i64,
-    ) -> R<i64> {
-        match v {
-            None | Some(Value::None) => Ok(default),
-            Some(v) => self.int_arg(v, func, param, pos),
-        }
-    }
-
-    fn req_int(&mut self, v: &Option<Value>, func: &str, param: &str, pos: usize) -> R<i64> {
-        match v {
-            Some(v) => self.int_arg(v, func, param, pos),
-            None => Err(ScriptError::Type(format!(
-                "{func}() missing 1 required positional arguments: \"{param}\""
             ))),
         }
     }
@@ -866,185 +801,7 @@ impl Evaluator {
     pub(super) fn call_method(&mut self, this: &TensorRef, name: &str, args: Args) -> R<Value> {
         let t = this.borrow().tensor.clone();
         let same = |this: &TensorRef| Value::Tensor(Rc::clone(this));
-        let view = |out: Tensor, op: &str| Value::tensor(out, op, None);
         match name {
-            "view" => {
-                if let [Value::DType(d)] = args.pos.as_slice() {
-                    if d.item_size() != t.dtype.item_size() {
-                        return Err(ScriptError::Runtime(format!(
-                            "Stridescope supports view(dtype) between dtypes of the same size; {} has {} bytes per element and {} has {}",
-                            t.dtype.torch_repr(),
-                            t.dtype.item_size(),
-                            d.torch_repr(),
-                            d.item_size()
-                        )));
-                    }
-                    let mut out = t.clone();
-                    out.dtype = *d;
-                    return Ok(view(out, "view"));
-                }
-                let (shape, _) = args.int_list_varargs(self, "size", &[])?;
-                let out = self.view(&t, &shape)?;
-                Ok(view(out, "view"))
-            }
-            "reshape" => {
-                let (shape, _) = args.int_list_varargs(self, "shape", &[])?;
-                let (out, copied) = self.reshape(&t, &shape)?;
-                Ok(Value::tensor(out, "reshape", copied.then_some(t.storage)))
-            }
-            "view_as" | "reshape_as" | "expand_as" => {
-                let a = args.bind(&["other"], 1)?;
-                let other = self.tensor_arg(&a[0], name)?;
-                let shape = other.shape().to_vec();
-                let out = match name {
-                    "view_as" => self.view(&t, &shape)?,
-                    "expand_as" => self.expand(&t, &shape)?,
-                    _ => {
-                        let (out, copied) = self.reshape(&t, &shape)?;
-                        return Ok(Value::tensor(out, "reshape", copied.then_some(t.storage)));
-                    }
-                };
-                Ok(view(out, name))
-            }
-            "flatten" => {
-                let a = args.bind(&["start_dim", "end_dim"], 0)?;
-                let s = self.opt_int(&a[0], name, "start_dim", 1, 0)?;
-                let e = self.opt_int(&a[1], name, "end_dim", 2, -1)?;
-                match self.flatten(&t, s, e)? {
-                    None => Ok(same(this)),
-                    Some((out, copied)) => {
-                        Ok(Value::tensor(out, "flatten", copied.then_some(t.storage)))
-                    }
-                }
-            }
-            "squeeze" => {
-                let a = args.bind(&["dim"], 0)?;
-                let dims = self.opt_dims(&a[0], name)?;
-                let out = self.squeeze(&t, dims.as_deref())?;
-                Ok(view(out, "squeeze"))
-            }
-            "unsqueeze" | "unsqueeze_" => {
-                let a = args.bind(&["dim"], 1)?;
-                let d = self.req_int(&a[0], name, "dim", 1)?;
-                let out = self.unsqueeze(&t, d)?;
-                self.metadata_result(this, out, name)
-            }
-            "t" | "t_" => {
-                args.bind(&[], 0)?;
-                let out = self.t(&t, name)?;
-                self.metadata_result(this, out, name)
-            }
-            "permute" => {
-                let (dims, _) = args.int_list_varargs(self, "dims", &[])?;
-                let out = self.permute(&t, &dims)?;
-                Ok(view(out, "permute"))
-            }
-            "movedim" | "moveaxis" => {
-                let a = args.bind(&["source", "destination"], 2)?;
-                let s = self.int_list(a[0].as_ref().unwrap_or(&Value::None), name, "source")?;
-                let d =
-                    self.int_list(a[1].as_ref().unwrap_or(&Value::None), name, "destination")?;
-                let out = self.movedim(&t, &s, &d)?;
-                Ok(view(out, "movedim"))
-            }
-            "expand" => {
-                let (sizes, _) = args.int_list_varargs(self, "size", &[])?;
-                let out = self.expand(&t, &sizes)?;
-                Ok(view(out, "expand"))
-            }
-            "narrow" => {
-                let a = args.bind(&["dim", "start", "length"], 3)?;
-                let d = self.req_int(&a[0], name, "dim", 1)?;
-                let s = self.req_int(&a[1], name, "start", 2)?;
-                let l = self.req_int(&a[2], name, "length", 3)?;
-                let out = self.narrow(&t, d, s, l)?;
-                Ok(view(out, "narrow"))
-            }
-            "select" => {
-                let a = args.bind(&["dim", "index"], 2)?;
-                let d = self.req_int(&a[0], name, "dim", 1)?;
-                let i = self.req_int(&a[1], name, "index", 2)?;
-                let out = self.select(&t, d, i)?;
-                Ok(view(out, "select"))
-            }
-            "unfold" => {
-                let a = args.bind(&["dimension", "size", "step"], 3)?;
-                let d = self.req_int(&a[0], name, "dimension", 1)?;
-                let s = self.req_int(&a[1], name, "size", 2)?;
-                let st = self.req_int(&a[2], name, "step", 3)?;
-                let out = self.unfold(&t, d, s, st)?;
-                Ok(view(out, "unfold"))
-            }
-            "diagonal" => {
-                let a = args.bind(&["offset", "dim1", "dim2"], 0)?;
-                let o = self.opt_int(&a[0], name, "offset", 1, 0)?;
-                let d1 = self.opt_int(&a[1], name, "dim1", 2, 0)?;
-                let d2 = self.opt_int(&a[2], name, "dim2", 3, 1)?;
-                let out = self.diagonal(&t, o, d1, d2)?;
-                Ok(view(out, "diagonal"))
-            }
-            "as_strided" => {
-                let a = args.bind(&["size", "stride", "storage_offset"], 2)?;
-                let size = self.int_list(a[0].as_ref().unwrap_or(&Value::None), name, "size")?;
-                let stride =
-                    self.int_list(a[1].as_ref().unwrap_or(&Value::None), name, "stride")?;
-                let offset = match &a[2] {
-                    None | Some(Value::None) => None,
-                    Some(v) => Some(self.int_arg(v, name, "storage_offset", 3)?),
-                };
-                let out = self.as_strided(&t, &size, &stride, offset)?;
-                Ok(view(out, "as_strided"))
-            }
-            "split" | "chunk" | "unbind" => {
-                let parts = match name {
-                    "split" => {
-                        let a = args.bind(&["split_size", "dim"], 1)?;
-                        let d = self.opt_int(&a[1], name, "dim", 2, 0)?;
-                        match a[0].as_ref() {
-                            Some(Value::List(_) | Value::Tuple(_)) => {
-                                let sizes = self.int_list(
-                                    a[0].as_ref().unwrap_or(&Value::None),
-                                    name,
-                                    "split_size",
-                                )?;
-                                self.split_with_sizes(&t, &sizes, d)?
-                            }
-                            other => {
-                                let s = self.req_int(&other.cloned(), name, "split_size", 1)?;
-                                self.split(&t, s, d)?
-                            }
-                        }
-                    }
-                    "chunk" => {
-                        let a = args.bind(&["chunks", "dim"], 1)?;
-                        let c = self.req_int(&a[0], name, "chunks", 1)?;
-                        let d = self.opt_int(&a[1], name, "dim", 2, 0)?;
-                        self.chunk(&t, c, d)?
-                    }
-                    _ => {
-                        let a = args.bind(&["dim"], 0)?;
-                        let d = self.opt_int(&a[0], name, "dim", 1, 0)?;
-                        self.unbind(&t, d)?
-                    }
-                };
-                Ok(Value::Tuple(
-                    parts.into_iter().map(|p| view(p, name)).collect(),
-                ))
-            }
-            "contiguous" => {
-                let a = args.bind(&["memory_format"], 0)?;
-                let f = self.opt_format(&a[0], name, MemoryFormat::Contiguous)?;
-                if f == MemoryFormat::Preserve {
-                    return Err(ScriptError::Runtime(
-                        "preserve memory format is unsupported by the contiguous operator".into(),
-                    ));
-                }
-                if t.layout.is_contiguous_as(f) {
-                    return Ok(same(this));
-                }
-                let out = self.convert(&t, t.dtype, f, "contiguous")?;
-                Ok(Value::tensor(out, "contiguous", Some(t.storage)))
-            }
             "clone" => {
                 let a = args.bind(&["memory_format"], 0)?;
                 let f = self.opt_format(&a[0], name, MemoryFormat::Preserve)?;
@@ -1063,7 +820,7 @@ impl Evaluator {
                 };
                 self.convert_to(this, &t, d, f, false, name)
             }
-            "add" | "sub" | "mul" | "div" | "remainder" | "eq" | "ne" | "gt" | "lt" | "ge"
+            "add" | "sub" | "mul" | "remainder" | "eq" | "ne" | "gt" | "lt" | "ge"
             | "le" | "matmul" => {
                 let params: &[&str] = if matches!(name, "add" | "sub") {
                     &["other", "alpha"]
@@ -1079,7 +836,6 @@ impl Evaluator {
                     "add" => crate::script::ast::BinOp::Add,
                     "sub" => crate::script::ast::BinOp::Sub,
                     "mul" => crate::script::ast::BinOp::Mul,
-                    "div" => crate::script::ast::BinOp::Div,
                     "remainder" => crate::script::ast::BinOp::Mod,
                     "eq" => crate::script::ast::BinOp::Eq,
                     "ne" => crate::script::ast::BinOp::Ne,
@@ -1091,7 +847,7 @@ impl Evaluator {
                 };
                 self.tensor_binary(op, &same(this), &other)
             }
-            "add_" | "sub_" | "mul_" | "div_" => {
+            "add_" | "sub_" | "mul_" => {
                 let params: &[&str] = if matches!(name, "add_" | "sub_") {
                     &["other", "alpha"]
                 } else {
@@ -1105,8 +861,7 @@ impl Evaluator {
                 let op = match name {
                     "add_" => BinaryOp::Add,
                     "sub_" => BinaryOp::Sub,
-                    "mul_" => BinaryOp::Mul,
-                    _ => BinaryOp::Div,
+                    _ => BinaryOp::Mul,
                 };
                 let y = match &other {
                     Value::Tensor(o) => ElementwiseInput::Tensor(o.borrow().tensor.clone()),
@@ -1282,10 +1037,6 @@ impl Evaluator {
                 Ok(Value::Int(
                     base as i64 + t.layout.offset * t.dtype.item_size() as i64,
                 ))
-            }
-            "untyped_storage" => {
-                args.bind(&[], 0)?;
-                Ok(Value::Storage(t.storage))
             }
             "item" => {
                 args.bind(&[], 0)?;

@@ -14,7 +14,9 @@ mod numpy;
 mod ops;
 mod registry;
 mod repr;
+pub mod session;
 mod signature;
+mod storage;
 pub mod value;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -93,6 +95,10 @@ pub struct Evaluator {
     stdout: String,
     /// The line inside a block where the running statement's exception was raised.
     error_line: Option<usize>,
+    /// Warnings raised during the running top-level statement.
+    warnings: Vec<String>,
+    /// Warnings already shown in this script (Python shows these once per process).
+    warned: BTreeSet<&'static str>,
 }
 
 /// Traces `source` on the CPU engine with default limits.
@@ -120,6 +126,16 @@ impl Evaluator {
             substeps: Vec::new(),
             stdout: String::new(),
             error_line: None,
+            warnings: Vec::new(),
+            warned: BTreeSet::new(),
+        }
+    }
+
+    /// Raises `warning` the first time in this script (as the first call in a Python process
+    /// does); it is shown with the running statement.
+    pub(super) fn warn_once(&mut self, warning: &'static str) {
+        if self.warned.insert(warning) {
+            self.warnings.push(warning.to_string());
         }
     }
 
@@ -170,6 +186,7 @@ impl Evaluator {
         self.step_explain = None;
         self.substeps.clear();
         self.stdout.clear();
+        self.warnings.clear();
         self.error_line = None;
         let before = self.tensor_bindings();
         let mut step = self.empty_step(statement.line, statement.source.clone());
@@ -199,6 +216,7 @@ impl Evaluator {
             step.stdout = Some(printed);
         }
         step.substeps = std::mem::take(&mut self.substeps);
+        step.warnings = std::mem::take(&mut self.warnings);
         self.collect_garbage();
         self.finish_step(step, &before)
     }
@@ -687,7 +705,7 @@ fn collect_storages(v: &Value, live: &mut BTreeSet<StorageId>) {
         Value::Tensor(t) => {
             live.insert(t.borrow().tensor.storage);
         }
-        Value::Storage(id) => {
+        Value::Storage(id, _) => {
             live.insert(*id);
         }
         Value::Tuple(items) | Value::List(items) => {
@@ -871,8 +889,9 @@ fn values_equal(a: &Value, b: &Value) -> bool {
         (MemoryFormat(x), MemoryFormat(y)) => x == y,
         (Str(x), Str(y)) => x == y,
         (None, None) => true,
-        (Storage(x), Storage(y)) => x == y,
+        (Storage(x, dx), Storage(y, dy)) => x == y && dx == dy,
         (Tensor(x), Tensor(y)) => Rc::ptr_eq(x, y),
+        (Bool(_) | Int(_) | Float(_), Bool(_) | Int(_) | Float(_)) => session::python_eq(a, b),
         _ => false,
     }
 }

@@ -51,10 +51,7 @@ impl Evaluator {
                     format_tensor_with(t.dtype, &shape, &read)
                 }
             }
-            Value::Storage(id) => {
-                let nbytes = self.storages.get(id).map(|s| s.nbytes).unwrap_or(0);
-                format!("[torch.storage.UntypedStorage(device=cpu) of size {nbytes}]")
-            }
+            Value::Storage(id, dtype) => self.storage_repr(*id, *dtype)?,
             Value::Device(kind) => format!("device(type='{kind}')"),
             Value::Torch => "<module 'torch'>".into(),
             Value::Module(name) => format!("<module '{name}'>"),

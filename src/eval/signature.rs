@@ -166,6 +166,14 @@ impl Schema {
         Ok(Schema { params })
     }
 
+    /// Arguments that must be given (no default, not optional).
+    fn min_args(&self) -> usize {
+        self.params
+            .iter()
+            .filter(|p| p.default.is_none() && !p.optional)
+            .count()
+    }
+
     fn positional_count(&self) -> usize {
         self.params.iter().filter(|p| !p.keyword_only).count()
     }
@@ -253,6 +261,17 @@ pub(crate) fn bind(schemas: &[Schema], args: &CallArgs) -> Result<Bound, ScriptE
     if schemas.len() == 1 {
         return Err(ScriptError::Type(first_error.unwrap_or_default()));
     }
+    // PyTorch reports the precise error when exactly one overload takes this many arguments.
+    let given = args.pos.len() + args.kw.len();
+    let plausible: Vec<&Schema> = schemas
+        .iter()
+        .filter(|s| given >= s.min_args() && given <= s.params.len())
+        .collect();
+    if let [only] = plausible.as_slice() {
+        if let Err(Mismatch(m)) = bind_one(only, args) {
+            return Err(ScriptError::Type(m));
+        }
+    }
     Err(ScriptError::Type(format!(
         "{}() received an invalid combination of arguments - got {}, but expected one of:",
         args.name,
@@ -260,15 +279,27 @@ pub(crate) fn bind(schemas: &[Schema], args: &CallArgs) -> Result<Bound, ScriptE
     )))
 }
 
-/// `(int, str, dim=int)`, as PyTorch describes what it was given.
+/// `(int, str, dim=int)`, as PyTorch describes what it was given: keyword arguments sorted
+/// by name, and (PyTorch's quirk) a trailing `, ` when there are only keyword arguments.
 fn describe_args(args: &CallArgs) -> String {
-    let mut parts: Vec<String> = args.pos.iter().map(|v| v.type_name().to_string()).collect();
-    parts.extend(
-        args.kw
-            .iter()
-            .map(|(k, v)| format!("{k}={}", v.type_name())),
-    );
-    format!("({})", parts.join(", "))
+    let mut text = String::from("(");
+    for v in args.pos {
+        text.push_str(v.type_name());
+        text.push_str(", ");
+    }
+    if !args.pos.is_empty() && args.kw.is_empty() {
+        text.truncate(text.len() - 2);
+    }
+    let mut kw: Vec<&(String, Value)> = args.kw.iter().collect();
+    kw.sort_by(|a, b| a.0.cmp(&b.0));
+    for (i, (k, v)) in kw.iter().enumerate() {
+        text.push_str(&format!("{k}={}", v.type_name()));
+        if i + 1 < kw.len() || args.pos.is_empty() {
+            text.push_str(", ");
+        }
+    }
+    text.push(')');
+    text
 }
 
 fn bind_one(schema: &Schema, args: &CallArgs) -> Result<Vec<Option<Value>>, Mismatch> {
@@ -276,12 +307,18 @@ fn bind_one(schema: &Schema, args: &CallArgs) -> Result<Vec<Option<Value>>, Mism
     let params = &schema.params;
     let mut values: Vec<Option<Value>> = vec![None; params.len()];
     let max_pos = schema.positional_count();
+    if params.is_empty() && !args.pos.is_empty() {
+        // A method without parameters is a plain C method to Python.
+        return Err(Mismatch(format!(
+            "TensorBase.{}() takes no arguments ({} given)",
+            name,
+            args.pos.len()
+        )));
+    }
+    // Varargs (`view(2, 3)`) only when the first argument is itself an int.
     let varargs = schema.allows_varargs()
-        && args.pos.len() >= 1
-        && !matches!(
-            args.pos[0],
-            Value::Tuple(_) | Value::List(_) | Value::Size(_)
-        );
+        && !args.pos.is_empty()
+        && ParamType::Int.accepts(&args.pos[0]);
     if varargs {
         for (i, v) in args.pos.iter().enumerate() {
             if !ParamType::Int.accepts(v) {

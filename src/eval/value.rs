@@ -38,8 +38,8 @@ pub enum Value {
     Tensor(TensorRef),
     /// `torch.device('cpu')`: the device type.
     Device(String),
-    /// `t.untyped_storage()`.
-    Storage(StorageId),
+    /// `t.untyped_storage()` (dtype `None`) or `t.storage()` (a `TypedStorage` of the dtype).
+    Storage(StorageId, Option<DType>),
     /// The `torch` module.
     Torch,
     /// Another module a notebook imports: `numpy`, `math`, `torch.nn`, `torch.nn.functional`,
@@ -82,7 +82,8 @@ impl Value {
             Value::MemoryFormat(_) => "memory_format",
             Value::Tensor(_) => "Tensor",
             Value::Device(_) => "torch.device",
-            Value::Storage(_) => "UntypedStorage",
+            Value::Storage(_, None) => "UntypedStorage",
+            Value::Storage(_, Some(_)) => "TypedStorage",
             Value::Torch | Value::Module(_) => "module",
             Value::Range(..) => "range",
             Value::Layer { .. } => "Module",

@@ -1,6 +1,7 @@
 //! Printing values exactly as Python and PyTorch print them.
 
 pub mod format_spec;
+pub mod numpy_str;
 pub mod pyfmt;
 pub mod tensor_str;
 

@@ -4,6 +4,7 @@
 pub mod dtype;
 pub mod error;
 pub mod layout;
+pub mod random;
 
 pub use dtype::{Category, DType, Scalar};
 pub use error::ScriptError;

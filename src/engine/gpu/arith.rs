@@ -31,6 +31,7 @@ pub fn binary_name(op: BinaryOp) -> &'static str {
         BinaryOp::Mul => "mul",
         BinaryOp::Div => "div",
         BinaryOp::FloorDiv => "floor_divide",
+        BinaryOp::TruncDiv => "div_trunc",
         BinaryOp::Rem => "remainder",
         BinaryOp::Pow => "pow",
         BinaryOp::Eq => "eq",
@@ -115,6 +116,8 @@ fn binary_code(op: BinaryOp) -> u32 {
         BinaryOp::BitAnd => 13,
         BinaryOp::BitOr => 14,
         BinaryOp::BitXor => 15,
+        // Never dispatched: `binary_unsupported` sends it to the CPU engine.
+        BinaryOp::TruncDiv => 31,
     }
 }
 
@@ -145,6 +148,12 @@ fn compute_form(value: Scalar, compute: DType) -> [u32; 2] {
 
 /// Why a binary op in `compute`'s arithmetic cannot run on the GPU, if it cannot.
 fn binary_unsupported(op: BinaryOp, compute: DType) -> Option<String> {
+    if op == BinaryOp::TruncDiv {
+        return Some(
+            "truncating division (div rounding_mode='trunc') runs on the CPU engine (elementwise.wgsl has no kernel for it)"
+                .to_string(),
+        );
+    }
     if compute == DType::Float64 {
         return Some("float64 arithmetic runs on the CPU engine (WGSL has no f64)".to_string());
     }

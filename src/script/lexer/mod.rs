@@ -9,6 +9,12 @@ use std::ops::Range;
 use super::ast::Pos;
 use super::parser::SyntaxError;
 
+mod fstring;
+mod literals;
+
+pub use fstring::{FField, FPiece};
+use literals::{is_string_prefix, lex_number, lex_prefixed_string};
+
 /// The deepest bracket nesting accepted (CPython's tokenizer has the same limit).
 pub const MAX_BRACKET_DEPTH: usize = 200;
 
@@ -23,6 +29,8 @@ pub enum TokenKind {
     Float(f64),
     /// A string literal, with its escapes decoded.
     Str(String),
+    /// An f-string literal: its text and its replacement fields, not yet parsed.
+    FString(Vec<FPiece>),
     /// An operator or delimiter, spelled as in the source: `"+"`, `"**="`, `"("`, `"..."`.
     Op(&'static str),
     /// The end of the logical line.
@@ -124,8 +132,24 @@ pub fn scan_logical_line(
     }
 }
 
+/// Tokenizes the text of an f-string's replacement field, which starts at `pos` (on one line),
+/// as a logical line of its own.
+pub fn tokenize_fragment(text: &str, pos: Pos) -> Result<LogicalLine, SyntaxError> {
+    let mut chars = vec![' '; pos.col.saturating_sub(1)];
+    chars.extend(text.chars());
+    let mut lexer = LineLexer::default();
+    let end = lexer.lex_physical_line(&chars, pos.line);
+    if end == LineEnd::Continued {
+        lexer.fail(lexer.end, "f-string expression part cannot include a backslash");
+    }
+    if let Some((bracket, at)) = lexer.brackets.last().copied() {
+        lexer.fail(at, format!("'{bracket}' was never closed"));
+    }
+    lexer.finish(pos.line)
+}
+
 /// Whether `c` is whitespace between tokens.
-fn is_space(c: char) -> bool {
+pub(super) fn is_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\x0c' | '\r')
 }
 
@@ -135,7 +159,7 @@ fn is_ident_start(c: char) -> bool {
 }
 
 /// Whether `c` may continue an identifier.
-fn is_ident_char(c: char) -> bool {
+pub(super) fn is_ident_char(c: char) -> bool {
     c == '_' || c.is_alphanumeric()
 }
 
@@ -277,12 +301,12 @@ impl LineLexer {
                 }
                 let word: String = chars.get(start..i).unwrap_or_default().iter().collect();
                 if matches!(chars.get(i), Some('\'' | '"')) && is_string_prefix(&word) {
-                    lex_prefixed_string(&word, chars, &mut i, line)
+                    lex_prefixed_string(&word, chars, &mut i, pos)
                 } else {
                     Ok(TokenKind::Name(word))
                 }
             } else if c == '\'' || c == '"' {
-                lex_string(chars, &mut i, false, line).map(TokenKind::Str)
+                lex_prefixed_string("", chars, &mut i, pos)
             } else if let Some(op) = match_operator(chars, i) {
                 i += op.len();
                 if let Err(message) = self.track_bracket(op, pos) {
@@ -373,249 +397,6 @@ fn invalid_character(c: char) -> String {
     } else {
         format!("invalid character '{c}' (U+{:04X})", u32::from(c))
     }
-}
-
-/// Reads `[0-9]+ ('_' [0-9]+)*` from `chars[*i]`; false if it is malformed.
-fn lex_digits(chars: &[char], i: &mut usize) -> bool {
-    loop {
-        if !chars.get(*i).is_some_and(char::is_ascii_digit) {
-            return false;
-        }
-        while chars.get(*i).is_some_and(char::is_ascii_digit) {
-            *i += 1;
-        }
-        if chars.get(*i) != Some(&'_') {
-            return true;
-        }
-        *i += 1;
-    }
-}
-
-/// Reads a number literal starting at `chars[*i]`.
-fn lex_number(chars: &[char], i: &mut usize) -> Result<TokenKind, String> {
-    let start = *i;
-    let radix = match (
-        chars.get(start),
-        chars.get(start + 1).map(char::to_ascii_lowercase),
-    ) {
-        (Some('0'), Some('x')) => Some((16, "hexadecimal")),
-        (Some('0'), Some('o')) => Some((8, "octal")),
-        (Some('0'), Some('b')) => Some((2, "binary")),
-        _ => None,
-    };
-    if let Some((radix, name)) = radix {
-        *i += 2;
-        let body_start = *i;
-        while chars.get(*i).is_some_and(|c| is_ident_char(*c)) {
-            *i += 1;
-        }
-        return lex_radix_int(chars.get(body_start..*i).unwrap_or_default(), radix, name);
-    }
-
-    let mut well_formed = true;
-    let mut is_float = false;
-    if chars.get(*i) == Some(&'.') {
-        *i += 1;
-        is_float = true;
-        well_formed &= lex_digits(chars, i);
-    } else {
-        well_formed &= lex_digits(chars, i);
-        if well_formed && chars.get(*i) == Some(&'.') {
-            *i += 1;
-            is_float = true;
-            if chars.get(*i).is_some_and(char::is_ascii_digit) {
-                well_formed &= lex_digits(chars, i);
-            }
-        }
-    }
-    if well_formed && matches!(chars.get(*i), Some('e' | 'E')) {
-        *i += 1;
-        is_float = true;
-        if matches!(chars.get(*i), Some('+' | '-')) {
-            *i += 1;
-        }
-        well_formed &= lex_digits(chars, i);
-    }
-    let text: String = chars
-        .get(start..*i)
-        .unwrap_or_default()
-        .iter()
-        .filter(|c| **c != '_')
-        .collect();
-    let complex = well_formed && matches!(chars.get(*i), Some('j' | 'J'));
-    if chars.get(*i).is_some_and(|c| is_ident_char(*c)) {
-        well_formed = false;
-        while chars.get(*i).is_some_and(|c| is_ident_char(*c)) {
-            *i += 1;
-        }
-    }
-    if complex {
-        Err("complex numbers are not supported here".to_string())
-    } else if !well_formed {
-        Err("invalid decimal literal".to_string())
-    } else if is_float {
-        text.parse()
-            .map(TokenKind::Float)
-            .map_err(|_| "invalid decimal literal".to_string())
-    } else if text.starts_with('0') && text.chars().any(|c| c != '0') {
-        Err(
-            "leading zeros in decimal integer literals are not permitted; \
-             use an 0o prefix for octal integers"
-                .to_string(),
-        )
-    } else {
-        text.parse()
-            .map(TokenKind::Int)
-            .map_err(|_| "integer literal too large".to_string())
-    }
-}
-
-/// Converts the digits after `0x`, `0o` or `0b` (underscores allowed between digits).
-fn lex_radix_int(body: &[char], radix: u32, name: &str) -> Result<TokenKind, String> {
-    let invalid = || format!("invalid {name} literal");
-    let mut digits = String::new();
-    for (k, &c) in body.iter().enumerate() {
-        if c == '_' {
-            if !body.get(k + 1).is_some_and(|d| d.is_digit(radix)) {
-                return Err(invalid());
-            }
-        } else if c.is_digit(radix) {
-            digits.push(c);
-        } else if c.is_ascii_digit() {
-            return Err(format!("invalid digit '{c}' in {name} literal"));
-        } else {
-            return Err(invalid());
-        }
-    }
-    if digits.is_empty() {
-        return Err(invalid());
-    }
-    i64::from_str_radix(&digits, radix)
-        .map(TokenKind::Int)
-        .map_err(|_| "integer literal too large".to_string())
-}
-
-/// Whether `word` is a Python string prefix.
-fn is_string_prefix(word: &str) -> bool {
-    matches!(
-        word.to_ascii_lowercase().as_str(),
-        "r" | "u" | "b" | "f" | "br" | "rb" | "fr" | "rf"
-    )
-}
-
-/// Reads a string literal after its prefix `prefix` (`r'..'` and `u'..'` are supported).
-fn lex_prefixed_string(
-    prefix: &str,
-    chars: &[char],
-    i: &mut usize,
-    line: usize,
-) -> Result<TokenKind, String> {
-    let prefix = prefix.to_ascii_lowercase();
-    let value = lex_string(chars, i, prefix.contains('r'), line)?;
-    if prefix.contains('f') {
-        Err("f-strings are not supported here".to_string())
-    } else if prefix.contains('b') {
-        Err("bytes literals are not supported here".to_string())
-    } else {
-        Ok(TokenKind::Str(value))
-    }
-}
-
-/// Reads a quoted string starting at its quote `chars[*i]`, decoding escapes unless `raw`.
-/// On a bad escape the string is still read to its end.
-fn lex_string(chars: &[char], i: &mut usize, raw: bool, line: usize) -> Result<String, String> {
-    let unterminated = || format!("unterminated string literal (detected at line {line})");
-    let quote = chars.get(*i).copied();
-    *i += 1;
-    let mut value = String::new();
-    let mut bad_escape = None;
-    loop {
-        let Some(&c) = chars.get(*i) else {
-            *i = chars.len();
-            return Err(unterminated());
-        };
-        *i += 1;
-        if Some(c) == quote {
-            return bad_escape.map_or(Ok(value), Err);
-        }
-        if c != '\\' {
-            value.push(c);
-            continue;
-        }
-        let Some(&e) = chars.get(*i) else {
-            return Err(unterminated());
-        };
-        *i += 1;
-        if raw {
-            value.push('\\');
-            value.push(e);
-            continue;
-        }
-        match decode_escape(e, chars, i) {
-            Ok(Some(decoded)) => value.push(decoded),
-            Ok(None) => {
-                value.push('\\');
-                value.push(e);
-            }
-            Err(message) => {
-                bad_escape.get_or_insert(message);
-            }
-        }
-    }
-}
-
-/// Decodes the escape `\e` whose arguments start at `chars[*i]`. `Ok(None)` for an unknown
-/// escape, which Python keeps as it is.
-fn decode_escape(e: char, chars: &[char], i: &mut usize) -> Result<Option<char>, String> {
-    let hex = |i: &mut usize, count: usize, name: &str| {
-        let digits: String = chars
-            .get(*i..*i + count)
-            .unwrap_or_default()
-            .iter()
-            .collect();
-        match u32::from_str_radix(&digits, 16) {
-            Ok(code) if digits.chars().all(|c| c.is_ascii_hexdigit()) => {
-                *i += count;
-                char::from_u32(code).ok_or_else(|| {
-                    "(unicode error) 'unicodeescape' codec can't decode bytes: \
-                     illegal Unicode character"
-                        .to_string()
-                })
-            }
-            _ => Err(format!(
-                "(unicode error) 'unicodeescape' codec can't decode bytes: truncated {name} escape"
-            )),
-        }
-    };
-    let decoded = match e {
-        '\\' | '\'' | '"' => e,
-        'n' => '\n',
-        't' => '\t',
-        'r' => '\r',
-        'a' => '\x07',
-        'b' => '\x08',
-        'f' => '\x0c',
-        'v' => '\x0b',
-        '0'..='7' => {
-            let mut code = e.to_digit(8).unwrap_or(0);
-            for _ in 0..2 {
-                match chars.get(*i).and_then(|c| c.to_digit(8)) {
-                    Some(d) => {
-                        code = code * 8 + d;
-                        *i += 1;
-                    }
-                    None => break,
-                }
-            }
-            char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER)
-        }
-        'x' => hex(i, 2, "\\xXX")?,
-        'u' => hex(i, 4, "\\uXXXX")?,
-        'U' => hex(i, 8, "\\UXXXXXXXX")?,
-        'N' => return Err("\\N{...} escapes are not supported here".to_string()),
-        _ => return Ok(None),
-    };
-    Ok(Some(decoded))
 }
 
 #[cfg(test)]
