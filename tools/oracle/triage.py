@@ -157,8 +157,20 @@ def main():
                 got = []
             fig["cases"] += 1
             if len(got) != len(case["steps"]):
-                add("different number of steps (statements split or merged differently)", case,
-                    case["steps"][0], f"expected {len(case['steps'])} steps, got {len(got)}")
+                exp_lines = [st["line"] for st in case["steps"]]
+                got_lines = [g.get("line") for g in got if isinstance(g, dict)]
+                missing = [st for st in case["steps"] if st["line"] not in got_lines]
+                extra = [ln for ln in got_lines if ln not in exp_lines]
+                detail = (f"expected {len(case['steps'])} steps (lines {exp_lines[:12]}...), got "
+                          f"{len(got)} (lines {got_lines[:12]}...)")
+                for st in missing:
+                    add(f"trace has no step for `{normalize(st['source'])[:60]}`", case, st, detail)
+                if extra:
+                    add("trace has steps for lines PyTorch ran as part of another statement", case,
+                        case["steps"][0], detail + f"; extra lines {extra[:8]}")
+                if not missing and not extra:
+                    add("trace has a different number of steps for the same lines", case,
+                        case["steps"][0], detail)
             broken.clear()
             case_ok = len(got) == len(case["steps"])
             # Steps are matched by line, so that a block the trace splits into one step per
@@ -202,13 +214,23 @@ def main():
                 # tensors or outputs differ
                 et = [t["name"] for t in exp["tensors"]]
                 gt = [t.get("name") for t in g.get("tensors", [])]
-                missing = [n for n in et if n not in gt]
-                if missing and all(n in broken for n in missing) and set(gt) <= set(et):
-                    add(broken[missing[0]], case, exp, "", knock_on=True)
-                    continue
+                if et != gt:
+                    # missing, extra or reordered names, all of them ones a failed step left stale
+                    odd = set(et) ^ set(gt) or {n for n, m in zip(et, gt) if n != m}
+                    if odd and all(n in broken for n in odd):
+                        add(broken[sorted(odd)[0]], case, exp, "", knock_on=True)
+                        continue
+                else:
+                    # only variables that a failed step left stale differ
+                    wrong = {d.split(".")[0] for d in diffs if not d.startswith(("error", "output", "storage sharing"))}
+                    if wrong and all(n in broken for n in wrong) and not any(d.startswith(("error", "output")) for d in diffs):
+                        add(broken[sorted(wrong)[0]], case, exp, "", knock_on=True)
+                        continue
                 fields = sorted({d.split(":")[0].split(".")[-1] for d in diffs})
                 if any(f.startswith("tensor names") for f in fields):
-                    key = f"tensor variables differ after {op}"
+                    extra, lost = sorted(set(gt) - set(et)), sorted(set(et) - set(gt))
+                    what = (f"extra {extra} " if extra else "") + (f"missing {lost}" if lost else "")
+                    key = f"tensor variables differ after {op}: {what or 'order'}"
                 elif fields == ["values"] and uses_rng(case["script"]):
                     key = f"wrong values after {op} (script uses the RNG)"
                 elif fields == ["output"]:
