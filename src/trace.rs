@@ -52,6 +52,10 @@ pub struct Step {
     pub allocated_bytes: usize,
     /// Bytes of all live storages after the statement.
     pub live_bytes: usize,
+    /// Every NumPy array variable after the statement (not in `tensors`: a NumPy array is
+    /// drawn as one more view of a storage's cells).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub arrays: Vec<ArrayRecord>,
     /// For a failed `view`: the dims that span two contiguous subspaces.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explain: Option<crate::tensor::layout::ViewExplanation>,
@@ -74,6 +78,25 @@ pub struct TensorRecord {
     pub values: Option<Vec<TraceScalar>>,
 }
 
+/// A NumPy array variable: its view of a storage, with NumPy's byte strides.
+#[derive(Clone, Debug, Serialize, Default)]
+pub struct ArrayRecord {
+    pub name: String,
+    /// NumPy's dtype name (`float32`, `int64`, `bool`).
+    pub dtype: String,
+    pub shape: Vec<i64>,
+    /// `a.strides`: in bytes, as NumPy reports them.
+    pub strides: Vec<i64>,
+    /// The same strides in elements of the dtype (as a tensor's `stride()`).
+    pub element_strides: Vec<i64>,
+    /// Offset of the first element, in elements.
+    pub storage_offset: i64,
+    pub storage: String,
+    pub itemsize: usize,
+    /// Elements in logical row-major order; null when the array is too large to record.
+    pub values: Option<Vec<TraceScalar>>,
+}
+
 /// A live storage, as a flat strip of elements of the dtype it was created with.
 #[derive(Clone, Debug, Serialize, Default)]
 pub struct StorageRecord {
@@ -84,6 +107,10 @@ pub struct StorageRecord {
     pub owner: Option<String>,
     /// Elements in storage order; null when the storage is too large to record.
     pub values: Option<Vec<TraceScalar>>,
+    /// Never written since it was allocated by `empty`/`empty_like`/`empty_strided`: the
+    /// values are whatever the memory held (they read as zeros here).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub uninitialized: bool,
 }
 
 /// Elements written in a storage (element indices in the dtype of the write).

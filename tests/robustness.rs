@@ -94,6 +94,64 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(800))]
+
+    /// Advanced indexing, read and written, with random mixes of lists, masks, index
+    /// tensors (some out of bounds, some huge), slices, ints, `None`, `...` and bools.
+    #[test]
+    fn random_advanced_indices_never_panic(
+        items in prop::collection::vec(prop::sample::select(vec![
+            "[0, 2]", "[[0, 1], [1, 0]]", "[]", "[True, False]", "[True, False, True]", "[-1, 5]",
+            "[0.5, 1]", "i", "i.t()", "m", "m[0]", "m[0, 0]", "a > 3", "a[0] > 3", "j", "big",
+            "torch.tensor(1)", "torch.tensor(True)", "torch.tensor([1.0])", "1", "-1", "7",
+            "1:", "::2", "None", "...", "True", "False", "'x'", "(0, 1)", "[0, torch.tensor(1)]",
+            "[[0], [1, 2]]", "[9223372036854775807]", "torch.zeros(1, dtype=torch.long).expand(100000000)",
+        ]), 1..4),
+        write in prop::sample::select(vec![
+            "", " = 0", " = 2.5", " = torch.tensor([1.0, 2.0])", " = torch.ones(3, 1)",
+            " = torch.tensor(7)", " = a", " += 1", " = [1, 2]",
+        ]),
+        method in prop::sample::select(vec![
+            "", "b = a.nonzero()", "b = a.nonzero(as_tuple=True)", "b = torch.argwhere(a)",
+            "b = a.masked_select(a > 4)", "b = a.masked_select(m)",
+            "b = a.index_put_((i,), torch.tensor(1.0), accumulate=True)",
+            "b = a.index_put((j, j), torch.ones(2))", "b = a.index_put_([m], torch.tensor([5.0]))",
+        ]),
+    ) {
+        let script = format!(
+            "a = torch.arange(24, dtype=torch.float32).reshape(2, 3, 4)\n\
+             i = torch.tensor([[0, 1], [1, 0]])\n\
+             j = torch.tensor([0, 1])\n\
+             m = a.sum(2) > 20\n\
+             big = torch.arange(200) % 2\n\
+             a[{}]{write}\n\
+             {method}\n",
+            items.join(", ")
+        );
+        let trace = trace_script(&script);
+        prop_assert_eq!(trace.steps.len(), 7);
+    }
+}
+
+#[test]
+fn huge_advanced_indices_hit_the_limits_with_a_clear_message() {
+    for line in [
+        "b = a[torch.zeros(1, dtype=torch.long).expand(100000000)]",
+        "b = a[torch.zeros(10000, 1, dtype=torch.long), torch.zeros(1, 10000, dtype=torch.long)]",
+        "a[torch.zeros(10000, 1, dtype=torch.long), torch.zeros(1, 10000, dtype=torch.long)] = 1",
+        "b = torch.zeros(1).expand(100000, 100000).nonzero()",
+        "b = torch.zeros(1).expand(100000, 100000).masked_select(torch.tensor(True))",
+    ] {
+        let trace = trace_script(&format!("a = torch.zeros(3, 3)\n{line}\n"));
+        let error = trace.steps[1].error.clone().unwrap_or_default();
+        assert!(
+            error.contains("more than Stridescope processes in one op"),
+            "{line}: {error}"
+        );
+    }
+}
+
 #[test]
 fn a_typo_is_a_syntax_error_at_its_line_and_column_and_the_rest_still_runs() {
     let trace =

@@ -216,6 +216,7 @@ impl Evaluator {
                         let tensor = t.borrow().tensor.clone();
                         self.set_item(&tensor, &index, &result)
                     }
+                    Value::NdArray(a) => self.ndarray_set_item(&a, &index, &result),
                     Value::List(_) => Err(ScriptError::NotImplemented(
                         "augmented assignment to a list item".into(),
                     )),
@@ -243,6 +244,9 @@ impl Evaluator {
 
     /// `a op= b` on values: a tensor is updated in place and stays the same object.
     fn in_place_binary(&mut self, op: BinOp, current: Value, value: Value) -> R<Value> {
+        if let Value::NdArray(a) = &current {
+            return self.ndarray_in_place(op, a, value);
+        }
         let Value::Tensor(t) = &current else {
             return self.binary(op, current, value);
         };

@@ -250,7 +250,8 @@ impl Evaluator {
     /// Python's `str(value)`: a string is itself; everything else is its `repr`.
     pub(super) fn str_of(&mut self, v: &Value) -> R<String> {
         match v {
-            Value::Str(s) => Ok(s.clone()),
+            Value::Str(s) | Value::Device(s) => Ok(s.clone()),
+            Value::NdArray(_) | Value::NpScalar(..) | Value::NpDType(_) => self.numpy_str_of(v),
             other => self.repr(other),
         }
     }

@@ -63,6 +63,8 @@ struct StorageInfo {
     nbytes: usize,
     /// The fake but stable address `data_ptr()` reports.
     base_address: u64,
+    /// Made by `empty`/`empty_like`/`empty_strided` and never written since.
+    uninitialized: bool,
 }
 
 /// Runs scripts on an engine and records traces.
@@ -97,6 +99,8 @@ pub struct Evaluator {
     error_line: Option<usize>,
     /// Warnings raised during the running top-level statement.
     warnings: Vec<String>,
+    /// The default CPU generator (`torch.manual_seed`, `rand`, `randn`, ...).
+    generator: crate::tensor::random::CpuGenerator,
     /// Warnings already shown in this script (Python shows these once per process).
     warned: BTreeSet<&'static str>,
 }
@@ -128,6 +132,9 @@ impl Evaluator {
             error_line: None,
             warnings: Vec::new(),
             warned: BTreeSet::new(),
+            generator: crate::tensor::random::CpuGenerator::new(
+                crate::tensor::random::CpuGenerator::DEFAULT_SEED,
+            ),
         }
     }
 
@@ -255,6 +262,7 @@ impl Evaluator {
                         let tensor = t.borrow().tensor.clone();
                         self.set_item(&tensor, &index, &value)
                     }
+                    Value::NdArray(a) => self.ndarray_set_item(&a, &index, &value),
                     other => Err(ScriptError::Type(format!(
                         "'{}' object does not support item assignment",
                         other.type_name()
@@ -341,6 +349,7 @@ impl Evaluator {
     fn iterate(&mut self, value: &Value) -> R<Vec<Value>> {
         match value {
             Value::Tuple(items) | Value::List(items) => Ok(items.clone()),
+            Value::NamedTuple(_, fields) => Ok(fields.iter().map(|(_, v)| v.clone()).collect()),
             Value::Str(s) => Ok(s.chars().map(|c| Value::Str(c.to_string())).collect()),
             Value::Range(start, stop, step) => {
                 let len = range_len(*start, *stop, *step);
@@ -414,6 +423,7 @@ impl Evaluator {
             Value::Str(s) => !s.is_empty(),
             Value::Tuple(x) | Value::List(x) => !x.is_empty(),
             Value::Size(x) => !x.is_empty(),
+            Value::NpScalar(_, s) => s.to_bool(),
             Value::Tensor(t) => {
                 let tensor = t.borrow().tensor.clone();
                 if tensor.numel() != 1 {
@@ -449,6 +459,10 @@ impl Evaluator {
                 return Ok(Value::Bool(found == (op == BinOp::In)));
             }
             _ => {}
+        }
+        let numpy = |v: &Value| matches!(v, Value::NdArray(_) | Value::NpScalar(..));
+        if numpy(&a) || numpy(&b) {
+            return self.numpy_binary(op, &a, &b);
         }
         if matches!(a, Value::Tensor(_)) || matches!(b, Value::Tensor(_)) {
             return self.tensor_binary(op, &a, &b);
@@ -517,10 +531,19 @@ impl Evaluator {
                 dtype,
                 nbytes,
                 base_address,
+                uninitialized: false,
             },
         );
         self.step_allocated += nbytes;
         self.step_new_storages.insert(id);
+    }
+
+    /// Marks a fresh storage as uninitialized memory (`torch.empty`): drawn as such until a
+    /// write; its bytes read as zeros.
+    fn mark_uninitialized(&mut self, id: StorageId) {
+        if let Some(info) = self.storages.get_mut(&id) {
+            info.uninitialized = true;
+        }
     }
 
     /// Refuses an op that would touch more than `max_op_elements` elements.
@@ -558,6 +581,9 @@ impl Evaluator {
 
     /// Records that `view`'s elements were written.
     fn note_write(&mut self, view: &Tensor) {
+        if let Some(info) = self.storages.get_mut(&view.storage) {
+            info.uninitialized = false;
+        }
         if self.step_new_storages.contains(&view.storage) {
             return;
         }
@@ -616,6 +642,7 @@ impl Evaluator {
         }
         self.owners.retain(|id, _| self.storages.contains_key(id));
         step.explain = self.step_explain.take();
+        self.record_arrays(&mut step);
         for (name, t) in &vars {
             let obj = t.borrow().clone();
             let tensor = &obj.tensor;
@@ -683,6 +710,7 @@ impl Evaluator {
                 dtype: info.dtype.name().to_string(),
                 nbytes: info.nbytes,
                 values,
+                uninitialized: info.uninitialized,
             });
         }
         for (id, size, offsets) in self.step_writes.drain(..) {
@@ -702,7 +730,7 @@ impl Evaluator {
 
 fn collect_storages(v: &Value, live: &mut BTreeSet<StorageId>) {
     match v {
-        Value::Tensor(t) => {
+        Value::Tensor(t) | Value::NdArray(t) => {
             live.insert(t.borrow().tensor.storage);
         }
         Value::Storage(id, _) => {
@@ -712,6 +740,7 @@ fn collect_storages(v: &Value, live: &mut BTreeSet<StorageId>) {
             items.iter().for_each(|i| collect_storages(i, live))
         }
         Value::Method(receiver, _) => collect_storages(receiver, live),
+        Value::NamedTuple(_, fields) => fields.iter().for_each(|(_, v)| collect_storages(v, live)),
         _ => {}
     }
 }
@@ -875,25 +904,9 @@ fn python_binary(op: BinOp, a: &Value, b: &Value) -> R<Value> {
     }
 }
 
+/// Python's `==` on plain values (see [`session::python_eq`]).
 fn values_equal(a: &Value, b: &Value) -> bool {
-    use Value::*;
-    match (a, b) {
-        (Size(x), Size(y)) => x == y,
-        (Size(x), Tuple(y)) | (Tuple(y), Size(x)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| matches!(q, Int(i) if i == p))
-        }
-        (Tuple(x), Tuple(y)) | (List(x), List(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| values_equal(p, q))
-        }
-        (DType(x), DType(y)) => x == y,
-        (MemoryFormat(x), MemoryFormat(y)) => x == y,
-        (Str(x), Str(y)) => x == y,
-        (None, None) => true,
-        (Storage(x, dx), Storage(y, dy)) => x == y && dx == dy,
-        (Tensor(x), Tensor(y)) => Rc::ptr_eq(x, y),
-        (Bool(_) | Int(_) | Float(_), Bool(_) | Int(_) | Float(_)) => session::python_eq(a, b),
-        _ => false,
-    }
+    session::python_eq(a, b)
 }
 
 fn compare_ord(op: BinOp, ord: Option<std::cmp::Ordering>) -> bool {

@@ -69,7 +69,12 @@ fn table() -> &'static HashMap<&'static str, Entry> {
                 .iter()
                 .map(|s| Schema::parse(s).unwrap_or(Schema { params: vec![] }))
                 .collect();
-            let has_self = def.forms != Forms::Function;
+            // `Tensor self` first: the receiver of the method form, `input` of the function
+            // form (also for function-only ops such as `torch.rand_like(input)`).
+            let has_self = parsed
+                .first()
+                .and_then(|s| s.params.first())
+                .is_some_and(|p| p.name == "self");
             let method: Vec<Schema> = parsed
                 .iter()
                 .map(|s| Schema {
@@ -128,12 +133,11 @@ impl Evaluator {
         let entry = table().get(name).filter(|e| e.def.forms != Forms::Method)?;
         let call = CallArgs { name, pos, kw };
         Some(bind(&entry.function, &call).and_then(|args| {
-            let this = match entry.def.forms {
-                Forms::Function => None,
-                _ => match args.values.first() {
-                    Some(Some(Value::Tensor(t))) => Some(Rc::clone(t)),
-                    _ => None,
-                },
+            let this = match args.values.first() {
+                Some(Some(Value::Tensor(t))) if args.names.first().is_some_and(|n| n == "input") => {
+                    Some(Rc::clone(t))
+                }
+                _ => None,
             };
             let op = OpCall {
                 name: name.to_string(),

@@ -52,9 +52,13 @@ impl Evaluator {
                 }
             }
             Value::Storage(id, dtype) => self.storage_repr(*id, *dtype)?,
-            Value::Device(kind) => format!("device(type='{kind}')"),
+            Value::Device(text) => match text.split_once(':') {
+                Some((kind, index)) => format!("device(type='{kind}', index={index})"),
+                None => format!("device(type='{text}')"),
+            },
             Value::Torch => "<module 'torch'>".into(),
             Value::Module(name) => format!("<module '{name}'>"),
+            Value::Generator => "<torch._C.Generator object at 0x7f5e2c3a1e10>".into(),
             Value::Layer { kind, inplace } => {
                 if *inplace {
                     format!("{kind}(inplace=True)")
@@ -70,7 +74,23 @@ impl Evaluator {
                 }
             }
             Value::Printed(text) => text.clone(),
-            Value::Method(receiver, name) => match **receiver {
+            Value::NdArray(a) => self.ndarray_text(a, false)?,
+            Value::NpScalar(d, s) => crate::print::numpy_str::numpy_scalar_repr(*d, *s),
+            Value::NpDType(d) => format!("dtype('{}')", crate::print::numpy_str::numpy_dtype_name(*d)),
+            Value::NamedTuple(kind, fields) => {
+                // PyTorch's structseq repr: one field per line.
+                let parts = fields
+                    .iter()
+                    .map(|(name, v)| Ok(format!("{name}={}", self.repr(v)?)))
+                    .collect::<R<Vec<_>>>()?;
+                format!("{kind}(\n{})", parts.join(",\n"))
+            }
+            Value::Method(receiver, name) => match &**receiver {
+                Value::Module(m) if m == "numpy" => Evaluator::numpy_class_repr(name)
+                    .unwrap_or_else(|| format!("<function {name}>")),
+                Value::Torch if name == "Tensor" || name == "Size" => {
+                    format!("<class 'torch.{name}'>")
+                }
                 Value::Torch => format!("<built-in method {name} of type object>"),
                 Value::None => format!("<built-in function {name}>"),
                 _ => format!("<built-in method {name} of Tensor object>"),

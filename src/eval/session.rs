@@ -72,7 +72,7 @@ pub fn python_eq(a: &Value, b: &Value) -> bool {
         (MemoryFormat(x), MemoryFormat(y)) => x == y,
         (Str(x), Str(y)) => x == y,
         (None, None) | (Ellipsis, Ellipsis) => true,
-        (Storage(x), Storage(y)) => x == y,
+        (Storage(x, dx), Storage(y, dy)) => x == y && dx == dy,
         (Tensor(x), Tensor(y)) => Rc::ptr_eq(x, y),
         _ => false,
     }

@@ -238,6 +238,44 @@ pub(crate) struct CallArgs<'a> {
     pub kw: &'a [(String, Value)],
 }
 
+/// PyTorch's `should_allow_numbers_as_tensors`: functions whose `Tensor` parameters also take
+/// a Python number (it is wrapped into a 0-dim tensor).
+fn allows_numbers_as_tensors(name: &str) -> bool {
+    matches!(
+        name,
+        "add"
+            | "add_"
+            | "div"
+            | "div_"
+            | "divide"
+            | "divide_"
+            | "mul"
+            | "mul_"
+            | "multiply"
+            | "multiply_"
+            | "sub"
+            | "sub_"
+            | "subtract"
+            | "subtract_"
+            | "true_divide"
+            | "true_divide_"
+            | "to"
+            | "copy_"
+            | "floor_divide"
+            | "floor_divide_"
+    )
+}
+
+/// Whether parameter `p` of function `name` takes `v`.
+fn param_accepts(name: &str, p: &Param, v: &Value) -> bool {
+    if p.ty.accepts(v) || (p.optional && matches!(v, Value::None)) {
+        return true;
+    }
+    p.ty == ParamType::Tensor
+        && matches!(v, Value::Int(_) | Value::Float(_) | Value::Bool(_))
+        && allows_numbers_as_tensors(name)
+}
+
 /// Why one overload did not bind; the message is PyTorch's.
 struct Mismatch(String);
 
@@ -346,7 +384,7 @@ fn bind_one(schema: &Schema, args: &CallArgs) -> Result<Vec<Option<Value>>, Mism
         }
         for (i, v) in args.pos.iter().enumerate() {
             let p = &params[i];
-            if !(p.ty.accepts(v) || (p.optional && matches!(v, Value::None))) {
+            if !param_accepts(name, p, v) {
                 return Err(Mismatch(format!(
                     "{}(): argument '{}' (position {}) must be {}, not {}",
                     name,
@@ -371,7 +409,7 @@ fn bind_one(schema: &Schema, args: &CallArgs) -> Result<Vec<Option<Value>>, Mism
             )));
         }
         let p = &params[i];
-        if !(p.ty.accepts(v) || (p.optional && matches!(v, Value::None))) {
+        if !param_accepts(name, p, v) {
             return Err(Mismatch(format!(
                 "{}(): argument '{}' must be {}, not {}",
                 name,

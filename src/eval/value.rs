@@ -47,12 +47,24 @@ pub enum Value {
     Module(String),
     /// An `nn` layer object (`nn.ReLU(inplace=True)`), called on a tensor.
     Layer { kind: String, inplace: bool },
+    /// The default random generator (what `torch.manual_seed` returns).
+    Generator,
     /// `range(start, stop, step)`, iterated lazily.
     Range(i64, i64, i64),
     /// A bound method (`a.stride`) or a `torch.` function (`torch.arange`).
     Method(Box<Value>, String),
     /// What `print(...)` wrote: shown as is, without quotes.
     Printed(String),
+    /// A NumPy `ndarray`: like a tensor, a view of a storage (`t.numpy()` and
+    /// `torch.from_numpy(n)` share it).
+    NdArray(TensorRef),
+    /// A NumPy scalar (`np.int64(3)`, `np.float32(1.5)`, `np.True_`).
+    NpScalar(DType, crate::tensor::Scalar),
+    /// A NumPy dtype object (`dtype('float32')`).
+    NpDType(DType),
+    /// A named tuple of PyTorch's `torch.return_types` (`torch.return_types.max(values=...,
+    /// indices=...)`): its type name and its fields in order.
+    NamedTuple(String, Vec<(String, Value)>),
 }
 
 impl Value {
@@ -86,9 +98,14 @@ impl Value {
             Value::Storage(_, Some(_)) => "TypedStorage",
             Value::Torch | Value::Module(_) => "module",
             Value::Range(..) => "range",
+            Value::Generator => "Generator",
             Value::Layer { .. } => "Module",
             Value::Method(..) => "builtin_function_or_method",
             Value::Printed(_) => "NoneType",
+            Value::NdArray(_) => "ndarray",
+            Value::NpScalar(d, _) => crate::print::numpy_str::numpy_dtype_name(*d),
+            Value::NpDType(_) => "numpy.dtype",
+            Value::NamedTuple(..) => "tuple",
         }
     }
 

@@ -232,6 +232,7 @@ fn format_array(
     values: &[Scalar],
     separator: &str,
     prefix: &str,
+    line_width: usize,
 ) -> String {
     let total: usize = shape.iter().product();
     let summarize = total > THRESHOLD;
@@ -246,7 +247,11 @@ fn format_array(
     };
     let format = Format::new(dtype, &shown);
     if shape.is_empty() {
-        return values.first().map(|v| format.format(*v)).unwrap_or_default();
+        // A 0-d array prints its bool without the aligning space.
+        return values
+            .first()
+            .map(|v| format.format(*v).trim_start().to_string())
+            .unwrap_or_default();
     }
     let hanging = format!(" {}", " ".repeat(prefix.len()));
     let strides: Vec<usize> = (0..shape.len())
@@ -260,8 +265,7 @@ fn format_array(
         separator,
         summarize,
     };
-    let s = ctx.recurse(0, 0, &hanging, LINE_WIDTH);
-    format!("[{}]", &s[hanging.len().min(s.len())..])
+    ctx.recurse(0, 0, &hanging, line_width)
 }
 
 struct Ctx<'a> {
@@ -371,27 +375,38 @@ fn dtype_is_implied(dtype: DType) -> bool {
     matches!(dtype, DType::Float64 | DType::Int64 | DType::Bool)
 }
 
-/// `repr(array)`: `array([1., 2.], dtype=float32)`.
+/// `repr(array)`: `array([1., 2.], dtype=float32)` (NumPy's `_array_repr_implementation`:
+/// the suffix `)` or `,` narrows the line by one).
 pub fn numpy_repr(dtype: DType, shape: &[usize], values: &[Scalar]) -> String {
     let total: usize = shape.iter().product();
-    let body = if total == 0 && !shape.is_empty() {
-        let mut s = "[".repeat(1) + &"]".repeat(1);
-        if shape.len() > 1 {
-            s = format!("{}{}", "[".repeat(shape.len()), "]".repeat(shape.len()));
-        }
-        s
+    let lst = if total == 0 {
+        "[]".to_string()
     } else {
-        format_array(dtype, shape, values, ", ", "array(")
+        format_array(dtype, shape, values, ", ", "array(", LINE_WIDTH - 1)
     };
-    if dtype_is_implied(dtype) && total > 0 {
-        return format!("array({body})");
+    // NumPy 2.2+: the shape is given when it cannot be read from the text.
+    let mut extras = Vec::new();
+    if (total == 0 && shape != [0]) || total > THRESHOLD {
+        let dims: Vec<String> = shape.iter().map(|n| n.to_string()).collect();
+        extras.push(if dims.len() == 1 {
+            format!("shape=({},)", dims[0])
+        } else {
+            format!("shape=({})", dims.join(", "))
+        });
     }
-    let suffix = format!(", dtype={})", numpy_dtype_name(dtype));
-    let last_line = body.rsplit('\n').next().unwrap_or(&body);
-    if total > 0 && "array(".len() + last_line.len() + suffix.len() > LINE_WIDTH {
-        format!("array({body},\n      dtype={})", numpy_dtype_name(dtype))
+    if !dtype_is_implied(dtype) || total == 0 {
+        extras.push(format!("dtype={}", numpy_dtype_name(dtype)));
+    }
+    if extras.is_empty() {
+        return format!("array({lst})");
+    }
+    let head = format!("array({lst},");
+    let extra = format!("{})", extras.join(", "));
+    let last_line_len = head.rsplit('\n').next().unwrap_or(&head).len();
+    if last_line_len + extra.len() + 1 > LINE_WIDTH {
+        format!("{head}\n      {extra}")
     } else {
-        format!("array({body}{suffix}")
+        format!("{head} {extra}")
     }
 }
 
@@ -407,7 +422,7 @@ pub fn numpy_str(dtype: DType, shape: &[usize], values: &[Scalar]) -> String {
     if total == 0 {
         return format!("{}{}", "[".repeat(shape.len()), "]".repeat(shape.len()));
     }
-    format_array(dtype, shape, values, " ", "")
+    format_array(dtype, shape, values, " ", "", LINE_WIDTH)
 }
 
 /// `str` of a NumPy scalar (`1.5`, `3`, `True`).

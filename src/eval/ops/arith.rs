@@ -9,7 +9,7 @@ use std::rc::Rc;
 use super::super::registry::{Forms, OpCall, OpDef};
 use super::super::value::Value;
 use super::super::{Evaluator, R};
-use super::{ElementwiseInput, ResultType};
+use super::{can_cast, ElementwiseInput, ResultType};
 use crate::engine::BinaryOp;
 use crate::tensor::layout::broadcast_shapes;
 use crate::tensor::{DType, MemoryFormat, ScriptError};
@@ -20,7 +20,7 @@ pub(crate) static OPS: &[OpDef] = &[
         names: &["div", "divide"],
         schemas: &[
             "Tensor self, Tensor other, *, str? rounding_mode=None, Tensor? out=None",
-            "Tensor self, Scalar other, *, str? rounding_mode=None",
+            "Tensor self, Scalar other, *, str? rounding_mode=None, Tensor? out=None",
         ],
         forms: Forms::Both,
         rule: divide,
@@ -38,7 +38,7 @@ pub(crate) static OPS: &[OpDef] = &[
         names: &["floor_divide"],
         schemas: &[
             "Tensor self, Tensor other, *, Tensor? out=None",
-            "Tensor self, Scalar other",
+            "Tensor self, Scalar other, *, Tensor? out=None",
         ],
         forms: Forms::Both,
         rule: divide,
@@ -93,13 +93,20 @@ fn divide(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             })?;
             (ElementwiseInput::Number(s), false)
         }
-        None => (ElementwiseInput::Number(crate::tensor::Scalar::Int(1)), false),
+        None => (
+            ElementwiseInput::Number(crate::tensor::Scalar::Int(1)),
+            false,
+        ),
     };
+    let mut rt = ResultType::default();
+    rt.add(&x);
+    rt.add(&y);
+    let mut result_dtype = rt.result();
+    if op == BinaryOp::Div && !result_dtype.is_floating() {
+        result_dtype = DType::Float32;
+    }
     if op != BinaryOp::Div {
-        let mut rt = ResultType::default();
-        rt.add(&x);
-        rt.add(&y);
-        if rt.result() == DType::Bool {
+        if result_dtype == DType::Bool {
             return Err(ScriptError::NotImplemented(format!(
                 "\"{kernel}\" not implemented for 'Bool'"
             )));
@@ -113,6 +120,14 @@ fn divide(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let out = if in_place {
         Some(t.clone())
     } else if let Some(o) = &out_ref {
+        let out_dtype = o.borrow().tensor.dtype;
+        if !can_cast(result_dtype, out_dtype) {
+            return Err(ScriptError::Runtime(format!(
+                "result type {} can't be cast to the desired output type {}",
+                result_dtype.scalar_type_name(),
+                out_dtype.scalar_type_name()
+            )));
+        }
         let shape = broadcast_shapes(x.shape(), y.shape()).map_err(ScriptError::Runtime)?;
         Some(ev.resize_out(o, &shape, MemoryFormat::Contiguous)?)
     } else {

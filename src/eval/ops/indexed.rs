@@ -16,8 +16,8 @@ use super::join::{out_arg, result_value};
 use super::reorder::int_of;
 use super::{broadcast_view, index_err, ElementwiseInput, ResultType};
 use crate::tensor::layout::{
-    broadcast_shapes, contiguous_strides, elementwise_output_strides, list_str, numel_of,
-    wrap_dim, OperandLayout,
+    broadcast_shapes, contiguous_strides, elementwise_output_strides, list_str, numel_of, wrap_dim,
+    OperandLayout,
 };
 use crate::tensor::{DType, MemoryFormat, Scalar, ScriptError, Tensor};
 
@@ -46,7 +46,9 @@ pub(crate) static OPS: &[OpDef] = &[
     },
     OpDef {
         names: &["gather"],
-        schemas: &["Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None"],
+        schemas: &[
+            "Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None",
+        ],
         forms: Forms::Both,
         rule: gather,
     },
@@ -138,7 +140,11 @@ fn masked_fill(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
                     v.ndim()
                 )));
             }
-            ev.engine.values(&v).first().copied().unwrap_or(Scalar::Int(0))
+            ev.engine
+                .values(&v)
+                .first()
+                .copied()
+                .unwrap_or(Scalar::Int(0))
         }
         Some(v) => {
             let v = v.clone();
@@ -147,7 +153,7 @@ fn masked_fill(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         None => Scalar::Int(0),
     };
     let in_place = call.name.ends_with('_');
-    let shape = broadcast_shapes(t.shape(), mask.shape()).map_err(ScriptError::Runtime)?;
+    let shape = broadcast_shapes(mask.shape(), t.shape()).map_err(ScriptError::Runtime)?;
     if mask.dtype != DType::Bool {
         return Err(ScriptError::Runtime(format!(
             "masked_fill_ only supports boolean masks, but got mask with dtype {}",
@@ -161,7 +167,10 @@ fn masked_fill(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             list_str(&shape)
         )));
     }
-    let value = t.dtype.checked_number(value).map_err(ScriptError::Runtime)?;
+    let value = t
+        .dtype
+        .checked_number(value)
+        .map_err(ScriptError::Runtime)?;
     ev.check_work(numel_of(&shape), "masked_fill")?;
     let src = ev.engine.values(&broadcast_view(&t, &shape));
     let m = ev.engine.values(&broadcast_view(&mask, &shape));
@@ -201,7 +210,10 @@ fn index_select(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     )?;
     let n = t.shape().get(d).copied().unwrap_or(1);
     let idx: Vec<i64> = ev.engine.values(&index).into_iter().map(int_of).collect();
-    if let Some(bad) = idx.iter().find(|&&i| i < 0 || i >= n) {
+    if idx.iter().any(|&i| i < 0) {
+        return Err(ScriptError::Index("index out of range in self".into()));
+    }
+    if let Some(bad) = idx.iter().find(|&&i| i >= n) {
         return Err(ScriptError::Runtime(format!(
             "INDICES element is out of DATA bounds, id={bad} axis_dim={n}"
         )));

@@ -16,22 +16,19 @@ use crate::tensor::{DType, Layout, MemoryFormat, ScriptError, Tensor};
 pub(crate) static OPS: &[OpDef] = &[
     OpDef {
         names: &["cat", "concat", "concatenate"],
-        schemas: &[
-            "Tensor[] tensors, int dim=0, *, Tensor? out=None",
-            "Tensor[] tensors, int axis=0, *, Tensor? out=None",
-        ],
+        schemas: &["Any tensors, int dim=0, *, int? axis=None, Tensor? out=None"],
         forms: Forms::Function,
         rule: cat,
     },
     OpDef {
         names: &["stack"],
-        schemas: &["Tensor[] tensors, int dim=0, *, Tensor? out=None"],
+        schemas: &["Any tensors, int dim=0, *, Tensor? out=None"],
         forms: Forms::Function,
         rule: stack,
     },
     OpDef {
         names: &["hstack", "vstack", "row_stack", "dstack", "column_stack"],
-        schemas: &["Tensor[] tensors, *, Tensor? out=None"],
+        schemas: &["Any tensors, *, Tensor? out=None"],
         forms: Forms::Function,
         rule: stack_family,
     },
@@ -45,12 +42,27 @@ pub(super) fn out_arg(call: &OpCall) -> Option<TensorRef> {
     }
 }
 
-/// The tensors of a `Tensor[]` argument.
-fn tensor_list(call: &OpCall) -> Vec<Tensor> {
-    call.tensors("tensors")
-        .iter()
-        .map(|t| t.borrow().tensor.clone())
-        .collect()
+/// The tensors of the `tensors` argument (a tuple or list of tensors), with the messages of
+/// PyTorch's parser for anything else.
+fn tensor_list(call: &OpCall) -> R<Vec<Tensor>> {
+    match call.value("tensors") {
+        Some(Value::Tuple(items) | Value::List(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| match v {
+                Value::Tensor(t) => Ok(t.borrow().tensor.clone()),
+                other => Err(ScriptError::Type(format!(
+                    "expected Tensor as element {i} in argument 0, but got {}",
+                    other.type_name()
+                ))),
+            })
+            .collect(),
+        other => Err(ScriptError::Type(format!(
+            "{}(): argument 'tensors' (position 1) must be tuple of Tensors, not {}",
+            call.name,
+            other.map_or("NoneType", Value::type_name)
+        ))),
+    }
 }
 
 /// The value an op with `out=` returns: the `out` object itself, else a new tensor.
@@ -68,11 +80,10 @@ pub(super) fn result_value(
 
 /// `torch.cat(tensors, dim)` and its aliases.
 fn cat(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
-    let tensors = tensor_list(call);
-    let dim = if call.overload() == 1 {
-        ev.arg_int(call, "axis", 0)?
-    } else {
-        ev.arg_int(call, "dim", 0)?
+    let tensors = tensor_list(call)?;
+    let dim = match ev.arg_opt_int(call, "axis")? {
+        Some(axis) => axis,
+        None => ev.arg_int(call, "dim", 0)?,
     };
     let out = out_arg(call);
     let result = ev.cat(&tensors, dim, out.as_ref())?;
@@ -82,7 +93,7 @@ fn cat(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
 
 /// `torch.stack(tensors, dim)`.
 fn stack(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
-    let tensors = tensor_list(call);
+    let tensors = tensor_list(call)?;
     let dim = ev.arg_int(call, "dim", 0)?;
     let out = out_arg(call);
     let result = ev.stack(&tensors, dim, out.as_ref())?;
@@ -93,7 +104,7 @@ fn stack(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
 /// `hstack`, `vstack` (`row_stack`), `dstack`, `column_stack`: `cat` of the inputs made at
 /// least 1-, 2- or 3-D (column_stack makes vectors columns).
 fn stack_family(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
-    let tensors = tensor_list(call);
+    let tensors = tensor_list(call)?;
     let name = call.name.as_str();
     let label = if name == "row_stack" { "vstack" } else { name };
     if tensors.is_empty() {
@@ -142,7 +153,12 @@ impl Evaluator {
     /// `torch.cat`: PyTorch's checks (zero-dim inputs, ranks, sizes off `dim`; legacy empty
     /// 1-D inputs are skipped), the promoted dtype, the output in the inputs' common
     /// suggested memory format, then one engine copy per input into its slice of the result.
-    pub(super) fn cat(&mut self, tensors: &[Tensor], dim: i64, out: Option<&TensorRef>) -> R<Tensor> {
+    pub(super) fn cat(
+        &mut self,
+        tensors: &[Tensor],
+        dim: i64,
+        out: Option<&TensorRef>,
+    ) -> R<Tensor> {
         if tensors.is_empty() {
             return Err(ScriptError::Value(
                 "torch.cat(): expected a non-empty list of Tensors".into(),

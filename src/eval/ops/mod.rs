@@ -5,17 +5,23 @@ mod index;
 mod arith;
 mod indexed;
 mod join;
+mod random;
 mod reorder;
 mod split;
 mod view_rules;
 mod views;
+mod pointwise;
+mod factory;
+mod reduce;
+mod convert;
+mod query;
 
 use super::registry::OpDef;
 use super::value::Value;
 use super::{Evaluator, R};
 
 /// Every family's table of ops (see [`super::registry`]).
-pub(crate) static FAMILIES: &[&[OpDef]] = &[views::OPS, split::OPS, super::storage::OPS, join::OPS, reorder::OPS, indexed::OPS, index::OPS, arith::OPS];
+pub(crate) static FAMILIES: &[&[OpDef]] = &[views::OPS, split::OPS, super::storage::OPS, random::OPS, join::OPS, reorder::OPS, indexed::OPS, index::OPS, arith::OPS, pointwise::OPS, factory::OPS, reduce::OPS, convert::OPS, query::OPS];
 use crate::engine::{BinaryOp, Operand, ReduceOp, UnaryOp};
 use crate::script::ast::BinOp;
 use crate::tensor::layout::{
@@ -336,87 +342,6 @@ impl Evaluator {
         Ok(t)
     }
 
-    /// `torch.arange(start, end, step)`.
-    pub(super) fn arange(
-        &mut self,
-        start: Scalar,
-        end: Scalar,
-        step: Scalar,
-        dtype: Option<DType>,
-    ) -> R<Tensor> {
-        let all_int = [start, end, step]
-            .iter()
-            .all(|s| !matches!(s, Scalar::Float(_)));
-        let dtype = dtype.unwrap_or(if all_int {
-            DType::Int64
-        } else {
-            DType::Float32
-        });
-        if dtype == DType::Bool {
-            // The kernel is dispatched on the dtype before it checks its arguments.
-            return Err(ScriptError::NotImplemented(
-                "\"arange_cpu\" not implemented for 'Bool'".into(),
-            ));
-        }
-        let (s, e, st) = (start.to_f64(), end.to_f64(), step.to_f64());
-        if st == 0.0 {
-            return Err(ScriptError::Runtime("step must be nonzero".into()));
-        }
-        if !(s.is_finite() && e.is_finite()) {
-            return Err(ScriptError::Runtime(format!(
-                "unsupported range: {s} -> {e}"
-            )));
-        }
-        if (st > 0.0 && e < s) || (st < 0.0 && e > s) {
-            return Err(ScriptError::Runtime(
-                "upper bound and larger bound inconsistent with step sign".into(),
-            ));
-        }
-        let size = if all_int && dtype.is_integral() {
-            let (si, ei, sti) = (
-                start.to_wrapped_int(),
-                end.to_wrapped_int(),
-                step.to_wrapped_int(),
-            );
-            let span = ei as i128 - si as i128;
-            let n = (span + sti as i128 - sti.signum() as i128) / sti as i128;
-            n.max(0) as f64
-        } else {
-            ((e - s) / st).ceil().max(0.0)
-        };
-        if size > (1u64 << 40) as f64 {
-            return Err(ScriptError::Runtime(format!(
-                "arange: {size} elements is more than Stridescope's memory limit allows"
-            )));
-        }
-        let n = size as i64;
-        let limit_elems = (self.limits.memory_bytes / dtype.item_size()) as i64;
-        if n > limit_elems {
-            let shape = [n];
-            return self.empty(&shape, dtype, MemoryFormat::Contiguous, "arange");
-        }
-        let values: Vec<Scalar> = (0..n)
-            .map(|i| {
-                if all_int {
-                    Scalar::Int(
-                        start
-                            .to_wrapped_int()
-                            .wrapping_add((i).wrapping_mul(step.to_wrapped_int())),
-                    )
-                } else {
-                    Scalar::Float(s + st * i as f64)
-                }
-            })
-            .collect();
-        let values = if dtype.is_floating() {
-            (0..n)
-                .map(|i| Scalar::Float(arange_float_value(s, st, i, n, dtype)))
-                .collect()
-        } else {
-            values
-        };
-        self.tensor_from_values(&[n], dtype, &values, "arange")
-    }
 
 
 
@@ -1252,27 +1177,6 @@ fn sequential_order(dst: &Tensor, inputs: &[&Tensor]) -> Option<Vec<Vec<i64>>> {
     differs.then_some(indices)
 }
 
-/// Element `i` of a floating `arange` of `n` elements, as ATen's vectorized CPU kernel
-/// computes it (AVX2: 32-byte vectors). Whole pairs of vectors are filled by
-/// `Vectorized::arange(base, step)`, where `base = start + step * i0` is first rounded to the
-/// dtype and each lane adds `lane * step` to it; the tail is `start + step * i` per element.
-/// Sums are taken in the accumulate type (f32 for f16/bf16, f64 otherwise). The double
-/// rounding shows in f16/bf16 once the values outgrow the dtype's integers.
-fn arange_float_value(start: f64, step: f64, i: i64, n: i64, dtype: DType) -> f64 {
-    let acc_f32 = matches!(dtype, DType::Float16 | DType::BFloat16);
-    let acc = |x: f64| if acc_f32 { f64::from(x as f32) } else { x };
-    let round = |x: f64| dtype.round(Scalar::Float(x)).to_f64();
-    let (start, step) = (acc(start), acc(step));
-    let lanes = (32 / dtype.item_size()) as i64;
-    let vectorized = n - n % (2 * lanes);
-    if i < vectorized {
-        let first = i - i % lanes;
-        let base = round(acc(start + acc(step * first as f64)));
-        round(acc(base + acc((i - first) as f64 * step)))
-    } else {
-        round(acc(start + acc(step * i as f64)))
-    }
-}
 
 /// The `NotImplementedError` of a CPU kernel that has no bool version.
 fn not_for_bool(dtype: DType, kernel: &str) -> R<()> {

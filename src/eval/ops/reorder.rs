@@ -88,7 +88,11 @@ fn flip(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
 /// `fliplr` (dim 1 of a tensor of at least 2 dims) and `flipud` (dim 0, at least 1 dim).
 fn flip_lr_ud(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let t = call.self_tensor()?;
-    let (min, dim) = if call.name == "fliplr" { (2, 1) } else { (1, 0) };
+    let (min, dim) = if call.name == "fliplr" {
+        (2, 1)
+    } else {
+        (1, 0)
+    };
     if t.ndim() < min {
         return Err(ScriptError::Runtime(format!("Input must be >= {min}-d.")));
     }
@@ -108,7 +112,11 @@ fn roll(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
 /// `repeat(*sizes)` and `tile(dims)` (which pads `dims` with leading 1s first).
 fn repeat(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let t = call.self_tensor()?;
-    let name = if call.name == "tile" { "dims" } else { "repeats" };
+    let name = if call.name == "tile" {
+        "dims"
+    } else {
+        "repeats"
+    };
     let mut reps = ev.arg_ints(call, name)?.unwrap_or_default();
     if call.name == "tile" && reps.len() < t.ndim() {
         let mut padded = vec![1; t.ndim() - reps.len()];
@@ -375,7 +383,12 @@ impl Evaluator {
         };
         self.check_shape(&shape)?;
         self.check_work(numel_of(&shape), "repeat_interleave")?;
-        let out = self.empty(&shape, t.dtype, MemoryFormat::Contiguous, "repeat_interleave")?;
+        let out = self.empty(
+            &shape,
+            t.dtype,
+            MemoryFormat::Contiguous,
+            "repeat_interleave",
+        )?;
         if numel_of(&shape) == 0 {
             return Ok(out);
         }
@@ -401,7 +414,12 @@ impl Evaluator {
             Some(d) => (t.clone(), wrap_dim(d, t.ndim()).map_err(index_err)?),
         };
         let n = input.shape().get(d).copied().unwrap_or(1);
-        let mut reps: Vec<i64> = self.engine.values(repeats).into_iter().map(int_of).collect();
+        let mut reps: Vec<i64> = self
+            .engine
+            .values(repeats)
+            .into_iter()
+            .map(int_of)
+            .collect();
         if repeats.ndim() == 0 {
             reps = vec![reps.first().copied().unwrap_or(0); n as usize];
         } else if repeats.ndim() != 1 {
@@ -439,7 +457,12 @@ impl Evaluator {
                 "repeats has to be Long or Int tensor".into(),
             ));
         }
-        let reps: Vec<i64> = self.engine.values(repeats).into_iter().map(int_of).collect();
+        let reps: Vec<i64> = self
+            .engine
+            .values(repeats)
+            .into_iter()
+            .map(int_of)
+            .collect();
         if reps.iter().any(|&r| r < 0) {
             return Err(ScriptError::Runtime("repeats can not be negative".into()));
         }

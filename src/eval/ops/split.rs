@@ -114,7 +114,10 @@ fn split_with_sizes(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let t = call.self_tensor()?;
     let sizes = ev.arg_ints(call, "split_sizes")?.unwrap_or_default();
     let dim = ev.arg_int(call, "dim", 0)?;
-    Ok(parts(ev.split_with_sizes(&t, &sizes, dim)?, "split_with_sizes"))
+    Ok(parts(
+        ev.split_with_sizes(&t, &sizes, dim)?,
+        "split_with_sizes",
+    ))
 }
 
 /// `chunk(chunks, dim)`.

@@ -14,7 +14,6 @@ fn index_err(msg: String) -> ScriptError {
 }
 
 impl Evaluator {
-
     /// `view(shape)`.
     pub(crate) fn view(&mut self, t: &Tensor, shape: &[i64]) -> R<Tensor> {
         let shape = infer_view_shape(shape, t.numel()).map_err(ScriptError::Runtime)?;

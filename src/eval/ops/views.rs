@@ -60,13 +60,21 @@ pub(crate) static OPS: &[OpDef] = &[
     },
     OpDef {
         names: &["squeeze"],
-        schemas: &["Tensor self", "Tensor self, int dim", "Tensor self, int[] dim"],
+        schemas: &[
+            "Tensor self",
+            "Tensor self, int dim",
+            "Tensor self, int[] dim",
+        ],
         forms: Forms::Both,
         rule: squeeze,
     },
     OpDef {
         names: &["squeeze_"],
-        schemas: &["Tensor self", "Tensor self, int dim", "Tensor self, int[] dim"],
+        schemas: &[
+            "Tensor self",
+            "Tensor self, int dim",
+            "Tensor self, int[] dim",
+        ],
         forms: Forms::Method,
         rule: squeeze,
     },

@@ -132,7 +132,11 @@ fn scan_field(body: &[char], i: &mut usize, raw: bool, start: Pos) -> Result<FFi
         }
         *i += 1;
     };
-    let expr: String = body.get(expr_start..expr_end).unwrap_or_default().iter().collect();
+    let expr: String = body
+        .get(expr_start..expr_end)
+        .unwrap_or_default()
+        .iter()
+        .collect();
     if expr.trim().is_empty() {
         return Err("f-string: empty expression not allowed".to_string());
     }
@@ -142,7 +146,12 @@ fn scan_field(body: &[char], i: &mut usize, raw: bool, start: Pos) -> Result<FFi
         while body.get(*i).is_some_and(|c| c.is_whitespace()) {
             *i += 1;
         }
-        debug_text = Some(body.get(expr_start..*i).unwrap_or_default().iter().collect());
+        debug_text = Some(
+            body.get(expr_start..*i)
+                .unwrap_or_default()
+                .iter()
+                .collect(),
+        );
     }
     let mut conversion = None;
     if body.get(*i) == Some(&'!') {
@@ -152,7 +161,9 @@ fn scan_field(body: &[char], i: &mut usize, raw: bool, start: Pos) -> Result<FFi
                 conversion = Some(c);
                 *i += 2;
             }
-            Some(c) if c != '}' && c != ':' && body.get(*i + 2).is_none() => return Err(expecting()),
+            Some(c) if c != '}' && c != ':' && body.get(*i + 2).is_none() => {
+                return Err(expecting())
+            }
             _ => {
                 return Err(
                     "f-string: invalid conversion character: expected 's', 'r', or 'a'".to_string(),
@@ -167,12 +178,10 @@ fn scan_field(body: &[char], i: &mut usize, raw: bool, start: Pos) -> Result<FFi
         loop {
             match body.get(*i) {
                 None => return Err(expecting()),
-                Some('{') => {
-                    return Err(
-                        "f-string: nested replacement fields in format specs are not supported here"
-                            .to_string(),
-                    )
-                }
+                Some('{') => return Err(
+                    "f-string: nested replacement fields in format specs are not supported here"
+                        .to_string(),
+                ),
                 Some('}') => break,
                 Some(_) => *i += 1,
             }
@@ -204,7 +213,13 @@ mod tests {
         scan_fstring(&chars, false, Pos { line: 1, col: 3 })
     }
 
-    fn field(expr: &str, col: usize, conversion: Option<char>, spec: &str, debug: Option<&str>) -> FPiece {
+    fn field(
+        expr: &str,
+        col: usize,
+        conversion: Option<char>,
+        spec: &str,
+        debug: Option<&str>,
+    ) -> FPiece {
         FPiece::Field(FField {
             expr: expr.to_string(),
             pos: Pos { line: 1, col },
@@ -258,19 +273,40 @@ mod tests {
             ("{x", "f-string: expecting '}'"),
             ("{x!r", "f-string: expecting '}'"),
             ("{x:>3", "f-string: expecting '}'"),
-            ("{x!r x}", "f-string: invalid conversion character: expected 's', 'r', or 'a'"),
-            ("{x!z}", "f-string: invalid conversion character: expected 's', 'r', or 'a'"),
-            ("{x!}", "f-string: invalid conversion character: expected 's', 'r', or 'a'"),
+            (
+                "{x!r x}",
+                "f-string: invalid conversion character: expected 's', 'r', or 'a'",
+            ),
+            (
+                "{x!z}",
+                "f-string: invalid conversion character: expected 's', 'r', or 'a'",
+            ),
+            (
+                "{x!}",
+                "f-string: invalid conversion character: expected 's', 'r', or 'a'",
+            ),
             ("{}", "f-string: empty expression not allowed"),
             ("{  }", "f-string: empty expression not allowed"),
             ("{!r}", "f-string: empty expression not allowed"),
             ("a}b", "f-string: single '}' is not allowed"),
-            ("{x:>{w}}", "f-string: nested replacement fields in format specs are not supported here"),
-            ("{a\\n}", "f-string expression part cannot include a backslash"),
+            (
+                "{x:>{w}}",
+                "f-string: nested replacement fields in format specs are not supported here",
+            ),
+            (
+                "{a\\n}",
+                "f-string expression part cannot include a backslash",
+            ),
             ("{a#}", "f-string expression part cannot include '#'"),
             ("{a)}", "f-string: unmatched ')'"),
-            ("{(a]}", "f-string: closing parenthesis ']' does not match opening parenthesis '('"),
-            ("{(a}", "f-string: closing parenthesis '}' does not match opening parenthesis '('"),
+            (
+                "{(a]}",
+                "f-string: closing parenthesis ']' does not match opening parenthesis '('",
+            ),
+            (
+                "{(a}",
+                "f-string: closing parenthesis '}' does not match opening parenthesis '('",
+            ),
             ("{'a}", "f-string: unterminated string"),
         ];
         for (body, message) in cases {

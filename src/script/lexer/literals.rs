@@ -276,4 +276,3 @@ fn decode_escape(e: char, chars: &[char], i: &mut usize) -> Result<Option<char>,
     };
     Ok(Some(decoded))
 }
-

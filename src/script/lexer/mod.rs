@@ -140,7 +140,10 @@ pub fn tokenize_fragment(text: &str, pos: Pos) -> Result<LogicalLine, SyntaxErro
     let mut lexer = LineLexer::default();
     let end = lexer.lex_physical_line(&chars, pos.line);
     if end == LineEnd::Continued {
-        lexer.fail(lexer.end, "f-string expression part cannot include a backslash");
+        lexer.fail(
+            lexer.end,
+            "f-string expression part cannot include a backslash",
+        );
     }
     if let Some((bracket, at)) = lexer.brackets.last().copied() {
         lexer.fail(at, format!("'{bracket}' was never closed"));
@@ -515,8 +518,28 @@ mod tests {
             "unterminated string literal (detected at line 3)"
         );
         assert_eq!(
-            error("f'{x}'").1.message,
-            "f-strings are not supported here"
+            kinds("f'a{x}'"),
+            vec![
+                TokenKind::FString(vec![
+                    FPiece::Text("a".into()),
+                    FPiece::Field(FField {
+                        expr: "x".into(),
+                        pos: at(1, 5),
+                        conversion: None,
+                        spec: String::new(),
+                        debug_text: None,
+                    })
+                ]),
+                End
+            ]
+        );
+        assert_eq!(
+            kinds("'''a'b''' \"\"\"\"\"\""),
+            vec![Str("a'b".into()), Str(String::new()), End]
+        );
+        assert_eq!(
+            error("s = '''abc").1.message,
+            "triple-quoted strings spanning several lines are not supported here"
         );
         assert_eq!(
             error("b'x'").1.message,

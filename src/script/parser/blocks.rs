@@ -123,7 +123,13 @@ pub(super) fn parse_script_here(src: &str) -> Vec<Result<Statement, (usize, Synt
             .any(|w| line.starts_with(w));
         if line.indent != Indent::default() {
             script.take();
-            let error = SyntaxError::new(Pos { line: start, col: 1 }, "unexpected indent");
+            let error = SyntaxError::new(
+                Pos {
+                    line: start,
+                    col: 1,
+                },
+                "unexpected indent",
+            );
             out.push(Err((start, error)));
             continue;
         }
@@ -131,7 +137,11 @@ pub(super) fn parse_script_here(src: &str) -> Vec<Result<Statement, (usize, Synt
             Ok(Some(statement)) => out.push(Ok(statement)),
             Ok(None) => {}
             Err(error) => {
-                let line = if compound { error.pos.line.max(start) } else { start };
+                let line = if compound {
+                    error.pos.line.max(start)
+                } else {
+                    start
+                };
                 out.push(Err((line, error)));
                 script.skip_indented();
             }
@@ -285,7 +295,9 @@ impl Script<'_> {
                 };
                 Ok((clause, header))
             }
-            Ok(LineStatement::Simple(simple)) => Err(SyntaxError::new(simple.pos, "invalid syntax")),
+            Ok(LineStatement::Simple(simple)) => {
+                Err(SyntaxError::new(simple.pos, "invalid syntax"))
+            }
             Err(error) => Err(self.recover(scanned.start, scanned.next, error)),
         }
     }
@@ -294,9 +306,14 @@ impl Script<'_> {
     fn reject_loop_else(&mut self, context: Context) -> Result<(), SyntaxError> {
         let indent = context.indents.last().copied().unwrap_or_default();
         match self.peek() {
-            Some(next) if next.indent == indent && next.starts_with("else") => Err(
-                SyntaxError::new(next.first_pos(), "'else' after a loop is not supported here"),
-            ),
+            Some(next) if next.indent == indent && next.starts_with("else") => {
+                let pos = next.first_pos();
+                self.take();
+                Err(SyntaxError::new(
+                    pos,
+                    "'else' after a loop is not supported here",
+                ))
+            }
             _ => Ok(()),
         }
     }
@@ -343,7 +360,13 @@ impl Script<'_> {
             if next.indent != indent {
                 let pos = next.first_pos();
                 if next.indent.deeper_than(indent, pos)? {
-                    return Err(SyntaxError::new(Pos { line: pos.line, col: 1 }, "unexpected indent"));
+                    return Err(SyntaxError::new(
+                        Pos {
+                            line: pos.line,
+                            col: 1,
+                        },
+                        "unexpected indent",
+                    ));
                 }
                 if !context.indents.contains(&next.indent) {
                     return Err(SyntaxError::new(
@@ -379,7 +402,9 @@ fn simple_statement(
     };
     if !context.in_loop {
         match kind {
-            StatementKind::Break => return Err(SyntaxError::new(simple.pos, "'break' outside loop")),
+            StatementKind::Break => {
+                return Err(SyntaxError::new(simple.pos, "'break' outside loop"))
+            }
             StatementKind::Continue => {
                 return Err(SyntaxError::new(
                     simple.pos,

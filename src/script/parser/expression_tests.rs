@@ -245,4 +245,3 @@ fn error_display() {
     let e = SyntaxError::new(at(1, 1), "invalid syntax");
     assert_eq!(e.to_string(), "SyntaxError: invalid syntax");
 }
-

@@ -1,9 +1,7 @@
 //! Expressions: Python's precedence climbing, displays, comprehensions, calls and subscripts.
 
 use super::{SyntaxError, MAX_NESTING};
-use crate::script::ast::{
-    BinOp, ComprehensionKind, Expr, ExprKind, Generator, Pos, UnaryOp,
-};
+use crate::script::ast::{BinOp, ComprehensionKind, Expr, ExprKind, Generator, Pos, UnaryOp};
 use crate::script::lexer::{LogicalLine, Token, TokenKind};
 
 /// The tallest expression tree accepted; long operator chains build tall trees too.
@@ -16,7 +14,6 @@ const KEYWORDS: [&str; 35] = [
     "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
     "with", "yield",
 ];
-
 
 /// Binary operator levels from loosest to tightest; `None` marks an unsupported operator.
 const BINARY_LEVELS: [&[(&str, Option<BinOp>)]; 6] = [
@@ -46,7 +43,6 @@ pub(super) fn is_comparison(op: BinOp) -> bool {
         BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
     )
 }
-
 
 /// An expression and the height of its tree.
 pub(super) struct Node {
@@ -200,8 +196,7 @@ impl<'a> Parser<'a> {
     pub(super) fn starts_expr(&self) -> bool {
         match &self.peek().kind {
             TokenKind::Name(w) => {
-                !is_keyword(w)
-                    || matches!(w.as_str(), "True" | "False" | "None" | "not" | "lambda")
+                !is_keyword(w) || matches!(w.as_str(), "True" | "False" | "None" | "not" | "lambda")
             }
             TokenKind::Int(_) | TokenKind::Float(_) | TokenKind::Str(_) | TokenKind::FString(_) => {
                 true
@@ -494,10 +489,7 @@ impl<'a> Parser<'a> {
             TokenKind::Op("[") => return self.nested(pos, |p| p.list(pos)),
             TokenKind::Op("{") => return self.nested(pos, |p| p.braces(pos)),
             TokenKind::Op("*") => {
-                return Err(SyntaxError::new(
-                    pos,
-                    "can't use starred expression here",
-                ))
+                return Err(SyntaxError::new(pos, "can't use starred expression here"))
             }
             _ => return Err(SyntaxError::new(pos, "invalid syntax")),
         };
@@ -579,7 +571,10 @@ impl<'a> Parser<'a> {
             }
             if !self.is_op(":") {
                 if self.is_op(",") || self.is_op("}") {
-                    return Err(SyntaxError::new(open, "set displays are not supported here"));
+                    return Err(SyntaxError::new(
+                        open,
+                        "set displays are not supported here",
+                    ));
                 }
                 return Err(self.invalid_syntax());
             }
@@ -708,7 +703,10 @@ impl<'a> Parser<'a> {
                 if self.is_op("=") {
                     let message = match arg.expr.kind {
                         ExprKind::Bool(_) | ExprKind::None => {
-                            format!("cannot assign to {}", super::statements::expr_name(&arg.expr.kind))
+                            format!(
+                                "cannot assign to {}",
+                                super::statements::expr_name(&arg.expr.kind)
+                            )
                         }
                         _ => "expression cannot contain assignment, perhaps you meant \"==\"?"
                             .to_string(),
@@ -785,4 +783,3 @@ impl<'a> Parser<'a> {
         }
     }
 }
-

@@ -6,18 +6,18 @@
 use super::ast::{Expr, Pos, Statement};
 use super::lexer::{self, TokenKind};
 
+#[cfg(test)]
+mod block_tests;
 mod blocks;
+#[cfg(test)]
+mod expression_tests;
 mod expressions;
 mod fstring;
+#[cfg(test)]
+mod statement_tests;
 mod statements;
 #[cfg(test)]
 mod test_support;
-#[cfg(test)]
-mod expression_tests;
-#[cfg(test)]
-mod statement_tests;
-#[cfg(test)]
-mod block_tests;
 
 use expressions::Parser;
 
@@ -108,4 +108,3 @@ fn parse_expression_here(src: &str) -> Result<Expr, SyntaxError> {
     }
     Ok(node.expr)
 }
-

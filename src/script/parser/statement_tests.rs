@@ -143,7 +143,10 @@ fn generic_errors() {
         error("x = 1 if a"),
         err("expected 'else' after 'if' expression", 1, 11)
     );
-    assert_eq!(error("lambda: 0"), err("lambda is not supported here", 1, 1));
+    assert_eq!(
+        error("lambda: 0"),
+        err("lambda is not supported here", 1, 1)
+    );
     assert_eq!(error(";"), err("invalid syntax", 1, 1));
     assert_eq!(
         error("a = 1; b = 2"),
@@ -199,9 +202,8 @@ fn call_errors() {
 
 #[test]
 fn invalid_targets() {
-    let maybe = |what: &str| {
-        format!("cannot assign to {what} here. Maybe you meant '==' instead of '='?")
-    };
+    let maybe =
+        |what: &str| format!("cannot assign to {what} here. Maybe you meant '==' instead of '='?");
     assert_eq!(error("f() = 1"), (maybe("function call"), 1, 1));
     assert_eq!(error("1 = a"), (maybe("literal"), 1, 1));
     assert_eq!(error("a + b = 1"), (maybe("expression"), 1, 1));
@@ -234,8 +236,7 @@ fn invalid_targets() {
 }
 
 /// Characters that make interesting edits: brackets, quotes, operators, line breaks.
-const ALPHABET: &str =
-    "()[]{}:,.;'\"#\\=+-*/%@<>!~&|^ \n\t0123456789_abcefixjorn\u{e9}\u{20ac}$?";
+const ALPHABET: &str = "()[]{}:,.;'\"#\\=+-*/%@<>!~&|^ \n\t0123456789_abcefixjorn\u{e9}\u{20ac}$?";
 
 fn interesting_char() -> impl Strategy<Value = char> {
     let chars: Vec<char> = ALPHABET.chars().collect();

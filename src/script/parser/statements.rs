@@ -311,9 +311,15 @@ impl Parser<'_> {
             let name = self.identifier()?;
             let alias = self.alias()?.unwrap_or_else(|| name.clone());
             if parenthesized {
-                self.eat_op(",");
                 self.several_imports()?;
+                self.eat_op(",");
                 self.expect_op(")")?;
+            }
+            if !parenthesized && self.is_op(",") && matches!(self.peek_at(1).kind, TokenKind::End) {
+                return Err(SyntaxError::new(
+                    self.peek().pos,
+                    "trailing comma not allowed without surrounding parentheses",
+                ));
             }
             (format!("{module}.{name}"), alias)
         } else {
@@ -392,7 +398,10 @@ impl Parser<'_> {
         self.end_of_statement()?;
         let value = current.0.expr;
         if let ExprKind::Starred(_) = value.kind {
-            return Err(SyntaxError::new(value.pos, "can't use starred expression here"));
+            return Err(SyntaxError::new(
+                value.pos,
+                "can't use starred expression here",
+            ));
         }
         if targets.is_empty() {
             return Ok(StatementKind::Expr(value));
