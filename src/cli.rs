@@ -1,6 +1,9 @@
 //! The native command line: `stridescope trace [--engine cpu|gpu] [--op-log] [--memory-limit
 //! BYTES] FILE`, `stridescope bench [--json]`, and for instructors `stridescope link` (share
-//! links and embed snippets) and `stridescope svg` (a step's diagram).
+//! links and embed snippets), `stridescope svg` (a step's diagram) and `stridescope lesson`
+//! (checking, linking and indexing lessons: [`lesson`]).
+
+pub mod lesson;
 
 use std::cell::RefCell;
 use std::io::Write;
@@ -16,6 +19,7 @@ const USAGE: &str =
        stridescope bench [--json] [--only KERNEL]\n\
        stridescope link [--url EMBED_URL] [--iframe] [OPTIONS] FILE\n\
        stridescope svg [--step N] [--dark] FILE\n\
+       stridescope lesson check PATH... | link [--url BASE] FILE | index DIR\n\
 \n\
 trace: runs FILE (a PyTorch notebook script) and prints its trace as JSON on stdout.\n\
 Errors in the script are part of the trace (exit 0); an unreadable file is exit 2.\n\
@@ -27,7 +31,8 @@ link: prints the share-link hash (v1....) of FILE's script; with --url, the whol
 --iframe, the embed snippet. OPTIONS are the embed options of EMBEDDING.md, as in a query\n\
 string: --step N (1-based) --readonly --panels a,b --hide a,b --theme auto|light|dark\n\
 --height PX --title TEXT.\n\
-svg: prints the diagram of step N (1-based; default the last) of FILE as SVG.";
+svg: prints the diagram of step N (1-based; default the last) of FILE as SVG.\n\
+lesson: the lesson tools (stridescope lesson help; LESSONS.md).";
 
 /// Runs the CLI with `args` (without the program name); returns the exit code.
 pub fn run(args: &[String]) -> i32 {
@@ -36,6 +41,7 @@ pub fn run(args: &[String]) -> i32 {
         Some("bench") => bench(&args[1..]),
         Some("link") => link(&args[1..]),
         Some("svg") => svg(&args[1..]),
+        Some("lesson") => lesson::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             0

@@ -270,8 +270,33 @@ pub enum LinkError {
 pub fn encode(state: &SharedState) -> String {
     // Serializing plain strings, numbers and enums cannot fail.
     let json = serde_json::to_vec(state).unwrap_or_default();
-    let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
-    format!("v{LINK_VERSION}.{}", URL_SAFE_NO_PAD.encode(packed))
+    format!("v{LINK_VERSION}.{}", pack(&json))
+}
+
+/// `base64url(deflate(bytes))`: how every link packs its data (share links, lesson links).
+pub fn pack(bytes: &[u8]) -> String {
+    URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec(bytes, 9))
+}
+
+/// The inverse of [`pack`], stopping at `max` inflated bytes (zip bombs). Tolerates `=`
+/// padding and whitespace, which mailers add.
+pub fn unpack(data: &str, max: usize) -> Result<Vec<u8>, LinkError> {
+    let data: String = data
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '=')
+        .collect();
+    let packed = URL_SAFE_NO_PAD
+        .decode(data.as_bytes())
+        .map_err(|_| LinkError::BadEncoding)?;
+    miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, max).map_err(|e| match e.status {
+        miniz_oxide::inflate::TINFLStatus::HasMoreOutput => LinkError::Oversized,
+        miniz_oxide::inflate::TINFLStatus::FailedCannotMakeProgress => LinkError::Truncated {
+            reason: "the data ends early".into(),
+        },
+        other => LinkError::Truncated {
+            reason: format!("{other:?}"),
+        },
+    })
 }
 
 /// Decodes a link hash (with or without its leading `#`). `Ok(None)` when there is no hash
@@ -299,23 +324,7 @@ pub fn decode(hash: &str) -> Result<Option<SharedState>, LinkError> {
 
 fn decode_v1(data: &str) -> Result<SharedState, LinkError> {
     // Some mailers and chat apps append `=` padding or wrap long links: tolerate both.
-    let data: String = data
-        .chars()
-        .filter(|c| !c.is_whitespace() && *c != '=')
-        .collect();
-    let packed = URL_SAFE_NO_PAD
-        .decode(data.as_bytes())
-        .map_err(|_| LinkError::BadEncoding)?;
-    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_STATE_BYTES)
-        .map_err(|e| match e.status {
-            miniz_oxide::inflate::TINFLStatus::HasMoreOutput => LinkError::Oversized,
-            miniz_oxide::inflate::TINFLStatus::FailedCannotMakeProgress => LinkError::Truncated {
-                reason: "the data ends early".into(),
-            },
-            other => LinkError::Truncated {
-                reason: format!("{other:?}"),
-            },
-        })?;
+    let json = unpack(data, MAX_STATE_BYTES)?;
     let state: SharedState = serde_json::from_slice(&json).map_err(|e| LinkError::BadState {
         reason: e.to_string(),
     })?;

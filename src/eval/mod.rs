@@ -8,6 +8,7 @@
 mod call;
 mod ops;
 mod repr;
+pub mod session;
 pub mod value;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -866,6 +867,7 @@ fn values_equal(a: &Value, b: &Value) -> bool {
         (None, None) => true,
         (Storage(x), Storage(y)) => x == y,
         (Tensor(x), Tensor(y)) => Rc::ptr_eq(x, y),
+        (Bool(_) | Int(_) | Float(_), Bool(_) | Int(_) | Float(_)) => session::python_eq(a, b),
         _ => false,
     }
 }
