@@ -112,6 +112,35 @@ macro_rules! number_arg {
 }
 number_arg!(i32, i64, u32, u64, usize, f64);
 
+impl From<&&String> for Arg {
+    fn from(s: &&String) -> Self {
+        Arg::Text((*s).clone())
+    }
+}
+
+/// A message with its variables, to be put into words when shown (so that a change of
+/// language re-words what is on the page).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Msg {
+    pub id: &'static str,
+    pub args: Vec<(&'static str, Arg)>,
+}
+
+impl Msg {
+    pub fn new(id: &'static str) -> Self {
+        Msg {
+            id,
+            args: Vec::new(),
+        }
+    }
+
+    /// Adds variable `name`.
+    pub fn arg(mut self, name: &'static str, value: impl Into<Arg>) -> Self {
+        self.args.push((name, value.into()));
+        self
+    }
+}
+
 type Bundle = FluentBundle<FluentResource>;
 
 fn bundle(lang: Lang) -> Bundle {
@@ -157,6 +186,11 @@ impl Catalog {
     /// Whether the chosen language itself has message `id`.
     pub fn has(&self, id: &str) -> bool {
         self.bundle.has_message(id)
+    }
+
+    /// `msg` in words.
+    pub fn msg(&self, msg: &Msg) -> String {
+        self.format(msg.id, &msg.args)
     }
 
     /// Message `id` without variables.

@@ -175,3 +175,72 @@ link-hides = This link hides: { $panels }.
 link-readonly = Its editor is read-only.
 show-all-panels = Show all panels
 edit-script = Edit the script
+
+## The lesson player
+
+lesson-player = Lesson
+lesson-loading = Loading the lesson…
+lesson-progress = { $done } of { $total } questions done
+lesson-question-n = Question { $n } of { $total }
+lesson-answer-label = Your answer
+lesson-choices-label = Choices
+lesson-check = Check
+lesson-hint = Hint
+lesson-show-me = Show me
+lesson-next = Next
+lesson-finish = Back to the lessons
+lesson-complete = Lesson complete: all { $total } questions done.
+lesson-correct = Right!
+lesson-wrong = Not yet.
+lesson-revealed = Shown: the answer is { $answer }.
+lesson-revealed-cells = Shown: the view reads storage cells { $cells }.
+lesson-revealed-task = Shown: one solution is below.
+lesson-solution = A solution
+lesson-kind-cells = Click the storage cells this view reads, in the diagram or with the buttons below. Selected: { $count }.
+lesson-cells-group = Cells of storage { $storage }
+lesson-cell = cell { $offset }: { $value }
+lesson-kind-task = Add your code in the editor, below the lesson's code, then Check.
+lesson-concealed = shape, stride and offset hidden until you answer
+lesson-ungradable = This question cannot be graded: { $error }
+lesson-load-failed = This lesson could not be opened: { $reason }
+lesson-not-found = there is no lesson “{ $id }” in the track
+lesson-bad-id = “{ $id }” is not a lesson id
+lesson-cross-origin = lessons open only from this site ({ $origin }), and { $url } is elsewhere
+lesson-bad-url = “{ $url }” is not an address
+lesson-fetch-failed = { $url } could not be loaded ({ $reason })
+lesson-parse-error = the lesson has a mistake at line { $line }: { $error }
+lesson-share = Share this lesson
+lesson-share-copied = Link copied: it carries the whole lesson, no server needed.
+lesson-share-url = Link to this lesson
+lesson-index-title = Lessons
+lesson-index-intro = Short lessons that ask before they show: predict what PyTorch does, then see the engine's answer.
+lesson-index-progress = { $done } of { $total } done
+lesson-index-failed = The list of lessons could not be loaded: { $reason }
+lesson-open-index = Lessons
+lesson-playground = Playground
+
+## Feedback on answers (PyTorch's error text inside stays in English)
+
+fb-empty = Type a value, such as (1, 3) or torch.float32.
+fb-too-long = This value is too long ({ $chars } characters).
+fb-syntax = This is not valid Python: { $message }
+fb-code = `{ $code }` is code, not a value: type the value itself (a number, a tuple such as (1, 3), True/False, a dtype such as torch.float32).
+fb-too-deep = This value nests tuples and lists too deeply.
+fb-gave-other = You gave { $name }'s { $attribute ->
+    [storage_offset] storage offset
+    [numel] number of elements
+    [nbytes] size in bytes
+   *[other] { $attribute }
+}.
+fb-reversed = You gave the right values in reverse order.
+fb-wrong-type = You gave a { $given }; the answer is a { $expected }, and in Python a { $given } never equals a { $expected }.
+fb-not-equal = You gave { $given }; the engine says { $expected }.
+fb-cells-both = The view also reads cells { $missing }, and it does not read cells { $extra }.
+fb-cells-missing = The view also reads cells { $missing }.
+fb-cells-extra = The view does not read cells { $extra }.
+fb-cells-right = These are the cells the view reads.
+fb-task-error = Your code raised, at its line { $line }: { $error }
+fb-task-check = Not yet: after your code, `{ $expr }` is not True.
+fb-task-raised = After your code, `{ $expr }` raised: { $error }
+fb-task-copied = Your code copied: +{ $bytes } B. This task can be done without allocating.
+fb-task-allocated = Your code allocated +{ $bytes } B; the task takes exactly { $expected } B.

@@ -168,3 +168,75 @@ link-hides = 这个链接隐藏了：{ $panels }。
 link-readonly = 它的编辑器是只读的。
 show-all-panels = 显示所有面板
 edit-script = 编辑脚本
+
+## 课程播放器
+
+lesson-player = 课程
+lesson-loading = 正在加载课程…
+lesson-progress = 已完成 { $done } / { $total } 题
+lesson-question-n = 第 { $n } 题，共 { $total } 题
+lesson-answer-label = 你的答案
+lesson-choices-label = 选项
+lesson-check = 检查
+lesson-hint = 提示
+lesson-show-me = 直接看答案
+lesson-next = 继续
+lesson-finish = 返回课程列表
+lesson-complete = 本课完成：{ $total } 道题全部做完。
+lesson-correct = 答对了！
+lesson-wrong = 还不对。
+lesson-revealed = 答案是 { $answer }。
+lesson-revealed-cells = 答案：这个视图读取的是存储单元 { $cells }。
+lesson-revealed-task = 下面是一种参考解法。
+lesson-solution = 参考解法
+lesson-kind-cells = 点击这个视图读取的存储单元：可以直接点示意图，也可以用下面的按钮。已选 { $count } 个。
+lesson-cells-group = 存储 { $storage } 的单元
+lesson-cell = 单元 { $offset }：{ $value }
+lesson-kind-task = 在编辑器里课程代码的下方写上你的代码，然后点“检查”。
+lesson-concealed = 形状、步长和偏移在你作答后才显示
+lesson-ungradable = 这道题无法判分：{ $error }
+lesson-load-failed = 无法打开这节课：{ $reason }
+lesson-not-found = 课程中没有 “{ $id }” 这一课
+lesson-bad-id = “{ $id }” 不是合法的课程 id
+lesson-cross-origin = 只能打开本站（{ $origin }）的课程，而 { $url } 来自其他网站
+lesson-bad-url = “{ $url }” 不是一个地址
+lesson-fetch-failed = 无法加载 { $url }（{ $reason }）
+lesson-parse-error = 课程文件第 { $line } 行有错误：{ $error }
+lesson-share = 分享这节课
+lesson-share-copied = 链接已复制：整节课都在链接里，不需要服务器。
+lesson-share-url = 这节课的链接
+lesson-index-title = 课程
+lesson-index-intro = 每节课都很短，先提问再揭晓：先预测 PyTorch 会怎么做，再看引擎给出的答案。
+lesson-index-progress = 已完成 { $done } / { $total }
+lesson-index-failed = 无法加载课程列表：{ $reason }
+lesson-open-index = 课程
+lesson-playground = 练习场
+
+## 答题反馈（其中 PyTorch 的报错原文保持英文）
+
+fb-empty = 请输入一个值，例如 (1, 3) 或 torch.float32。
+fb-too-long = 这个值太长了（{ $chars } 个字符）。
+fb-syntax = 这不是合法的 Python：{ $message }
+fb-code = `{ $code }` 是代码，不是值：请直接写出值本身（数字、像 (1, 3) 这样的元组、True/False，或 torch.float32 这样的 dtype）。
+fb-too-deep = 这个值里元组和列表嵌套得太深了。
+fb-gave-other = 你给出的是 { $name } 的{ $attribute ->
+    [stride] 步长
+    [shape] 形状
+    [storage_offset] 存储偏移
+    [numel] 元素个数
+    [nbytes] 字节数
+    [dtype] 数据类型
+   *[other] { $attribute }
+}。
+fb-reversed = 数值都对，但顺序反了。
+fb-wrong-type = 你给出的是 { $given }，而答案是 { $expected }；在 Python 里 { $given } 永远不等于 { $expected }。
+fb-not-equal = 你给出的是 { $given }，引擎算出的是 { $expected }。
+fb-cells-both = 这个视图还读取了单元 { $missing }，并且不读取单元 { $extra }。
+fb-cells-missing = 这个视图还读取了单元 { $missing }。
+fb-cells-extra = 这个视图并不读取单元 { $extra }。
+fb-cells-right = 这些正是这个视图读取的单元。
+fb-task-error = 你的代码在第 { $line } 行抛出了异常：{ $error }
+fb-task-check = 还没完成：运行你的代码之后，`{ $expr }` 不是 True。
+fb-task-raised = 运行你的代码之后，`{ $expr }` 抛出了异常：{ $error }
+fb-task-copied = 你的代码发生了复制：+{ $bytes } B。这个任务不需要分配任何内存就能完成。
+fb-task-allocated = 你的代码分配了 +{ $bytes } B；这个任务要求正好 { $expected } B。
