@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use crate::app::i18n::{t, tf};
 use crate::app::AppState;
 use crate::ui_model::bytes_text;
 
@@ -16,22 +17,22 @@ pub fn MemoryPanel() -> impl IntoView {
                     .created
                     .iter()
                     .map(|c| match c.kind.as_str() {
-                        "view" => format!("{}: 0 B", c.op),
+                        "view" => tf("mem-view", &[("op", (&c.op).into())]),
                         _ => String::new(),
                     })
                     .filter(|s| !s.is_empty())
                     .collect();
                 let this_step = if step.allocated_bytes > 0 {
-                    let op = step.created.iter().find(|c| c.kind != "view").map(|c| c.op.clone()).unwrap_or_else(|| "this step".into());
-                    format!("{op}: +{}", bytes_text(step.allocated_bytes))
+                    let op = step.created.iter().find(|c| c.kind != "view").map(|c| c.op.clone()).unwrap_or_else(|| t("mem-this-step"));
+                    tf("mem-allocated", &[("op", op.into()), ("bytes", bytes_text(step.allocated_bytes).into())])
                 } else if let Some(first) = ops.first() {
                     first.clone()
                 } else {
-                    "this step: 0 B".to_string()
+                    t("mem-nothing")
                 };
                 view! {
                     <div class="mem-line">
-                        <span class="mem-total" data-testid="memory-total">{format!("{} live in {} storage{}", bytes_text(step.live_bytes), step.storages.len(), if step.storages.len() == 1 { "" } else { "s" })}</span>
+                        <span class="mem-total" data-testid="memory-total">{tf("mem-live", &[("bytes", bytes_text(step.live_bytes).into()), ("count", step.storages.len().into())])}</span>
                         <span class="mem-step" data-testid="memory-step">{this_step}</span>
                     </div>
                 }

@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use crate::app::i18n::{t, tf};
 use crate::app::AppState;
 use crate::tensor::layout::ViewExplanation;
 use crate::ui_model::dims_text;
@@ -16,7 +17,7 @@ pub fn OutputPanel() -> impl IntoView {
             {move || match state.with_current(|s| {
                 (s.line, s.column, s.source.clone(), s.output.clone(), s.error.clone(), s.explain.clone(), s.created.clone())
             }) {
-                None => view! { <p class="muted">"Nothing to show yet."</p> }.into_any(),
+                None => view! { <p class="muted">{t("output-empty")}</p> }.into_any(),
                 Some((line, column, source, output, error, explain, created)) => {
                     view! {
                         <div class="stmt">
@@ -25,9 +26,13 @@ pub fn OutputPanel() -> impl IntoView {
                         </div>
                         {output.map(|o| view! { <pre class="output" data-testid="output">{o}</pre> })}
                         {error.map(|e| {
-                            let col = column.map(|c| format!(" (col {c})")).unwrap_or_default();
+                            // PyTorch's text as PyTorch prints it; the column is ours.
+                            let text = match column {
+                                Some(c) => tf("error-column", &[("error", e.into()), ("column", c.into())]),
+                                None => e,
+                            };
                             view! {
-                                <pre class="error" data-testid="error" role="alert">{format!("{e}{col}")}</pre>
+                                <pre class="error" data-testid="error" role="alert">{text}</pre>
                             }
                         })}
                         {explain.map(|x| view! { <ViewExplain explanation=x/> })}
@@ -47,20 +52,26 @@ fn Created(created: Vec<crate::trace::Creation>) -> impl IntoView {
         .iter()
         .map(|c| {
             let what = match c.kind.as_str() {
-                "view" => format!(
-                    "a view of {} (no copy)",
-                    if c.of.is_empty() {
-                        c.storage.clone()
-                    } else {
-                        c.of.join(", ")
-                    }
+                "view" => tf(
+                    "created-view",
+                    &[(
+                        "of",
+                        if c.of.is_empty() {
+                            c.storage.clone()
+                        } else {
+                            c.of.join(", ")
+                        }
+                        .into(),
+                    )],
                 ),
-                "copy" => format!(
-                    "a copy into new storage {} (from {})",
-                    c.storage,
-                    c.of.join(", ")
+                "copy" => tf(
+                    "created-copy",
+                    &[
+                        ("storage", (&c.storage).into()),
+                        ("of", c.of.join(", ").into()),
+                    ],
                 ),
-                _ => format!("new storage {}", c.storage),
+                _ => tf("created-new", &[("storage", (&c.storage).into())]),
             };
             let class = format!("made {}", c.kind);
             view! { <li class=class><b>{c.name.clone()}</b>" = "{c.op.clone()}": "{what}</li> }
@@ -83,11 +94,11 @@ fn ViewExplain(explanation: ViewExplanation) -> impl IntoView {
                 .iter()
                 .map(|&d| {
                     view! {
-                        <span class="dimbox">{format!("dim {d}")}<small>{format!("size {} · stride {}", x.shape[d], x.strides[d])}</small></span>
+                        <span class="dimbox">{tf("explain-dim", &[("dim", d.into())])}<small>{tf("explain-dim-detail", &[("size", x.shape[d].into()), ("stride", x.strides[d].into())])}</small></span>
                     }
                 })
                 .collect_view();
-            view! { <span class="subspace" title=format!("contiguous subspace {k}")>{boxes}</span> }
+            view! { <span class="subspace" title=tf("explain-subspace", &[("k", k.into())])>{boxes}</span> }
         })
         .collect_view();
     let targets = x
@@ -97,17 +108,15 @@ fn ViewExplain(explanation: ViewExplanation) -> impl IntoView {
         .map(|(t, &size)| {
             let bad = x.spanning.contains(&t);
             let class = if bad { "dimbox spans" } else { "dimbox" };
-            view! { <span class=class>{format!("new dim {t}")}<small>{format!("size {size}")}{if bad { " · spans two subspaces" } else { "" }}</small></span> }
+            let detail = tf(if bad { "explain-new-spans" } else { "explain-new-size" }, &[("size", size.into())]);
+            view! { <span class=class>{tf("explain-new-dim", &[("dim", t.into())])}<small>{detail}</small></span> }
         })
         .collect_view();
     view! {
         <figure class="explain" data-testid="view-explain">
-            <figcaption>
-                "Why view fails: the old layout is made of contiguous subspaces (boxes). "
-                "A new dim may merge or split dims only within one subspace; the red ones would have to cross a boundary. reshape copies instead."
-            </figcaption>
-            <div class="row"><span class="label">{format!("old {}", dims_text(&x.shape))}</span>{subspaces}</div>
-            <div class="row"><span class="label">{format!("new {}", dims_text(&x.target))}</span>{targets}</div>
+            <figcaption>{t("explain-caption")}</figcaption>
+            <div class="row"><span class="label">{tf("explain-old", &[("shape", dims_text(&x.shape).into())])}</span>{subspaces}</div>
+            <div class="row"><span class="label">{tf("explain-new", &[("shape", dims_text(&x.target).into())])}</span>{targets}</div>
         </figure>
     }
 }

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 
 use super::virtualized::{drive, Drawing, Strip, Virtual};
 use super::{css_name, hover_handler, mark_written};
+use crate::app::i18n::{t, tf};
 use crate::app::AppState;
 use crate::trace::{Step, StorageRecord};
 use crate::ui_model::{
@@ -35,7 +36,7 @@ pub fn StoragePanel() -> impl IntoView {
     let on_over = hover_handler(state);
     view! {
         <div class="panel storage-panel" on:mouseover=on_over on:mouseleave=move |_| state.hover.set(None)>
-            <div class="panel-head"><h2>"Storages"</h2><span class="hint">"flat memory; marks show which views reach each cell"</span></div>
+            <div class="panel-head"><h2>{move || t("storages-title")}</h2><span class="hint">{move || t("storages-hint")}</span></div>
             {move || {
                 // Redrawn when storages or the views reaching them change; values and write
                 // marks are patched in place (see `patch_storages`).
@@ -160,10 +161,14 @@ fn storage_strip(
                 jumps.entry(at).or_insert(k);
             }
             if let Some(&s) = t.stride.get(*dim) {
-                jump_caption = Some(format!(
-                    "{name} · dim {dim}: each step jumps {s} element{} = {} bytes",
-                    if s == 1 { "" } else { "s" },
-                    s * t.element_size as i64
+                jump_caption = Some(tf(
+                    "jump-caption",
+                    &[
+                        ("name", name.into()),
+                        ("dim", (*dim).into()),
+                        ("stride", s.into()),
+                        ("bytes", (s * t.element_size as i64).into()),
+                    ],
                 ));
             }
         }
@@ -171,22 +176,22 @@ fn storage_strip(
     let dtype = storage.dtype.clone();
     let count = storage.values.as_ref().map(|v| v.len()).unwrap_or(0);
     let item = storage.nbytes.checked_div(count).unwrap_or(0);
-    let owner = storage
-        .owner
-        .clone()
-        .map(|o| format!(" · created for {o}"))
-        .unwrap_or_default();
-    let header = format!(
-        "{} · {} · {} · {} elements{}",
-        storage.id,
-        dtype,
-        bytes_text(storage.nbytes),
-        count,
-        owner
-    );
+    let mut args = vec![
+        ("id", (&storage.id).into()),
+        ("dtype", (&dtype).into()),
+        ("bytes", bytes_text(storage.nbytes).into()),
+        ("count", count.into()),
+    ];
+    let header = match &storage.owner {
+        Some(owner) => {
+            args.push(("owner", owner.into()));
+            tf("storage-header-owned", &args)
+        }
+        None => tf("storage-header", &args),
+    };
     let names: Vec<String> = step.tensors.iter().map(|t| t.name.clone()).collect();
     let cells = match &storage.values {
-        None => view! { <p class="muted">{format!("{} elements: too many to draw", storage.nbytes / item.max(1))}</p> }.into_any(),
+        None => view! { <p class="muted">{tf("storage-too-many", &[("count", (storage.nbytes / item.max(1)).into())])}</p> }.into_any(),
         Some(values) if is_virtual_strip(values.len()) => {
             let strip = Strip { id: storage.id.clone(), values: values.clone(), reach, names, written, jumps, slots: storage_slots(values.len()) };
             let v = Virtual::new(Drawing::Strip(strip), widest(values), 16);
@@ -196,7 +201,7 @@ fn storage_strip(
             drive(state, v, node);
             view! {
                 <div class="strip vbox" role="list" tabindex="0" node_ref=node
-                    aria-label=format!("{} elements of {}, drawn as they scroll into view", values.len(), storage.id)
+                    aria-label=tf("storage-virtual", &[("count", values.len().into()), ("id", (&storage.id).into())])
                     on:scroll=move |_| { v.try_update_value(|v| v.sync(state)); }
                     inner_html=sizer></div>
             }

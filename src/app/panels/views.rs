@@ -8,6 +8,7 @@ use wasm_bindgen::JsCast;
 
 use super::virtualized::{drive, Drawing, Virtual};
 use super::{css_name, hover_handler, mark_written};
+use crate::app::i18n::{t as tr, tf};
 use crate::app::{AppState, Hover};
 use crate::trace::{Step, TensorRecord};
 use crate::ui_model::{
@@ -27,17 +28,28 @@ pub fn ViewsPanel() -> impl IntoView {
         state.with_current(|step| patch_views(step, shown));
     });
     let on_over = hover_handler(state);
+    // In a lesson: the views an open question asks about.
+    let lesson = use_context::<crate::app::lesson::LessonCtx>();
+    let concealed = move || lesson.map(|l| l.concealed.get()).unwrap_or_default();
     view! {
         <div class="panel views-panel" on:mouseover=on_over on:mouseleave=move |_| state.hover.set(None)>
-            <div class="panel-head"><h2>"Tensors"</h2><span class="hint">"hover a cell to see where it lives, click (or Enter) to pin it; pick a dim to see its stride"</span></div>
+            <div class="panel-head"><h2>{move || tr("views-title")}</h2><span class="hint">{move || tr("views-hint")}</span></div>
             <p class="formula" data-testid="formula" aria-live="polite">
                 {move || {
                     // The hovered cell, else the pinned one.
                     let h = state.hover.get().or_else(|| state.pinned.get())?;
                     let (name, index) = h.view?;
+                    // A concealed view's formula would tell its strides.
+                    if concealed().contains(&name) {
+                        return None;
+                    }
                     state.with_current(|step| {
                         let t = step.tensors.iter().find(|t| t.name == name)?;
-                        Some(format!("{name}[{}]: {}", attr_list(&index).replace(',', ", "), offset_formula(t, &index)))
+                        Some(tf("formula", &[
+                            ("name", (&name).into()),
+                            ("index", attr_list(&index).replace(',', ", ").into()),
+                            ("formula", offset_formula(t, &index).into()),
+                        ]))
                     })?
                 }}
             </p>
@@ -46,6 +58,7 @@ pub fn ViewsPanel() -> impl IntoView {
                 // write marks of the same views are patched in place (see `patch_views`).
                 let _ = structure.get();
                 let picked = state.picked.get();
+                let hidden = concealed();
                 let Some(step) = state.current_untracked() else { return ().into_any() };
                 shown.update_value(|m| {
                     m.clear();
@@ -57,7 +70,7 @@ pub fn ViewsPanel() -> impl IntoView {
                 step.tensors
                     .iter()
                     .enumerate()
-                    .map(|(i, t)| tensor_view(state, &step, i, t, picked.as_ref()))
+                    .map(|(i, t)| tensor_view(state, &step, i, t, picked.as_ref(), hidden.contains(&t.name)))
                     .collect_view()
                     .into_any()
             }}
@@ -164,6 +177,7 @@ fn tensor_view(
     vi: usize,
     t: &TensorRecord,
     picked: Option<&(String, usize)>,
+    concealed: bool,
 ) -> impl IntoView {
     let owner = step
         .storages
@@ -179,9 +193,9 @@ fn tensor_view(
     };
     let keyboard = StoredValue::new(cursor);
     let relation = if owns {
-        format!("owns {}", t.storage)
+        tf("relation-owns", &[("storage", (&t.storage).into())])
     } else {
-        format!("view of {}", t.storage)
+        tf("relation-view", &[("storage", (&t.storage).into())])
     };
     let written: HashSet<i64> = step
         .writes
@@ -194,7 +208,14 @@ fn tensor_view(
         .map(|d| {
             let name = t.name.clone();
             let active = picked == Some(&(t.name.clone(), d));
-            let label = format!("{} {} · stride {}", names[d], t.shape[d], t.stride[d]);
+            let label = tf(
+                "dim-chip",
+                &[
+                    ("axis", (&names[d]).into()),
+                    ("size", t.shape[d].into()),
+                    ("stride", t.stride[d].into()),
+                ],
+            );
             view! {
                 <button class="dimchip" class:active=active data-testid="dim-chip" data-dim=d
                     aria-pressed=active.to_string()
@@ -208,19 +229,22 @@ fn tensor_view(
     let plan = grid_plan(&t.shape);
     let rank = t.shape.len();
     let badges = view! {
-        {t.contiguous.then(|| view! { <span class="badge ok">"contiguous"</span> })}
-        {t.channels_last.then(|| view! { <span class="badge cl">"channels_last"</span> })}
-        {(!t.contiguous && !t.channels_last).then(|| view! { <span class="badge warn">"not contiguous"</span> })}
+        {(t.contiguous && !concealed).then(|| view! { <span class="badge ok">{tr("badge-contiguous")}</span> })}
+        {(t.channels_last && !concealed).then(|| view! { <span class="badge cl">{tr("badge-channels-last")}</span> })}
+        {(!t.contiguous && !t.channels_last && !concealed).then(|| view! { <span class="badge warn">{tr("badge-not-contiguous")}</span> })}
     };
     let axes = if rank >= 2 {
-        format!("rows: {} · columns: {}", plan.row_axis, plan.col_axis)
+        tf(
+            "axes",
+            &[
+                ("rows", (&plan.row_axis).into()),
+                ("cols", (&plan.col_axis).into()),
+            ],
+        )
     } else {
         String::new()
     };
-    let label = format!(
-        "cells of {}: arrow keys move between cells, the formula above tells where each lives",
-        t.name
-    );
+    let label = tf("grid-label", &[("name", (&t.name).into())]);
     let virtual_grid = is_virtual_view(t).then(|| {
         let grid = VirtualGrid::of(&t.shape);
         let chars = widest(t.values.as_deref().unwrap_or(&[]));
@@ -293,14 +317,23 @@ fn tensor_view(
     view! {
         <article class="tensor" data-testid="view" data-name=t.name.clone() data-shape=attr_list(&t.shape)
             data-stride=attr_list(&t.stride) data-offset=t.storage_offset data-storage=t.storage.clone()
-            data-contiguous=t.contiguous.to_string() style=format!("--view:{}", colour(vi))>
+            data-contiguous=t.contiguous.to_string() data-concealed=concealed.then_some("true") style=format!("--view:{}", colour(vi))>
             <header>
                 <h3><span class="swatch"></span>{t.name.clone()}</h3>
-                <span class="meta mono">{format!("shape {} · stride {} · offset {} · {}", dims_text(&t.shape), dims_text(&t.stride), t.storage_offset, t.dtype)}</span>
+                {if concealed {
+                    view! { <span class="meta concealed">{tr("lesson-concealed")}</span> }.into_any()
+                } else {
+                    view! { <span class="meta mono">{tf("view-meta", &[
+                        ("shape", dims_text(&t.shape).into()),
+                        ("stride", dims_text(&t.stride).into()),
+                        ("offset", t.storage_offset.into()),
+                        ("dtype", (&t.dtype).into()),
+                    ])}</span> }.into_any()
+                }}
                 <span class="relation">{relation}</span>
                 {badges}
             </header>
-            <div class="dims">{dims}</div>
+            {(!concealed).then(|| view! { <div class="dims">{dims}</div> })}
             {(!axes.is_empty()).then(|| view! { <p class="axes">{axes}</p> })}
             {cells}
         </article>

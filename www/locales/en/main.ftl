@@ -184,6 +184,7 @@ lesson-progress = { $done } of { $total } questions done
 lesson-question-n = Question { $n } of { $total }
 lesson-answer-label = Your answer
 lesson-choices-label = Choices
+lesson-pick = Pick one of the choices first.
 lesson-check = Check
 lesson-hint = Hint
 lesson-show-me = Show me

@@ -177,6 +177,7 @@ lesson-progress = 已完成 { $done } / { $total } 题
 lesson-question-n = 第 { $n } 题，共 { $total } 题
 lesson-answer-label = 你的答案
 lesson-choices-label = 选项
+lesson-pick = 请先选择一个选项。
 lesson-check = 检查
 lesson-hint = 提示
 lesson-show-me = 直接看答案
