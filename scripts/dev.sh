@@ -68,6 +68,7 @@ cmd_test() {
   cargo clippy --target wasm32-unknown-unknown --lib --bins -- -D warnings
   say "unit, property and robustness tests"
   cargo test --all-targets
+  cargo run --release -- lesson check www/lessons
   say "components in the browser (wasm-bindgen-test through ChromeDriver)"
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner CHROMEDRIVER=/usr/bin/chromedriver \
     cargo test --target wasm32-unknown-unknown --test web

@@ -41,6 +41,8 @@ pub fn run(args: &[String]) -> i32 {
 pub struct CheckReport {
     /// `FILE:LINE: message` per problem, in file then line order.
     pub problems: Vec<String>,
+    /// The problems found in each file, by line, before they are sorted into `problems`.
+    found: Vec<(String, usize, String)>,
     /// Lessons checked, per language.
     pub lessons: BTreeMap<String, usize>,
     /// Questions checked.
@@ -90,7 +92,7 @@ pub fn check_paths(paths: &[PathBuf]) -> CheckReport {
         let text = match std::fs::read_to_string(file) {
             Ok(t) => t,
             Err(e) => {
-                report.problems.push(format!("{name}: cannot read: {e}"));
+                report.found.push((name, 0, format!("cannot read: {e}")));
                 continue;
             }
         };
@@ -117,9 +119,13 @@ pub fn check_paths(paths: &[PathBuf]) -> CheckReport {
                 continue;
             }
             if twin.1.lang == original.1.lang {
-                report.problems.push(format!(
-                    "{}:1: the id `{}` in {} is also the id of {} (one lesson per id and language)",
-                    twin.0, twin.1.id, twin.1.lang, original.0
+                report.found.push((
+                    twin.0.clone(),
+                    1,
+                    format!(
+                        "the id `{}` in {} is also the id of {} (one lesson per id and language)",
+                        twin.1.id, twin.1.lang, original.0
+                    ),
                 ));
                 continue;
             }
@@ -127,14 +133,26 @@ pub fn check_paths(paths: &[PathBuf]) -> CheckReport {
             push(&mut report, &twin.0, &diagnostics);
         }
     }
+    let mut found = std::mem::take(&mut report.found);
+    found.sort();
+    report.problems = found
+        .into_iter()
+        .map(|(file, line, message)| {
+            if line == 0 {
+                format!("{file}: {message}")
+            } else {
+                format!("{file}:{line}: {message}")
+            }
+        })
+        .collect();
     report
 }
 
 fn push(report: &mut CheckReport, name: &str, diagnostics: &[Diagnostic]) {
     for d in diagnostics {
         report
-            .problems
-            .push(format!("{name}:{}: {}", d.line, d.problem));
+            .found
+            .push((name.to_string(), d.line, d.problem.to_string()));
     }
 }
 

@@ -618,3 +618,31 @@ fn split_choices(text: &str) -> Vec<String> {
         .filter(|p| !p.is_empty())
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn choices_split_outside_strings_and_brackets() {
+        assert_eq!(
+            split_choices("(1, 2) | 'a|b' | [3 | 4]| torch.float16"),
+            ["(1, 2)", "'a|b'", "[3 | 4]", "torch.float16"]
+        );
+    }
+
+    #[test]
+    fn ids_and_languages() {
+        assert!(valid_id("transpose-shares-storage") && valid_id("a1"));
+        assert!(!valid_id("Bad") && !valid_id("a--b") && !valid_id("-a") && !valid_id(""));
+        assert!(valid_lang("en") && valid_lang("zh-CN") && valid_lang("pt-BR"));
+        assert!(!valid_lang("e") && !valid_lang("zh_CN") && !valid_lang("english"));
+    }
+
+    #[test]
+    fn front_matter_values_may_be_quoted_and_a_bom_is_skipped() {
+        let l = parse_lesson("\u{feff}---\nid: a\ntitle: \"A: b\"\nlang: en\n---\n").unwrap();
+        assert_eq!(l.title, "A: b");
+        assert!(l.blocks.is_empty());
+    }
+}
