@@ -58,7 +58,7 @@ pub fn Editor() -> impl IntoView {
     view! {
         <div class="panel editor-panel">
             <div class="panel-head">
-                <h2>{move || t("editor-title")}</h2>
+                <h2>{t("editor-title")}</h2>
                 <span class="hint" data-testid="editor-hint">
                     {move || if state.read_only.get() {
                         t("editor-hint-readonly")
@@ -71,7 +71,7 @@ pub fn Editor() -> impl IntoView {
                 <div class="gutter" node_ref=gutter aria-hidden="true">{gutter_lines}</div>
                 <textarea
                     data-testid="editor"
-                    aria-label=move || t("editor-label")
+                    aria-label=t("editor-label")
                     spellcheck="false"
                     autocomplete="off"
                     autocapitalize="off"
@@ -87,7 +87,7 @@ pub fn Editor() -> impl IntoView {
             <Show when=move || state.notice.get().is_some()>
                 <p class="notice" role="alert" data-testid="notice">{move || state.notice.get().map(|m| tm(&m)).unwrap_or_default()}</p>
             </Show>
-            <ul class="error-list" aria-label=move || t("errors-by-line")>
+            <ul class="error-list" aria-label=t("errors-by-line")>
                 {move || {
                     error_lines()
                         .into_iter()

@@ -110,6 +110,16 @@ pub fn set_lang(lang: Lang) {
         s.set(lang);
     }
     super::save(LANG_KEY, lang.tag());
+    // The page is drawn again in the new language: the switch keeps the focus.
+    request_animation_frame(|| {
+        if let Some(el) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.query_selector("[data-testid=lang-switch]").ok().flatten())
+            .and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok())
+        {
+            let _ = el.focus();
+        }
+    });
 }
 
 /// The language switch: a labelled select, every language named in itself.
@@ -117,7 +127,7 @@ pub fn set_lang(lang: Lang) {
 pub fn LangSwitch() -> impl IntoView {
     view! {
         <label class="lang-switch">
-            <span class="visually-hidden">{move || t("lang-label")}</span>
+            <span class="visually-hidden">{t("lang-label")}</span>
             <span aria-hidden="true">"🌐"</span>
             <select data-testid="lang-switch" on:change=move |ev| {
                 if let Some(l) = Lang::from_tag(&event_target_value(&ev)) {

@@ -373,186 +373,220 @@ fn css_escape(s: &str) -> String {
     s.chars().filter(|c| c.is_ascii_alphanumeric()).collect()
 }
 
-/// The whole app.
-#[component]
-pub fn App() -> impl IntoView {
-    let embed = is_embed_page();
-    i18n::init(embed);
-    let route = lesson_route();
-    let in_lesson = route.is_some();
-    let (initial, link_notice) = if in_lesson {
-        // The lesson sets the script when it is loaded; the hash is the lesson's.
-        let mut s = SharedState::new(String::new());
-        s.read_only = true;
-        (s, None)
-    } else {
-        initial_state(embed)
-    };
-    let theme = match initial.theme {
-        Theme::Auto if !embed => match load(THEME_KEY).as_deref() {
-            Some("dark") => Theme::Dark,
-            Some("light") => Theme::Light,
-            _ => Theme::Auto,
-        },
-        chosen => chosen,
-    };
-    let dark = match theme {
-        Theme::Auto => prefers_dark(),
-        Theme::Light => false,
-        Theme::Dark => true,
-    };
-    if embed {
-        if let Some(document) = web_sys::window().and_then(|w| w.document()) {
-            document.set_title(&initial.accessible_title());
-        }
-    }
-    let state = AppState {
-        script: RwSignal::new(initial.script),
-        trace: RwSignal::new(Arc::new(Trace::default())),
-        notice: RwSignal::new(None),
-        step: RwSignal::new(initial.step),
-        hover: RwSignal::new(None),
-        picked: RwSignal::new(initial.picked),
-        dark: RwSignal::new(dark),
-        engine: RwSignal::new(EngineInfo::cpu(Msg::new("engine-reference"))),
-        pinned: RwSignal::new(initial.pinned.as_ref().map(share_ui::hover_of)),
-        theme: RwSignal::new(theme),
-        hidden: RwSignal::new(initial.hidden),
-        read_only: RwSignal::new(initial.read_only),
-        link_notice: RwSignal::new(link_notice),
-        embed,
-        lesson: in_lesson,
-    };
-    provide_context(state);
-    let lesson_ctx = route.map(|r| lesson::start(state, r, embed));
-    let index_page =
-        lesson_ctx.is_some_and(|c| c.route.get_value() == crate::lesson_play::Route::Index);
-    // Following a link to a lesson, to the list or from a lesson (a new hash) opens it.
-    let hash_nav = window_event_listener(leptos::ev::hashchange, move |_| {
-        let hash = web_sys::window()
-            .and_then(|w| w.location().hash().ok())
-            .unwrap_or_default();
-        if in_lesson || crate::lesson_play::route(&hash, "").is_some() {
-            if let Some(w) = web_sys::window() {
-                let _ = w.location().reload();
+/// What the page is made of, made once: the state, its effects and the lesson.
+#[derive(Clone, Copy)]
+struct Page {
+    state: AppState,
+    embed: bool,
+    in_lesson: bool,
+    lesson: Option<lesson::LessonCtx>,
+    embed_open: RwSignal<bool>,
+}
+
+impl Page {
+    fn new() -> Page {
+        let embed = is_embed_page();
+        i18n::init(embed);
+        let route = lesson_route();
+        let in_lesson = route.is_some();
+        let (initial, link_notice) = if in_lesson {
+            // The lesson sets the script when it is loaded; the hash is the lesson's.
+            let mut s = SharedState::new(String::new());
+            s.read_only = true;
+            (s, None)
+        } else {
+            initial_state(embed)
+        };
+        let theme = match initial.theme {
+            Theme::Auto if !embed => match load(THEME_KEY).as_deref() {
+                Some("dark") => Theme::Dark,
+                Some("light") => Theme::Light,
+                _ => Theme::Auto,
+            },
+            chosen => chosen,
+        };
+        let dark = match theme {
+            Theme::Auto => prefers_dark(),
+            Theme::Light => false,
+            Theme::Dark => true,
+        };
+        if embed {
+            if let Some(document) = web_sys::window().and_then(|w| w.document()) {
+                document.set_title(&initial.accessible_title());
             }
         }
-    });
-    on_cleanup(move || hash_nav.remove());
-    run_now(state);
-    start_gpu(state);
-
-    // Re-run as you type (debounced); keep the script across reloads (not in embeds: the
-    // widgets of a course page would overwrite each other's and the app's).
-    let pending: StoredValue<Option<TimeoutHandle>, LocalStorage> = StoredValue::new_local(None);
-    Effect::new(move |first: Option<()>| {
-        let script = state.script.get();
-        if first.is_none() {
-            return;
-        }
-        if !embed && !in_lesson {
-            save(SCRIPT_KEY, &script);
-        }
-        if let Some(h) = pending.get_value() {
-            h.clear();
-        }
-        let handle =
-            set_timeout_with_handle(move || run_now(state), Duration::from_millis(250)).ok();
-        pending.set_value(handle);
-    });
-    // The address bar always holds a link to what is shown (debounced; not in embeds,
-    // whose link is the course page's).
-    let hash_timer: StoredValue<Option<TimeoutHandle>, LocalStorage> = StoredValue::new_local(None);
-    Effect::new(move |_| {
-        state.script.track();
-        state.step.track();
-        state.pinned.track();
-        state.picked.track();
-        state.theme.track();
-        state.hidden.track();
-        state.read_only.track();
-        if embed || in_lesson {
-            return;
-        }
-        if let Some(h) = hash_timer.get_value() {
-            h.clear();
-        }
-        // Small scripts (almost all) compress in well under a millisecond: written at once,
-        // so that even a reload right after a keystroke keeps it. Long ones are debounced.
-        let write = move || share_ui::write_hash(&share::encode(&share_ui::current_state(state)));
-        if state.script.with_untracked(|s| s.len()) <= HASH_AT_ONCE_BYTES {
-            hash_timer.set_value(None);
-            write();
-        } else {
-            let handle = set_timeout_with_handle(write, Duration::from_millis(300)).ok();
-            hash_timer.set_value(handle);
-        }
-    });
-    if !embed && !in_lesson {
-        // Leaving the page (closing the tab, following a link) within a long script's debounce
-        // still leaves the latest state in the history entry: the pending write happens now.
-        let flush = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || {
-            if let Some(Some(pending)) = hash_timer.try_get_value() {
-                pending.clear();
-                share_ui::write_hash(&share::encode(&share_ui::current_state(state)));
+        let state = AppState {
+            script: RwSignal::new(initial.script),
+            trace: RwSignal::new(Arc::new(Trace::default())),
+            notice: RwSignal::new(None),
+            step: RwSignal::new(initial.step),
+            hover: RwSignal::new(None),
+            picked: RwSignal::new(initial.picked),
+            dark: RwSignal::new(dark),
+            engine: RwSignal::new(EngineInfo::cpu(Msg::new("engine-reference"))),
+            pinned: RwSignal::new(initial.pinned.as_ref().map(share_ui::hover_of)),
+            theme: RwSignal::new(theme),
+            hidden: RwSignal::new(initial.hidden),
+            read_only: RwSignal::new(initial.read_only),
+            link_notice: RwSignal::new(link_notice),
+            embed,
+            lesson: in_lesson,
+        };
+        provide_context(state);
+        let lesson_ctx = route.map(|r| lesson::start(state, r, embed));
+        // Following a link to a lesson, to the list or from a lesson (a new hash) opens it.
+        let hash_nav = window_event_listener(leptos::ev::hashchange, move |_| {
+            let hash = web_sys::window()
+                .and_then(|w| w.location().hash().ok())
+                .unwrap_or_default();
+            if in_lesson || crate::lesson_play::route(&hash, "").is_some() {
+                if let Some(w) = web_sys::window() {
+                    let _ = w.location().reload();
+                }
             }
         });
-        if let Some(window) = web_sys::window() {
-            let _ =
-                window.add_event_listener_with_callback("pagehide", flush.as_ref().unchecked_ref());
-        }
-        // The listener lives as long as the page.
-        flush.forget();
-    }
-    // Hover (else the pinned cell): highlight imperatively after every change of hover, pin
-    // or of what is drawn.
-    Effect::new(move |_| {
-        let hover = state.hover.get();
-        let pinned = state.pinned.get();
-        state.step.track();
-        state.trace.track();
-        apply_highlight(&hover.or(pinned));
-    });
-    // The pinned cell's ring: only when the pin or what is drawn changes, not at every hover.
-    Effect::new(move |_| {
-        let pinned = state.pinned.get();
-        state.step.track();
-        state.trace.track();
-        mark_cells(&PINNED, "data-pinned", &pinned);
-    });
-    Effect::new(move |_| {
-        let dark = state.dark.get();
-        if let Some(root) = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.document_element())
-        {
-            let _ = root.set_attribute("data-theme", if dark { "dark" } else { "light" });
-        }
-    });
-    // ←/→ step when the editor is not focused; Home/End jump.
-    let keys = window_event_listener(leptos::ev::keydown, move |ev: web_sys::KeyboardEvent| {
-        let in_editor = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .map(|el| matches!(el.tag_name().as_str(), "TEXTAREA" | "INPUT"))
-            .unwrap_or(false);
-        if in_editor {
-            return;
-        }
-        let n = state.trace.with_untracked(|t| t.steps.len());
-        let step = state.step.get_untracked();
-        match ev.key().as_str() {
-            "ArrowRight" => state.step.set((step + 1).min(n.saturating_sub(1))),
-            "ArrowLeft" => state.step.set(step.saturating_sub(1)),
-            "Home" => state.step.set(0),
-            "End" => state.step.set(n.saturating_sub(1)),
-            "Escape" if state.pinned.get_untracked().is_some() => state.pinned.set(None),
-            _ => return,
-        }
-        ev.prevent_default();
-    });
-    on_cleanup(move || keys.remove());
+        on_cleanup(move || hash_nav.remove());
+        run_now(state);
+        start_gpu(state);
 
+        // Re-run as you type (debounced); keep the script across reloads (not in embeds: the
+        // widgets of a course page would overwrite each other's and the app's).
+        let pending: StoredValue<Option<TimeoutHandle>, LocalStorage> =
+            StoredValue::new_local(None);
+        Effect::new(move |first: Option<()>| {
+            let script = state.script.get();
+            if first.is_none() {
+                return;
+            }
+            if !embed && !in_lesson {
+                save(SCRIPT_KEY, &script);
+            }
+            if let Some(h) = pending.get_value() {
+                h.clear();
+            }
+            let handle =
+                set_timeout_with_handle(move || run_now(state), Duration::from_millis(250)).ok();
+            pending.set_value(handle);
+        });
+        // The address bar always holds a link to what is shown (debounced; not in embeds,
+        // whose link is the course page's).
+        let hash_timer: StoredValue<Option<TimeoutHandle>, LocalStorage> =
+            StoredValue::new_local(None);
+        Effect::new(move |_| {
+            state.script.track();
+            state.step.track();
+            state.pinned.track();
+            state.picked.track();
+            state.theme.track();
+            state.hidden.track();
+            state.read_only.track();
+            if embed || in_lesson {
+                return;
+            }
+            if let Some(h) = hash_timer.get_value() {
+                h.clear();
+            }
+            // Small scripts (almost all) compress in well under a millisecond: written at once,
+            // so that even a reload right after a keystroke keeps it. Long ones are debounced.
+            let write =
+                move || share_ui::write_hash(&share::encode(&share_ui::current_state(state)));
+            if state.script.with_untracked(|s| s.len()) <= HASH_AT_ONCE_BYTES {
+                hash_timer.set_value(None);
+                write();
+            } else {
+                let handle = set_timeout_with_handle(write, Duration::from_millis(300)).ok();
+                hash_timer.set_value(handle);
+            }
+        });
+        if !embed && !in_lesson {
+            // Leaving the page (closing the tab, following a link) within a long script's debounce
+            // still leaves the latest state in the history entry: the pending write happens now.
+            let flush = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || {
+                if let Some(Some(pending)) = hash_timer.try_get_value() {
+                    pending.clear();
+                    share_ui::write_hash(&share::encode(&share_ui::current_state(state)));
+                }
+            });
+            if let Some(window) = web_sys::window() {
+                let _ = window
+                    .add_event_listener_with_callback("pagehide", flush.as_ref().unchecked_ref());
+            }
+            // The listener lives as long as the page.
+            flush.forget();
+        }
+        // Hover (else the pinned cell): highlight imperatively after every change of hover, pin
+        // or of what is drawn.
+        Effect::new(move |_| {
+            let hover = state.hover.get();
+            let pinned = state.pinned.get();
+            state.step.track();
+            state.trace.track();
+            apply_highlight(&hover.or(pinned));
+        });
+        // The pinned cell's ring: only when the pin or what is drawn changes, not at every hover.
+        Effect::new(move |_| {
+            let pinned = state.pinned.get();
+            state.step.track();
+            state.trace.track();
+            mark_cells(&PINNED, "data-pinned", &pinned);
+        });
+        Effect::new(move |_| {
+            let dark = state.dark.get();
+            if let Some(root) = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.document_element())
+            {
+                let _ = root.set_attribute("data-theme", if dark { "dark" } else { "light" });
+            }
+        });
+        // ←/→ step when the editor is not focused; Home/End jump.
+        let keys = window_event_listener(leptos::ev::keydown, move |ev: web_sys::KeyboardEvent| {
+            let in_editor = ev
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .map(|el| matches!(el.tag_name().as_str(), "TEXTAREA" | "INPUT"))
+                .unwrap_or(false);
+            if in_editor {
+                return;
+            }
+            let n = state.trace.with_untracked(|t| t.steps.len());
+            let step = state.step.get_untracked();
+            match ev.key().as_str() {
+                "ArrowRight" => state.step.set((step + 1).min(n.saturating_sub(1))),
+                "ArrowLeft" => state.step.set(step.saturating_sub(1)),
+                "Home" => state.step.set(0),
+                "End" => state.step.set(n.saturating_sub(1)),
+                "Escape" if state.pinned.get_untracked().is_some() => state.pinned.set(None),
+                _ => return,
+            }
+            ev.prevent_default();
+        });
+        on_cleanup(move || keys.remove());
+        if embed {
+            // After the first render, so that there is content to measure.
+            request_animation_frame(share_ui::post_height_to_parent);
+        }
+        Page {
+            state,
+            embed,
+            in_lesson,
+            lesson: lesson_ctx,
+            embed_open: RwSignal::new(false),
+        }
+    }
+}
+
+/// The page's view (in the language of the moment).
+fn page_view(page: Page) -> impl IntoView {
+    let Page {
+        state,
+        embed,
+        in_lesson,
+        lesson: lesson_ctx,
+        embed_open,
+    } = page;
+    let index_page =
+        lesson_ctx.is_some_and(|c| c.route.get_value() == crate::lesson_play::Route::Index);
     let toggle_theme = move |_| {
         let next = !state.dark.get_untracked();
         state.dark.set(next);
@@ -563,16 +597,11 @@ pub fn App() -> impl IntoView {
             save(THEME_KEY, if next { "dark" } else { "light" });
         }
     };
-    let embed_open = RwSignal::new(false);
     let shows = move |p: PanelKind| state.hidden.with(|h| !h.contains(&p));
     let left_shown =
         move || shows(PanelKind::Editor) || shows(PanelKind::Steps) || shows(PanelKind::Output);
     let right_shown =
         move || shows(PanelKind::Memory) || shows(PanelKind::Storage) || shows(PanelKind::Views);
-    if embed {
-        // After the first render, so that there is content to measure.
-        request_animation_frame(share_ui::post_height_to_parent);
-    }
     let header = if embed {
         view! { <EmbedBar/> }.into_any()
     } else {
@@ -580,14 +609,14 @@ pub fn App() -> impl IntoView {
             <header class="top">
                 <div class="brand">
                     <h1>"Stridescope"</h1>
-                    <p class="tagline">{move || t("app-tagline")}</p>
+                    <p class="tagline">{t("app-tagline")}</p>
                 </div>
                 <div class="top-actions">
-                    <nav class="top-nav" aria-label=move || t("lesson-open-index")>
+                    <nav class="top-nav" aria-label=t("lesson-open-index")>
                         {if in_lesson {
-                            view! { <a class="ghost-link" href="index.html" data-testid="playground-link">{move || t("lesson-playground")}</a> }.into_any()
+                            view! { <a class="ghost-link" href="index.html" data-testid="playground-link">{t("lesson-playground")}</a> }.into_any()
                         } else {
-                            view! { <a class="ghost-link" href="#lessons" data-testid="lessons-link">{move || t("lesson-open-index")}</a> }.into_any()
+                            view! { <a class="ghost-link" href="#lessons" data-testid="lessons-link">{t("lesson-open-index")}</a> }.into_any()
                         }}
                     </nav>
                     {(!in_lesson).then(|| view! { <ShareBar embed_open=embed_open/> })}
@@ -599,7 +628,7 @@ pub fn App() -> impl IntoView {
                     </span>
                     <i18n::LangSwitch/>
                     <button class="ghost" on:click=toggle_theme data-testid="theme-toggle" aria-pressed=move || state.dark.get().to_string()>
-                        {move || t("theme-dark")}
+                        {t("theme-dark")}
                     </button>
                 </div>
             </header>
@@ -629,7 +658,7 @@ pub fn App() -> impl IntoView {
                     </section>
                 </Show>
                 <Show when=right_shown>
-                    <section class="right" aria-label=move || t("region-right")>
+                    <section class="right" aria-label=t("region-right")>
                         <Show when=move || shows(PanelKind::Memory)><MemoryPanel/></Show>
                         <Show when=move || shows(PanelKind::Storage)><StoragePanel/></Show>
                         <Show when=move || shows(PanelKind::Views)><ViewsPanel/></Show>
@@ -646,6 +675,17 @@ pub fn App() -> impl IntoView {
             {(!embed && !in_lesson).then(|| view! { <LinkOptionsBar/> })}
             {main}
         </div>
+    }
+}
+
+/// The whole app, drawn again in the new language when the reader switches (the state lives
+/// in signals made once, outside): its texts are plain strings, not one effect each.
+#[component]
+pub fn App() -> impl IntoView {
+    let state = Page::new();
+    move || {
+        i18n::lang();
+        untrack(|| page_view(state))
     }
 }
 
@@ -802,18 +842,18 @@ pub fn StepControls() -> impl IntoView {
         )
     };
     view! {
-        <nav class="steps-bar" aria-label=move || t("steps-nav")>
+        <nav class="steps-bar" aria-label=t("steps-nav")>
             <div class="buttons">
-                <button data-testid="step-first" aria-label=move || t("step-first") title=move || t("step-first") on:click=move |_| go(0)>"«"</button>
-                <button data-testid="step-prev" title=move || t("step-prev-title") on:click=move |_| go(state.step.get_untracked().saturating_sub(1))>{move || t("step-prev")}</button>
-                <button data-testid="step-next" title=move || t("step-next-title") on:click=move |_| go(state.step.get_untracked() + 1)>{move || t("step-next")}</button>
-                <button data-testid="step-last" aria-label=move || t("step-last") title=move || t("step-last") on:click=move |_| go(usize::MAX)>"»"</button>
+                <button data-testid="step-first" aria-label=t("step-first") title=t("step-first") on:click=move |_| go(0)>"«"</button>
+                <button data-testid="step-prev" title=t("step-prev-title") on:click=move |_| go(state.step.get_untracked().saturating_sub(1))>{t("step-prev")}</button>
+                <button data-testid="step-next" title=t("step-next-title") on:click=move |_| go(state.step.get_untracked() + 1)>{t("step-next")}</button>
+                <button data-testid="step-last" aria-label=t("step-last") title=t("step-last") on:click=move |_| go(usize::MAX)>"»"</button>
             </div>
             <input
                 type="range"
                 class="timeline"
                 data-testid="timeline"
-                aria-label=move || t("timeline")
+                aria-label=t("timeline")
                 min="0"
                 max=move || count().saturating_sub(1).to_string()
                 prop:value=move || state.step.get().to_string()

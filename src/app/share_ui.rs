@@ -279,13 +279,13 @@ pub fn ShareBar(embed_open: RwSignal<bool>) -> impl IntoView {
         });
     };
     view! {
-        <div class="share-bar" role="group" aria-label=move || t("share-group")>
-            <button class="ghost" data-testid="copy-link" on:click=copy_link title=move || t("copy-link-title")>{move || t("copy-link")}</button>
-            <button class="ghost" data-testid="embed-open" aria-haspopup="dialog" on:click=move |_| embed_open.set(true)>{move || t("embed-open")}</button>
-            <button class="ghost" data-testid="export-svg" on:click=move |_| export_svg(state, status) title=move || t("export-svg-title")>{move || t("export-svg")}</button>
-            <button class="ghost" data-testid="export-png" on:click=move |_| export_png(state, status) title=move || t("export-png-title")>{move || t("export-png")}</button>
+        <div class="share-bar" role="group" aria-label=t("share-group")>
+            <button class="ghost" data-testid="copy-link" on:click=copy_link title=t("copy-link-title")>{t("copy-link")}</button>
+            <button class="ghost" data-testid="embed-open" aria-haspopup="dialog" on:click=move |_| embed_open.set(true)>{t("embed-open")}</button>
+            <button class="ghost" data-testid="export-svg" on:click=move |_| export_svg(state, status) title=t("export-svg-title")>{t("export-svg")}</button>
+            <button class="ghost" data-testid="export-png" on:click=move |_| export_png(state, status) title=t("export-png-title")>{t("export-png")}</button>
             <Show when=move || !link.get().is_empty()>
-                <input class="share-url" data-testid="share-url" readonly aria-label=move || t("share-url") prop:value=move || link.get() on:focus=move |ev| {
+                <input class="share-url" data-testid="share-url" readonly aria-label=t("share-url") prop:value=move || link.get() on:focus=move |ev| {
                     if let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) {
                         input.select();
                     }
@@ -368,7 +368,7 @@ pub fn EmbedDialog(open: RwSignal<bool>) -> impl IntoView {
                                     }
                                 });
                             }/>
-                        {move || t(panel_label(p))}
+                        {t(panel_label(p))}
                     </label>
                 }
             })
@@ -384,25 +384,25 @@ pub fn EmbedDialog(open: RwSignal<bool>) -> impl IntoView {
                     }
                 }>
                 <div class="dialog-head">
-                    <h2 id="embed-title">{move || t("embed-title")}</h2>
-                    <button class="ghost" aria-label=move || t("close") data-testid="embed-close" on:click=move |_| close() autofocus>"✕"</button>
+                    <h2 id="embed-title">{t("embed-title")}</h2>
+                    <button class="ghost" aria-label=t("close") data-testid="embed-close" on:click=move |_| close() autofocus>"✕"</button>
                 </div>
-                <p class="hint">{move || t("embed-intro")}</p>
+                <p class="hint">{t("embed-intro")}</p>
                 <fieldset>
-                    <legend>{move || t("embed-panels")}</legend>
+                    <legend>{t("embed-panels")}</legend>
                     <div class="checks">{panel_boxes}</div>
                 </fieldset>
                 <div class="dialog-grid">
-                    <label class="check"><input type="checkbox" data-testid="embed-readonly" prop:checked=move || read_only.get() on:change=move |ev| read_only.set(event_target_checked(&ev))/>{move || t("embed-readonly")}</label>
-                    <label class="check"><input type="checkbox" data-testid="embed-autoheight" prop:checked=move || auto_height.get() on:change=move |ev| auto_height.set(event_target_checked(&ev))/>{move || t("embed-autoheight")}</label>
-                    <label>{move || t("embed-theme")}" "
+                    <label class="check"><input type="checkbox" data-testid="embed-readonly" prop:checked=move || read_only.get() on:change=move |ev| read_only.set(event_target_checked(&ev))/>{t("embed-readonly")}</label>
+                    <label class="check"><input type="checkbox" data-testid="embed-autoheight" prop:checked=move || auto_height.get() on:change=move |ev| auto_height.set(event_target_checked(&ev))/>{t("embed-autoheight")}</label>
+                    <label>{t("embed-theme")}" "
                         <select data-testid="embed-theme" on:change=move |ev| theme.set(Theme::from_name(&event_target_value(&ev)).unwrap_or_default())>
                             {[Theme::Auto, Theme::Light, Theme::Dark].into_iter().map(|t| view! {
-                                <option value=t.name() selected=move || theme.get() == t>{move || crate::app::i18n::t(theme_label(t))}</option>
+                                <option value=t.name() selected=move || theme.get() == t>{crate::app::i18n::t(theme_label(t))}</option>
                             }).collect_view()}
                         </select>
                     </label>
-                    <label>{move || t("embed-step")}" "
+                    <label>{t("embed-step")}" "
                         <input type="number" min="1" data-testid="embed-step" prop:value=move || start_step.get().to_string()
                             on:input=move |ev| {
                                 if let Ok(n) = event_target_value(&ev).parse::<usize>() {
@@ -410,7 +410,7 @@ pub fn EmbedDialog(open: RwSignal<bool>) -> impl IntoView {
                                 }
                             }/>
                     </label>
-                    <label>{move || t("embed-height")}" "
+                    <label>{t("embed-height")}" "
                         <input type="number" min="120" max="4000" step="20" data-testid="embed-height" prop:value=move || height.get().to_string()
                             on:input=move |ev| {
                                 if let Ok(n) = event_target_value(&ev).parse::<u32>() {
@@ -418,16 +418,16 @@ pub fn EmbedDialog(open: RwSignal<bool>) -> impl IntoView {
                                 }
                             }/>
                     </label>
-                    <label class="wide">{move || t("embed-a11y-title")}" "
+                    <label class="wide">{t("embed-a11y-title")}" "
                         <input type="text" maxlength="200" data-testid="embed-title" placeholder=move || { state.script.track(); current_state(state).accessible_title() }
                             prop:value=move || title.get() on:input=move |ev| title.set(event_target_value(&ev))/>
                     </label>
                 </div>
-                <label class="snippet-label" for="embed-snippet">{move || t("embed-snippet")}</label>
+                <label class="snippet-label" for="embed-snippet">{t("embed-snippet")}</label>
                 <textarea id="embed-snippet" class="snippet" readonly data-testid="embed-snippet" rows="6" prop:value=snippet></textarea>
                 <div class="dialog-actions">
-                    <button class="ghost primary" data-testid="embed-copy" on:click=copy>{move || t("embed-copy")}</button>
-                    <a class="ghost-link" data-testid="embed-preview" href=preview target="_blank" rel="noopener">{move || t("embed-preview")}</a>
+                    <button class="ghost primary" data-testid="embed-copy" on:click=copy>{t("embed-copy")}</button>
+                    <a class="ghost-link" data-testid="embed-preview" href=preview target="_blank" rel="noopener">{t("embed-preview")}</a>
                     <span role="status" aria-live="polite">{move || copied.get()}</span>
                 </div>
             </div>
@@ -443,8 +443,8 @@ pub fn LinkNotice() -> impl IntoView {
         <Show when=move || state.link_notice.get().is_some()>
             <div class="link-notice" role="alert" data-testid="link-notice">
                 <span>{move || state.link_notice.get().map(|m| tm(&m)).unwrap_or_default()}</span>
-                " "{move || t("link-default")}
-                <button class="ghost" aria-label=move || t("dismiss") on:click=move |_| state.link_notice.set(None)>"✕"</button>
+                " "{t("link-default")}
+                <button class="ghost" aria-label=t("dismiss") on:click=move |_| state.link_notice.set(None)>"✕"</button>
             </div>
         </Show>
     }
@@ -474,10 +474,10 @@ pub fn LinkOptionsBar() -> impl IntoView {
                     }}
                 </span>
                 <Show when=move || !state.hidden.with(Vec::is_empty)>
-                    <button class="ghost" data-testid="show-all-panels" on:click=move |_| state.hidden.set(Vec::new())>{move || t("show-all-panels")}</button>
+                    <button class="ghost" data-testid="show-all-panels" on:click=move |_| state.hidden.set(Vec::new())>{t("show-all-panels")}</button>
                 </Show>
                 <Show when=move || state.read_only.get()>
-                    <button class="ghost" data-testid="make-editable" on:click=move |_| state.read_only.set(false)>{move || t("edit-script")}</button>
+                    <button class="ghost" data-testid="make-editable" on:click=move |_| state.read_only.set(false)>{t("edit-script")}</button>
                 </Show>
             </div>
         </Show>
@@ -491,7 +491,7 @@ pub fn EmbedBar() -> impl IntoView {
     let open_full = move || format!("{}#{}", app_address(), share::encode(&current_state(state)));
     view! {
         <header class="embed-bar">
-            <a class="brand-mini" href=move || { state.script.track(); state.step.track(); state.pinned.track(); open_full() } target="_blank" rel="noopener" data-testid="open-full" title=move || t("open-full-title")>{move || t("open-full")}</a>
+            <a class="brand-mini" href=move || { state.script.track(); state.step.track(); state.pinned.track(); open_full() } target="_blank" rel="noopener" data-testid="open-full" title=t("open-full-title")>{t("open-full")}</a>
             <span class="badge engine" data-testid="engine-badge" title=move || tm(&state.engine.get().detail)>
                 {move || state.engine.get().kind}
             </span>

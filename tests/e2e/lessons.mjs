@@ -36,6 +36,10 @@ const progress = async (page) => {
   const p = page.locator('[data-testid=lesson-progress]');
   return [await p.getAttribute('data-done'), await p.getAttribute('data-total')];
 };
+async function waitKind(page, n, kind) {
+  await page.waitForFunction(([n, kind]) => document.querySelectorAll('[data-testid=lesson-question]')[n]?.dataset.kind === kind,
+    [n, kind], { timeout: 10000 });
+}
 async function waitState(page, n, want) {
   await page.waitForFunction(([n, want]) => document.querySelectorAll('[data-testid=lesson-question]')[n]?.dataset.state === want,
     [n, want], { timeout: 10000 });
@@ -70,7 +74,7 @@ for (const lang of ['en', 'zh-CN']) {
     expectEqual(await page.locator(q(0)).getAttribute('data-kind'), 'answer', 'kind');
     await page.waitForSelector('[data-testid=view][data-name=b][data-concealed=true]');
     const meta = await page.locator('[data-testid=view][data-name=b] .meta').textContent();
-    expect(meta.includes(w.hidden) && !/\(1,\)|stride|步长 \(/.test(meta), `b's labels hidden: ${meta}`);
+    expect(meta.includes(w.hidden) && !/\(1\)|stride|步长 \(/.test(meta), `b's labels hidden: ${meta}`);
     expectEqual(await page.locator('[data-testid=view][data-name=b] [data-testid=view-cell]').count(), 3, 'b still drawn with its cells');
     await page.screenshot({ path: join(shots, `lesson-${lang}-1400.png`), fullPage: false });
     await page.locator(`${q(0)} >> [data-testid=lesson-answer]`).focus();
@@ -91,7 +95,7 @@ for (const lang of ['en', 'zh-CN']) {
     await waitState(page, 0, 'correct');
     await page.waitForFunction(() => document.querySelectorAll('[data-concealed=true]').length === 0, null, { timeout: 5000 });
     const shown = await page.locator('[data-testid=view][data-name=b] .meta').textContent();
-    expect(/\(3,\)|\(1,\)/.test(shown), `b's labels revealed: ${shown}`);
+    expect(/\(3\)/.test(shown) && /\(1\)/.test(shown), `b's labels revealed: ${shown}`);
     expectEqual(await progress(page), ['1', '4'], 'progress after one');
 
     // Progress survives a reload: question 1 stays answered, question 2 is open.
@@ -116,7 +120,7 @@ for (const lang of ['en', 'zh-CN']) {
     await next(page);
 
     // Q3 (cells): the keyboard toggles the storage's cells; a wrong set names what is missing.
-    await page.waitForSelector(`${q(2)}[data-kind=cells]`);
+    await waitKind(page, 2, 'cells');
     for (const at of [3, 4]) await press(page, `${q(2)} >> [data-testid=lesson-cell][data-offset="${at}"]`, 'Space');
     await press(page, `${q(2)} >> [data-testid=lesson-submit]`, 'Enter');
     await waitState(page, 2, 'wrong');
@@ -129,7 +133,7 @@ for (const lang of ['en', 'zh-CN']) {
     await next(page);
 
     // Q4 (task): the editor holds the lesson's code; a copying solution is refused with its bytes.
-    await page.waitForSelector(`${q(3)}[data-kind=task]`);
+    await waitKind(page, 3, 'task');
     await page.waitForFunction(() => document.activeElement?.dataset.testid === 'editor', null, { timeout: 5000 });
     const prefix = await page.inputValue('[data-testid=editor]');
     expect(prefix.includes('c[2, 1] = 5'), `the editor holds the lesson's code: ${prefix}`);
@@ -193,7 +197,7 @@ await check('clicking a storage cell toggles its selection in a cells question',
     await waitState(page, n, 'revealed');
     await next(page);
   }
-  await page.waitForSelector(`${q(4)}[data-kind=cells]`);
+  await waitKind(page, 4, 'cells');
   await page.click('[data-testid=storage-cell][data-offset="1"]');
   await page.click('[data-testid=storage-cell][data-offset="4"]');
   await page.click('[data-testid=storage-cell][data-offset="2"]');
@@ -212,7 +216,7 @@ await check('the browser language chooses the language; the switch changes it an
   expectEqual(await page.evaluate(() => document.documentElement.lang), 'zh-CN', 'from navigator.languages');
   expect((await page.textContent('[data-testid=step-label]')).startsWith('第 1 步'), 'the step label in Chinese');
   const badge = await page.textContent('[data-testid=engine-badge]');
-  expect(badge.startsWith('CPU · 参考引擎'), `the engine badge in Chinese: ${badge}`);
+  expect(badge.startsWith('CPU · ') && /[\u4e00-\u9fff]/.test(badge), `the engine badge in Chinese: ${badge}`);
   await page.screenshot({ path: join(shots, 'app-zh-CN-1400.png') });
   await page.locator('[data-testid=lang-switch]').focus();
   await page.selectOption('[data-testid=lang-switch]', 'en');

@@ -64,8 +64,8 @@ pub fn LessonIndex() -> impl IntoView {
     };
     view! {
         <section class="panel lesson-index" data-testid="lesson-index" aria-labelledby="lesson-index-title">
-            <h2 id="lesson-index-title">{move || t("lesson-index-title")}</h2>
-            <p>{move || t("lesson-index-intro")}</p>
+            <h2 id="lesson-index-title">{t("lesson-index-title")}</h2>
+            <p>{t("lesson-index-intro")}</p>
             {list}
         </section>
     }

@@ -31,12 +31,12 @@ pub fn LessonPlayer() -> impl IntoView {
         <section class="panel lesson" data-testid="lesson" class:compact=ctx.embed aria-labelledby="lesson-title">
             {move || match ctx.lesson.get() {
                 super::Loaded::Loading => view! {
-                    <p class="muted" role="status" id="lesson-title">{move || t("lesson-loading")}</p>
+                    <p class="muted" role="status" id="lesson-title">{t("lesson-loading")}</p>
                 }.into_any(),
                 super::Loaded::Failed(msg) => view! {
-                    <h2 id="lesson-title">{move || t("lesson-player")}</h2>
-                    <p class="notice" role="alert" data-testid="lesson-error">{move || tm(&msg)}</p>
-                    <p><a href="#lessons">{move || t("lesson-finish")}</a></p>
+                    <h2 id="lesson-title">{t("lesson-player")}</h2>
+                    <p class="notice" role="alert" data-testid="lesson-error">{tm(&msg)}</p>
+                    <p><a href="#lessons">{t("lesson-finish")}</a></p>
                 }.into_any(),
                 super::Loaded::Ready(lesson) => view! { <LessonBody lesson=lesson/> }.into_any(),
             }}
@@ -150,16 +150,16 @@ fn LessonBody(lesson: Lesson) -> impl IntoView {
         <div class="lesson-foot">
             <Show when=move || current_closed() && !finished()>
                 <button class="primary" data-testid="lesson-next" on:click=move |_| next(ctx)>
-                    {move || t("lesson-next")}" →"
+                    {t("lesson-next")}" →"
                 </button>
             </Show>
             <Show when=finished>
-                <p class="lesson-complete" role="status">{move || tf("lesson-complete", &[("total", total.into())])}</p>
-                {(!ctx.embed).then(|| view! { <a class="ghost-link" href="#lessons">{move || t("lesson-finish")}</a> })}
+                <p class="lesson-complete" role="status">{tf("lesson-complete", &[("total", total.into())])}</p>
+                {(!ctx.embed).then(|| view! { <a class="ghost-link" href="#lessons">{t("lesson-finish")}</a> })}
             </Show>
-            <button class="ghost" data-testid="lesson-share" on:click=share>{move || t("lesson-share")}</button>
+            <button class="ghost" data-testid="lesson-share" on:click=share>{t("lesson-share")}</button>
             <Show when=move || !share_link.get().is_empty()>
-                <input class="share-url" readonly aria-label=move || t("lesson-share-url") prop:value=move || share_link.get()/>
+                <input class="share-url" readonly aria-label=t("lesson-share-url") prop:value=move || share_link.get()/>
             </Show>
             <span role="status" aria-live="polite">{move || share_status.get()}</span>
         </div>
@@ -235,7 +235,7 @@ fn QuestionView(n: usize, total: usize, question: Question) -> impl IntoView {
             let id = format!("q{n}-answer");
             view! {
                 <div class="answer-row">
-                    <label for=id.clone()>{move || t("lesson-answer-label")}</label>
+                    <label for=id.clone()>{t("lesson-answer-label")}</label>
                     <input id=id type="text" class="mono" data-testid="lesson-answer" autocomplete="off" spellcheck="false"
                         autocapitalize="off" prop:disabled=closed
                         prop:value=move || text.get()
@@ -275,7 +275,7 @@ fn QuestionView(n: usize, total: usize, question: Question) -> impl IntoView {
                 .collect_view();
             view! {
                 <fieldset class="choices">
-                    <legend>{move || t("lesson-choices-label")}</legend>
+                    <legend>{t("lesson-choices-label")}</legend>
                     {options}
                 </fieldset>
             }
@@ -283,7 +283,7 @@ fn QuestionView(n: usize, total: usize, question: Question) -> impl IntoView {
         }
         QuestionKind::Cells { .. } => view! { <CellPicker n=n/> }.into_any(),
         QuestionKind::Task { .. } => view! {
-            <p class="task-hint">{move || t("lesson-kind-task")}</p>
+            <p class="task-hint">{t("lesson-kind-task")}</p>
         }
         .into_any(),
     };
@@ -293,7 +293,7 @@ fn QuestionView(n: usize, total: usize, question: Question) -> impl IntoView {
         view! {
             <button class="ghost" data-testid="lesson-hint" aria-expanded=move || shown().to_string()
                 on:click=move |_| ctx.update_question(n, |q| q.hint_shown = !q.hint_shown)>
-                {move || t("lesson-hint")}
+                {t("lesson-hint")}
             </button>
             <Show when=shown>
                 <div class="hint-text" data-testid="lesson-hint-text" inner_html=html.clone()></div>
@@ -308,16 +308,16 @@ fn QuestionView(n: usize, total: usize, question: Question) -> impl IntoView {
     view! {
         <div class="question" data-testid="lesson-question" data-kind=kind data-state=move || q().state.name()
             role="group" aria-labelledby=ask_id_ref>
-            <p class="qnum">{move || tf("lesson-question-n", &[("n", (n + 1).into()), ("total", total.into())])}</p>
+            <p class="qnum">{tf("lesson-question-n", &[("n", (n + 1).into()), ("total", total.into())])}</p>
             <div class="ask" id=ask_id inner_html=markdown_html(&question.ask)></div>
             {input}
             <div class="qactions">
                 <button class="primary" data-testid="lesson-submit" prop:disabled=closed on:click=move |_| do_submit()>
-                    {move || t("lesson-check")}
+                    {t("lesson-check")}
                 </button>
                 {hint}
                 <button class="ghost" data-testid="lesson-reveal" prop:disabled=closed on:click=move |_| reveal(state, ctx, n)>
-                    {move || t("lesson-show-me")}
+                    {t("lesson-show-me")}
                 </button>
             </div>
             <div class="feedback" data-testid="lesson-feedback" role="status" aria-live="polite"

@@ -36,7 +36,7 @@ pub fn StoragePanel() -> impl IntoView {
     let on_over = hover_handler(state);
     view! {
         <div class="panel storage-panel" on:mouseover=on_over on:mouseleave=move |_| state.hover.set(None)>
-            <div class="panel-head"><h2>{move || t("storages-title")}</h2><span class="hint">{move || t("storages-hint")}</span></div>
+            <div class="panel-head"><h2>{t("storages-title")}</h2><span class="hint">{t("storages-hint")}</span></div>
             {move || {
                 // Redrawn when storages or the views reaching them change; values and write
                 // marks are patched in place (see `patch_storages`).

@@ -33,7 +33,7 @@ pub fn ViewsPanel() -> impl IntoView {
     let concealed = move || lesson.map(|l| l.concealed.get()).unwrap_or_default();
     view! {
         <div class="panel views-panel" on:mouseover=on_over on:mouseleave=move |_| state.hover.set(None)>
-            <div class="panel-head"><h2>{move || tr("views-title")}</h2><span class="hint">{move || tr("views-hint")}</span></div>
+            <div class="panel-head"><h2>{tr("views-title")}</h2><span class="hint">{tr("views-hint")}</span></div>
             <p class="formula" data-testid="formula" aria-live="polite">
                 {move || {
                     // The hovered cell, else the pinned one.
