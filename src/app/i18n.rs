@@ -87,6 +87,7 @@ pub fn init(embed: bool) -> RwSignal<Lang> {
         remembered.as_deref(),
         &browser,
     );
+    apply_cell_words(chosen);
     let signal = RwSignal::new(chosen);
     LANG.with(|l| l.set(Some(signal)));
     Effect::new(move |_| {
@@ -104,8 +105,20 @@ pub fn init(embed: bool) -> RwSignal<Lang> {
     signal
 }
 
+/// The cell markup's words (`ui_model`) in `lang`.
+fn apply_cell_words(lang: Lang) {
+    let c = catalog(lang);
+    crate::ui_model::set_cell_words(crate::ui_model::CellWords {
+        view_cell: c.text("cell-view-template"),
+        storage_cell: c.text("cell-storage-template"),
+        storage_cell_reached: c.text("cell-storage-reached-template"),
+        too_many: c.text("cell-too-many-template"),
+    });
+}
+
 /// Switches the page's language and remembers the choice.
 pub fn set_lang(lang: Lang) {
+    apply_cell_words(lang);
     if let Some(s) = LANG.with(|l| l.get()) {
         s.set(lang);
     }

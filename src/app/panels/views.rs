@@ -111,7 +111,16 @@ fn patch_views(step: &Step, shown: StoredValue<HashMap<String, Vec<String>>>) {
                         let at = cell.get_attribute("data-offset").unwrap_or_default();
                         let _ = cell.set_attribute(
                             "aria-label",
-                            &format!("{}[{index}] = {text}, {} element {at}", t.name, t.storage),
+                            &tf(
+                                "view-cell",
+                                &[
+                                    ("name", (&t.name).into()),
+                                    ("index", index.into()),
+                                    ("value", text.into()),
+                                    ("storage", (&t.storage).into()),
+                                    ("offset", at.into()),
+                                ],
+                            ),
                         );
                     }
                 }

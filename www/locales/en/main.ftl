@@ -90,9 +90,6 @@ jump-caption = { $name } · dim { $dim }: each step jumps { $stride } { $stride 
     [one] element
    *[other] elements
 } = { $bytes } bytes
-cell-element = { $storage } element { $offset }: { $value }
-cell-reached = { $storage } element { $offset }: { $value }, reached by { $names }
-too-many-to-record = { $count } elements: too many to record
 
 ## Tensors
 
@@ -245,3 +242,10 @@ fb-task-check = Not yet: after your code, `{ $expr }` is not True.
 fb-task-raised = After your code, `{ $expr }` raised: { $error }
 fb-task-copied = Your code copied: +{ $bytes } B. This task can be done without allocating.
 fb-task-allocated = Your code allocated +{ $bytes } B; the task takes exactly { $expected } B.
+
+## Cells in the drawings (screen readers); { "{" }name} and the like are filled in by the page
+
+cell-view-template = { "{" }name}[{ "{" }index}] = { "{" }value}, { "{" }storage} element { "{" }at}
+cell-storage-template = { "{" }storage} element { "{" }at}: { "{" }value}, no view reaches it
+cell-storage-reached-template = { "{" }storage} element { "{" }at}: { "{" }value}, reached by { "{" }names}
+cell-too-many-template = { "{" }count} elements: too many to record

@@ -83,9 +83,6 @@ storage-header-owned = { $id } · { $dtype } · { $bytes } · { $count } 个元�
 storage-too-many = { $count } 个元素：太多了，无法绘制
 storage-virtual = { $id } 的 { $count } 个元素，滚动到可见区域时才绘制
 jump-caption = { $name } · 第 { $dim } 维：每走一步跳过 { $stride } 个元素 = { $bytes } 字节
-cell-element = { $storage } 的元素 { $offset }：{ $value }
-cell-reached = { $storage } 的元素 { $offset }：{ $value }，被 { $names } 访问
-too-many-to-record = { $count } 个元素：太多了，没有记录
 
 ## 张量
 
@@ -241,3 +238,10 @@ fb-task-check = 还没完成：运行你的代码之后，`{ $expr }` 不是 Tru
 fb-task-raised = 运行你的代码之后，`{ $expr }` 抛出了异常：{ $error }
 fb-task-copied = 你的代码发生了复制：+{ $bytes } B。这个任务不需要分配任何内存就能完成。
 fb-task-allocated = 你的代码分配了 +{ $bytes } B；这个任务要求正好 { $expected } B。
+
+## 示意图中的单元格（供屏幕阅读器朗读）；{ "{" }name} 等占位符由页面填入
+
+cell-view-template = { "{" }name}[{ "{" }index}] = { "{" }value}，{ "{" }storage} 的元素 { "{" }at}
+cell-storage-template = { "{" }storage} 的元素 { "{" }at}: { "{" }value}，没有视图访问它
+cell-storage-reached-template = { "{" }storage} 的元素 { "{" }at}: { "{" }value}，被 { "{" }names} 访问
+cell-too-many-template = { "{" }count} 个元素：太多了，没有记录
