@@ -32,7 +32,7 @@ apt_install() {
 ensure_tools() {
   local need_browser=${1:-no}
   if [ "$need_browser" = yes ]; then
-    apt_install chromium chromium-driver mesa-vulkan-drivers
+    apt_install chromium chromium-driver mesa-vulkan-drivers fonts-wqy-microhei
   fi
   rustup target list --installed 2>/dev/null | grep -q '^wasm32-unknown-unknown$' \
     || { say "adding the wasm32 target"; rustup target add wasm32-unknown-unknown; }

@@ -652,7 +652,7 @@ impl StorageCells<'_> {
             fill(
                 template,
                 &[
-                    ("storage", &id),
+                    ("storage", id),
                     ("at", &at_text),
                     ("value", &value),
                     ("names", &names),
