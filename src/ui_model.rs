@@ -399,8 +399,8 @@ pub fn escape_html(s: &str) -> String {
     out
 }
 
-/// The words inside cell markup (aria-labels), as templates: `{name}`, `{index}`,
-/// `{value}`, `{storage}`, `{at}`, `{names}` and `{count}` are filled in. The page sets them
+/// The words inside cell markup (aria-labels), as templates: `%name%`, `%index%`,
+/// `%value%`, `%storage%`, `%at%`, `%names%` and `%count%` are filled in. The page sets them
 /// in its language ([`set_cell_words`]); English by default (and for tests and exports).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CellWords {
@@ -417,10 +417,10 @@ pub struct CellWords {
 impl Default for CellWords {
     fn default() -> Self {
         CellWords {
-            view_cell: "{name}[{index}] = {value}, {storage} element {at}".into(),
-            storage_cell: "{storage} element {at}: {value}, no view reaches it".into(),
-            storage_cell_reached: "{storage} element {at}: {value}, reached by {names}".into(),
-            too_many: "{count} elements: too many to record".into(),
+            view_cell: "%name%[%index%] = %value%, %storage% element %at%".into(),
+            storage_cell: "%storage% element %at%: %value%, no view reaches it".into(),
+            storage_cell_reached: "%storage% element %at%: %value%, reached by %names%".into(),
+            too_many: "%count% elements: too many to record".into(),
         }
     }
 }
@@ -438,7 +438,7 @@ pub fn set_cell_words(words: CellWords) {
 fn fill(template: &str, vars: &[(&str, &str)]) -> String {
     let mut out = escape_html(template);
     for (k, v) in vars {
-        out = out.replace(&format!("{{{k}}}"), v);
+        out = out.replace(&format!("%{k}%"), v);
     }
     out
 }

@@ -243,9 +243,9 @@ fb-task-raised = After your code, `{ $expr }` raised: { $error }
 fb-task-copied = Your code copied: +{ $bytes } B. This task can be done without allocating.
 fb-task-allocated = Your code allocated +{ $bytes } B; the task takes exactly { $expected } B.
 
-## Cells in the drawings (screen readers); { "{" }name} and the like are filled in by the page
+## Cells in the drawings (screen readers); %name% and the like are filled in by the page
 
-cell-view-template = { "{" }name}[{ "{" }index}] = { "{" }value}, { "{" }storage} element { "{" }at}
-cell-storage-template = { "{" }storage} element { "{" }at}: { "{" }value}, no view reaches it
-cell-storage-reached-template = { "{" }storage} element { "{" }at}: { "{" }value}, reached by { "{" }names}
-cell-too-many-template = { "{" }count} elements: too many to record
+cell-view-template = %name%[%index%] = %value%, %storage% element %at%
+cell-storage-template = %storage% element %at%: %value%, no view reaches it
+cell-storage-reached-template = %storage% element %at%: %value%, reached by %names%
+cell-too-many-template = %count% elements: too many to record

@@ -239,9 +239,9 @@ fb-task-raised = 运行你的代码之后，`{ $expr }` 抛出了异常：{ $err
 fb-task-copied = 你的代码发生了复制：+{ $bytes } B。这个任务不需要分配任何内存就能完成。
 fb-task-allocated = 你的代码分配了 +{ $bytes } B；这个任务要求正好 { $expected } B。
 
-## 示意图中的单元格（供屏幕阅读器朗读）；{ "{" }name} 等占位符由页面填入
+## 示意图中的单元格（供屏幕阅读器朗读）；%name% 等占位符由页面填入
 
-cell-view-template = { "{" }name}[{ "{" }index}] = { "{" }value}，{ "{" }storage} 的元素 { "{" }at}
-cell-storage-template = { "{" }storage} 的元素 { "{" }at}: { "{" }value}，没有视图访问它
-cell-storage-reached-template = { "{" }storage} 的元素 { "{" }at}: { "{" }value}，被 { "{" }names} 访问
-cell-too-many-template = { "{" }count} 个元素：太多了，没有记录
+cell-view-template = %name%[%index%] = %value%，%storage% 的元素 %at%
+cell-storage-template = %storage% 的元素 %at%: %value%，没有视图访问它
+cell-storage-reached-template = %storage% 的元素 %at%: %value%，被 %names% 访问
+cell-too-many-template = %count% 个元素：太多了，没有记录
