@@ -141,7 +141,6 @@ pub fn LangSwitch() -> impl IntoView {
     view! {
         <label class="lang-switch">
             <span class="visually-hidden">{t("lang-label")}</span>
-            <span aria-hidden="true">"🌐"</span>
             <select data-testid="lang-switch" on:change=move |ev| {
                 if let Some(l) = Lang::from_tag(&event_target_value(&ev)) {
                     set_lang(l);

@@ -208,9 +208,12 @@ pub fn run_now(state: AppState) {
             if on_gpu {
                 verify_on_gpu(state, Arc::clone(&trace));
             }
+            // In a lesson the diagram follows the last statement as the student writes.
+            let was_last =
+                state.step.get_untracked() + 1 >= state.trace.with_untracked(|t| t.steps.len());
             state.trace.set(trace);
             let step = state.step.get_untracked();
-            if step >= n {
+            if step >= n || (state.lesson && was_last) {
                 state.step.set(n.saturating_sub(1));
             }
         }

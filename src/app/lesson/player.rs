@@ -332,12 +332,12 @@ fn QuestionView(n: usize, total: usize, question: Question) -> impl IntoView {
                         }.into_any(),
                         QState::Correct => view! {
                             <p class="verdict right">{t("lesson-correct")}</p>
-                            {explain.clone().map(|h| view! { <div class="explain" inner_html=h></div> })}
+                            {explain.clone().map(|h| view! { <div class="lesson-explain" inner_html=h></div> })}
                         }.into_any(),
                         QState::Revealed => view! {
                             {q.shown.as_ref().map(|m| view! { <p class="verdict shown">{tm(m)}</p> })}
                             {solution.clone().map(|s| view! { <p class="muted">{t("lesson-solution")}</p><pre class="lesson-code"><code>{s}</code></pre> })}
-                            {explain.clone().map(|h| view! { <div class="explain" inner_html=h></div> })}
+                            {explain.clone().map(|h| view! { <div class="lesson-explain" inner_html=h></div> })}
                         }.into_any(),
                     }
                 }}
