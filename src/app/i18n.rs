@@ -1,7 +1,7 @@
 //! The page's language as a signal, and the words of the catalog (`crate::i18n`) in it.
-//! `t`, `tf` and `tm` read the language signal, so a closure in a view that calls them is
-//! re-run when the reader switches language. The choice is remembered (localStorage) and
-//! set on `<html lang>`.
+//! `t`, `tf` and `tm` read the language without subscribing: the app draws its whole page
+//! again when the reader switches language (`app::App`), so texts are plain strings. The
+//! choice is remembered (localStorage) and set on `<html lang>`.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -45,7 +45,7 @@ pub fn lang_untracked() -> Lang {
 
 /// Message `id`.
 pub fn t(id: &str) -> String {
-    catalog(lang()).text(id)
+    catalog(lang_untracked()).text(id)
 }
 
 /// Message `id`, without subscribing to the language.
@@ -55,12 +55,12 @@ pub fn t_untracked(id: &str) -> String {
 
 /// Message `id` with variables.
 pub fn tf(id: &str, args: &[(&str, Arg)]) -> String {
-    catalog(lang()).format(id, args)
+    catalog(lang_untracked()).format(id, args)
 }
 
 /// `msg` in words.
 pub fn tm(msg: &Msg) -> String {
-    catalog(lang()).msg(msg)
+    catalog(lang_untracked()).msg(msg)
 }
 
 /// Chooses the page's language (`?lang=`, then the remembered choice, then the browser's
@@ -88,6 +88,12 @@ pub fn init(embed: bool) -> RwSignal<Lang> {
         &browser,
     );
     apply_cell_words(chosen);
+    if let Some(root) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+    {
+        let _ = root.set_attribute("lang", chosen.tag());
+    }
     let signal = RwSignal::new(chosen);
     LANG.with(|l| l.set(Some(signal)));
     Effect::new(move |_| {
