@@ -485,6 +485,21 @@ fn choices_are_graded_by_their_literal() {
     assert!(s.grade(q, &Response::Choice(1)).unwrap().correct);
     assert!(!s.grade(q, &Response::Choice(0)).unwrap().correct);
     assert!(s.grade(q, &Response::Choice(7)).is_err());
+    // A wrong True/False is not "x's numel" even where True == 1.
+    let l = parse_lesson(&lesson(
+        "```python\nx = torch.zeros(1)\n```\n```question\nask: ?\nchoices: True | False\nanswer: x.is_contiguous()\n```\n",
+    ))
+    .unwrap();
+    let q = l.question_block(0).unwrap();
+    let mut s = LessonSession::new(l);
+    let g = s.grade(q, &Response::Choice(1)).unwrap();
+    assert_eq!(
+        g.feedback,
+        [Feedback::NotEqual {
+            expected: "True".into(),
+            given: "False".into()
+        }]
+    );
     assert!(s.grade(q, &Response::Text("x".into())).is_err());
 }
 
@@ -558,5 +573,69 @@ proptest! {
         if let Ok(l) = parse_lesson(&text) {
             let _ = check_lesson(&l);
         }
+    }
+}
+
+#[test]
+fn the_example_in_lessons_md_passes_the_checker() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("LESSONS.md")).unwrap();
+    let example = doc
+        .split_once("````markdown\n")
+        .and_then(|(_, rest)| rest.split_once("\n````"))
+        .map(|(example, _)| example)
+        .expect("LESSONS.md has a ````markdown example");
+    let lesson = parse_lesson(example).unwrap();
+    let kinds: BTreeSet<&str> = lesson.questions().map(|q| q.kind.name()).collect();
+    assert_eq!(kinds.len(), 4, "the example shows every kind");
+    let problems = check_lesson(&lesson);
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+#[test]
+fn a_numbered_file_is_named_for_its_id() {
+    let text = lesson("```question\nask: ?\nanswer: 1\n```\n");
+    let good = temp_file("03-t.md", &text);
+    assert!(check_paths(&[good]).problems.is_empty());
+    let bad = temp_file("03-other.md", &text);
+    let report = check_paths(std::slice::from_ref(&bad));
+    assert_eq!(report.problems.len(), 1);
+    assert!(report.problems[0].starts_with(&format!(
+        "{}:1: the file is named for the id `other`",
+        bad.display()
+    )));
+}
+
+#[test]
+fn pathological_markdown_is_parsed_without_hanging() {
+    let n = 60_000;
+    for body in [
+        "> ".repeat(n),
+        "[".repeat(n),
+        "*a".repeat(n),
+        "- ".repeat(n),
+        "`".repeat(n),
+        "```question\n".repeat(n / 12),
+        format!(
+            "```question\nask: {}\nanswer: {}\n```\n",
+            "(".repeat(n),
+            "[".repeat(n)
+        ),
+    ] {
+        let text = lesson(&body);
+        if let Ok(l) = parse_lesson(&text) {
+            let _ = check_lesson(&l);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn any_typed_answer_is_graded(text in "\\PC{0,60}") {
+        let (mut s, q) = transpose_session();
+        let g = s.grade(q, &Response::Text(text)).unwrap();
+        prop_assert!(g.correct || !g.feedback.is_empty());
     }
 }

@@ -99,6 +99,18 @@ pub fn check_paths(paths: &[PathBuf]) -> CheckReport {
         let (lesson, diagnostics) = check_source(&text);
         push(&mut report, &name, &diagnostics);
         if let Some(lesson) = lesson {
+            if let Some(named) = numbered_name(file) {
+                if named != lesson.id {
+                    report.found.push((
+                        name.clone(),
+                        1,
+                        format!(
+                            "the file is named for the id `{named}`, but its id is `{}` (name numbered lessons NN-ID.md)",
+                            lesson.id
+                        ),
+                    ));
+                }
+            }
             *report.lessons.entry(lesson.lang.clone()).or_default() += 1;
             report.questions += lesson.questions().count();
             parsed.push((name, lesson));
@@ -109,11 +121,14 @@ pub fn check_paths(paths: &[PathBuf]) -> CheckReport {
         by_id.entry(entry.1.id.as_str()).or_default().push(entry);
     }
     for twins in by_id.values() {
+        let Some(first) = twins.first() else {
+            continue;
+        };
         let original = twins
             .iter()
             .find(|(_, l)| l.lang == "en")
             .copied()
-            .unwrap_or(twins[0]);
+            .unwrap_or(first);
         for twin in twins {
             if std::ptr::eq(*twin, original) {
                 continue;
@@ -148,6 +163,22 @@ pub fn check_paths(paths: &[PathBuf]) -> CheckReport {
     report
 }
 
+/// The id in a numbered lesson's file name (`01-storage.md` gives `storage`).
+fn numbered_name(file: &Path) -> Option<String> {
+    let stem = file.file_stem()?.to_str()?;
+    let (number, id) = stem.split_once('-')?;
+    (!number.is_empty() && number.bytes().all(|b| b.is_ascii_digit())).then(|| id.to_string())
+}
+
+/// `1 lesson`, `2 lessons`.
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 fn push(report: &mut CheckReport, name: &str, diagnostics: &[Diagnostic]) {
     for d in diagnostics {
         report
@@ -173,13 +204,18 @@ fn check(args: &[String]) -> i32 {
         .map(|(lang, n)| format!("{lang}: {n}"))
         .collect();
     eprintln!(
-        "checked {total} lessons ({}), {} questions: {}",
-        langs.join(", "),
-        report.questions,
+        "checked {}{}, {}: {}",
+        plural(total, "lesson"),
+        if langs.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", langs.join(", "))
+        },
+        plural(report.questions, "question"),
         if report.problems.is_empty() {
             "ok".to_string()
         } else {
-            format!("{} problems", report.problems.len())
+            plural(report.problems.len(), "problem")
         }
     );
     if report.problems.is_empty() && total > 0 {

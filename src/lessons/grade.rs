@@ -515,7 +515,7 @@ impl LessonSession {
         for name in names {
             for (attribute, code) in ATTRIBUTES {
                 if let Ok(v) = self.evaluator.evaluate(&format!("{name}.{code}")) {
-                    if python_eq(&v, value) {
+                    if same_class(&v, value) && python_eq(&v, value) {
                         return Some((name, attribute.to_string()));
                     }
                 }
@@ -523,4 +523,16 @@ impl LessonSession {
         }
         None
     }
+}
+
+/// Whether two values are of one kind for [`Feedback::GaveOtherValue`]: a bool is never
+/// "a's numel", though `True == 1` in Python.
+fn same_class(a: &Value, b: &Value) -> bool {
+    let class = |v: &Value| match v {
+        Value::Int(_) => 1,
+        Value::Tuple(_) | Value::Size(_) => 2,
+        Value::DType(_) => 3,
+        _ => 0,
+    };
+    class(a) != 0 && class(a) == class(b)
 }

@@ -71,8 +71,10 @@ pub enum LiteralError {
 }
 
 impl Literal {
-    /// Parses `text` as a Python literal.
+    /// Parses `text` as a Python literal. Full-width punctuation typed with a Chinese or
+    /// Japanese input method (`（1，3）`) is read as its ASCII form outside strings.
     pub fn parse(text: &str) -> Result<Literal, LiteralError> {
+        let text = halfwidth(text);
         let text = text.trim();
         if text.is_empty() {
             return Err(LiteralError::Empty);
@@ -128,6 +130,37 @@ impl Literal {
             _ => return None,
         })
     }
+}
+
+/// `text` with full-width ASCII forms (U+FF01..U+FF5E) and the ideographic space made ASCII,
+/// outside string literals.
+fn halfwidth(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in text.chars() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            out.push(c);
+            continue;
+        }
+        let c = match c {
+            '\u{3000}' => ' ',
+            '\u{ff01}'..='\u{ff5e}' => char::from_u32(c as u32 - 0xfee0).unwrap_or(c),
+            _ => c,
+        };
+        if c == '\'' || c == '"' {
+            quote = Some(c);
+        }
+        out.push(c);
+    }
+    out
 }
 
 fn source_of(expr: &Expr, text: &str) -> String {
@@ -286,6 +319,9 @@ mod tests {
             ("True", "True"),
             ("2.5", "2.5"),
             ("'ab'", "'ab'"),
+            ("（1，3）", "(1, 3)"),
+            ("torch．Size（［1，　3］）", "torch.Size([1, 3])"),
+            ("'（'", "'（'"),
         ] {
             assert_eq!(Literal::parse(text).unwrap().to_string(), repr, "{text}");
         }
