@@ -324,6 +324,23 @@ for (const [name, address] of [
   });
 }
 
+await check('axe-core: the lesson player in the dark theme, answered wrong, has no serious or critical violations', async () => {
+  const page = await freshPage();
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.goto(`${base}index.html?lang=zh-CN#lesson=aliases`);
+  await page.waitForSelector('[data-testid=lesson-question]');
+  await page.locator(`${q(0)} >> [data-testid=lesson-answer]`).focus();
+  await page.keyboard.type('(1, 3)');
+  await page.keyboard.press('Enter');
+  await waitState(page, 0, 'wrong');
+  await press(page, `${q(0)} >> [data-testid=lesson-hint]`, 'Enter');
+  await page.screenshot({ path: join(shots, 'lesson-zh-CN-dark-1400.png') });
+  const found = await axe(page);
+  console.log(`     axe (the lesson player, dark, wrong answer): ${found.all.length} violations, ${found.serious.length} serious or critical ${JSON.stringify(found.serious)}`);
+  expectEqual(found.serious, [], 'serious or critical violations');
+  await page.context().close();
+});
+
 await browser.close();
 server.close();
 console.log(`\n${results.passed} passed, ${results.failed} failed`);

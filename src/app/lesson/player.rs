@@ -287,15 +287,19 @@ fn QuestionView(n: usize, total: usize, question: Question) -> impl IntoView {
         }
         .into_any(),
     };
-    let hint = question.hint.clone().map(|h| {
-        let html = markdown_html(&h);
-        let shown = move || q().hint_shown;
+    let hint_shown = move || q().hint_shown;
+    let hint_button = question.hint.is_some().then(|| {
         view! {
-            <button class="ghost" data-testid="lesson-hint" aria-expanded=move || shown().to_string()
+            <button class="ghost" data-testid="lesson-hint" aria-expanded=move || hint_shown().to_string()
                 on:click=move |_| ctx.update_question(n, |q| q.hint_shown = !q.hint_shown)>
                 {t("lesson-hint")}
             </button>
-            <Show when=shown>
+        }
+    });
+    let hint_text = question.hint.as_deref().map(|h| {
+        let html = markdown_html(h);
+        view! {
+            <Show when=hint_shown>
                 <div class="hint-text" data-testid="lesson-hint-text" inner_html=html.clone()></div>
             </Show>
         }
@@ -315,11 +319,12 @@ fn QuestionView(n: usize, total: usize, question: Question) -> impl IntoView {
                 <button class="primary" data-testid="lesson-submit" prop:disabled=closed on:click=move |_| do_submit()>
                     {t("lesson-check")}
                 </button>
-                {hint}
+                {hint_button}
                 <button class="ghost" data-testid="lesson-reveal" prop:disabled=closed on:click=move |_| reveal(state, ctx, n)>
                     {t("lesson-show-me")}
                 </button>
             </div>
+            {hint_text}
             <div class="feedback" data-testid="lesson-feedback" role="status" aria-live="polite"
                 data-state=move || q().state.name()>
                 {move || {
