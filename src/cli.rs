@@ -194,7 +194,9 @@ fn svg(args: &[String]) -> i32 {
         Ok(read) => read,
         Err(code) => return code,
     };
-    let trace = Evaluator::new(Box::new(CpuEngine::new()), Limits::default()).run(&script);
+    let trace = crate::ui_model::flatten_substeps(
+        Evaluator::new(Box::new(CpuEngine::new()), Limits::default()).run(&script),
+    );
     let n = trace.steps.len();
     if n == 0 {
         eprintln!("stridescope: {file} has no statements");

@@ -276,15 +276,23 @@ pub fn step_label(index: usize, count: usize, line: usize) -> String {
     format!("Step {} of {count} · line {line}", index + 1)
 }
 
-/// The steps as the page walks them, as Python Tutor does: a compound statement (`for`, `if`,
-/// `while`) is preceded by each statement its blocks executed (its `substeps`, with the state
-/// after each), then shown itself with everything it printed and the state after the block.
+/// The steps as the page (and `stridescope svg`) walks them, as Python Tutor does: a compound
+/// statement (`for`, `if`, `while`) is preceded by each statement its blocks executed (its
+/// `substeps`, with the state after each), then shown itself with everything it printed and
+/// the state after the block. An `import` that worked is not a step of the page: it changes
+/// nothing a drawing shows (the trace keeps it, as PyTorch's recordings do).
 ///
 /// NumPy arrays sharing a storage are drawn as more views of it: they join the step's tensors
 /// with their byte strides in `ndarray_strides`.
 pub fn flatten_substeps(mut trace: crate::trace::Trace) -> crate::trace::Trace {
     let mut steps = Vec::with_capacity(trace.steps.len());
     for mut step in std::mem::take(&mut trace.steps) {
+        let quiet_import = step.error.is_none()
+            && step.output.is_none()
+            && (step.source.starts_with("import ") || step.source.starts_with("from "));
+        if quiet_import {
+            continue;
+        }
         for mut inner in std::mem::take(&mut step.substeps) {
             arrays_as_views(&mut inner);
             steps.push(inner);
@@ -817,6 +825,14 @@ mod html_tests {
             flat.steps[1].writes.len(),
             1,
             "each iteration's write is its own step"
+        );
+        let imported = flatten_substeps(crate::eval::trace_script(
+            "import torch\na = torch.zeros(2)",
+        ));
+        assert_eq!(
+            imported.steps.len(),
+            1,
+            "a working import is no step of the page"
         );
     }
 
