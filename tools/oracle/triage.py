@@ -116,6 +116,16 @@ def reproducer(script, line):
     return "\n".join(text)
 
 
+def comprehension_targets(source):
+    """Names bound by the comprehensions of a statement."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    return {n.id for c in ast.walk(tree) if isinstance(c, ast.comprehension)
+            for n in ast.walk(c.target) if isinstance(n, ast.Name)}
+
+
 def uses_rng(script):
     return bool(re.search(r"\brand|randn|randint|randperm|random_|normal_|uniform_|bernoulli|manual_seed", script))
 
@@ -227,7 +237,10 @@ def main():
                         add(broken[sorted(wrong)[0]], case, exp, "", knock_on=True)
                         continue
                 fields = sorted({d.split(":")[0].split(".")[-1] for d in diffs})
-                if any(f.startswith("tensor names") for f in fields):
+                touched = set(gt) ^ set(et) | {d.split(".")[0] for d in diffs}
+                if touched & comprehension_targets(src):
+                    key = "comprehension variables leak into the notebook (Python 3 keeps them local)"
+                elif any(f.startswith("tensor names") for f in fields):
                     extra, lost = sorted(set(gt) - set(et)), sorted(set(et) - set(gt))
                     what = (f"extra {extra} " if extra else "") + (f"missing {lost}" if lost else "")
                     key = f"tensor variables differ after {op}: {what or 'order'}"
