@@ -130,7 +130,9 @@ proptest! {
             items.join(", ")
         );
         let trace = trace_script(&script);
-        prop_assert_eq!(trace.steps.len(), 7);
+        // The setup lines run cleanly whatever the index (an empty method line is no step).
+        prop_assert!(trace.steps.len() >= 6);
+        prop_assert!(trace.steps[..5].iter().all(|s| s.error.is_none()));
     }
 }
 

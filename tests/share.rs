@@ -113,7 +113,7 @@ fn cli_link_encodes_the_options() {
 fn cli_svg_draws_a_step() {
     let file = root().join("www/examples/aliasing.py");
     let file = file.to_str().expect("utf-8 path");
-    let (code, out, err) = stridescope(&["svg", "--step", "7", file]);
+    let (code, out, err) = stridescope(&["svg", "--step", "8", file]);
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
     // b[0, 1] = 100 wrote storage element 3 (a[1, 0]).

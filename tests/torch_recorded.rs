@@ -18,7 +18,10 @@ fn scripts_recorded_from_pytorch_trace_exactly() {
         .map(|e| e.expect("entry").path())
         .filter(|p| {
             let name = p.to_string_lossy();
-            name.ends_with(".torch.jsonl") && !name.ends_with("realworld.torch.jsonl")
+            // realworld: measured by realworld.rs; rng: generator sessions, replayed by rng.rs.
+            name.ends_with(".torch.jsonl")
+                && !name.ends_with("realworld.torch.jsonl")
+                && !name.ends_with("rng.torch.jsonl")
         })
         .collect();
     // The generated regression corpus of tools/oracle (random scripts recorded from PyTorch).

@@ -21,6 +21,10 @@ impl Evaluator {
                         return Ok(Value::MemoryFormat(MemoryFormat::Contiguous))
                     }
                     "preserve_format" => return Ok(Value::MemoryFormat(MemoryFormat::Preserve)),
+                    "nan" => return Ok(Value::Float(f64::NAN)),
+                    "inf" => return Ok(Value::Float(f64::INFINITY)),
+                    "pi" => return Ok(Value::Float(std::f64::consts::PI)),
+                    "e" => return Ok(Value::Float(std::f64::consts::E)),
                     // Classes: `isinstance(x, torch.Tensor)`, `torch.Size([2, 3])`.
                     "Tensor" | "Size" => {
                         return Ok(Value::Method(Box::new(Value::Torch), name.to_string()))
@@ -224,7 +228,6 @@ impl Evaluator {
                     return result;
                 }
             }
-            Value::Tensor(t) if name == "numpy" => return self.tensor_numpy(t, &pos, &kw),
             Value::Tensor(t) => {
                 if let Some(result) = self.call_table_method(t, &name, &pos, &kw) {
                     return result;

@@ -11,7 +11,7 @@ mod bridge;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::value::{TensorObject, TensorRef, Value};
+use super::value::{TensorObject, Value};
 use super::{Evaluator, R};
 use crate::print::numpy_str::numpy_dtype_name;
 use crate::tensor::{DType, Scalar, ScriptError, Tensor};
@@ -326,7 +326,11 @@ impl Evaluator {
                     ));
                 };
                 let a = self.numpy_array(&a, None, false)?;
-                self.call(Value::Method(Box::new(a), "reshape".into()), vec![shape], kw)
+                self.call(
+                    Value::Method(Box::new(a), "reshape".into()),
+                    vec![shape],
+                    kw,
+                )
             }
             "transpose" => {
                 let a = arg(0, &mut kw, "a").ok_or_else(|| {
@@ -374,10 +378,7 @@ impl Evaluator {
         match v {
             Value::NpScalar(_, s) => Ok(*s),
             other => self.scalar_of(other).ok_or_else(|| {
-                ScriptError::Type(format!(
-                    "unsupported operand type: '{}'",
-                    other.type_name()
-                ))
+                ScriptError::Type(format!("unsupported operand type: '{}'", other.type_name()))
             }),
         }
     }
@@ -427,7 +428,12 @@ impl Evaluator {
 
     /// `np.array(object, dtype)` (`copy`) or `np.asarray` (shares an array or a tensor of
     /// the same dtype).
-    pub(super) fn numpy_array(&mut self, object: &Value, dtype: Option<DType>, copy: bool) -> R<Value> {
+    pub(super) fn numpy_array(
+        &mut self,
+        object: &Value,
+        dtype: Option<DType>,
+        copy: bool,
+    ) -> R<Value> {
         let shared = match object {
             Value::NdArray(a) => Some((a.borrow().tensor.clone(), Some(a.clone()))),
             Value::Tensor(t) => {
@@ -533,7 +539,12 @@ impl Evaluator {
                                 "np.array of a list of tensors is outside Stridescope's NumPy subset".into(),
                             ));
                         }
-                        let v = self.engine.values(&t).first().copied().unwrap_or(Scalar::Int(0));
+                        let v = self
+                            .engine
+                            .values(&t)
+                            .first()
+                            .copied()
+                            .unwrap_or(Scalar::Int(0));
                         (v, t.dtype)
                     }
                     other => {

@@ -47,8 +47,41 @@ struct FloatFormat {
 /// The shortest digits that round-trip in the value's own dtype.
 fn shortest(x: f64, dtype: DType) -> String {
     match dtype {
-        DType::Float32 | DType::Float16 | DType::BFloat16 => format!("{:e}", x as f32),
+        DType::Float16 => {
+            // The fewest digits that read back as the same half-precision value.
+            let target = half::f16::from_f64(x);
+            (0..12)
+                .map(|p| format!("{x:.p$e}"))
+                .find(|s| {
+                    s.parse::<f64>()
+                        .is_ok_and(|y| half::f16::from_f64(y) == target)
+                })
+                .unwrap_or_else(|| format!("{x:e}"))
+        }
+        DType::Float32 | DType::BFloat16 => half_even_tie(format!("{:e}", x as f32), x),
         _ => format!("{x:e}"),
+    }
+}
+
+/// Dragon4 breaks a tie between two shortest spellings toward the even last digit; Rust's
+/// shortest float text rounds it up. `text` is Rust's spelling of the f32 `x`.
+fn half_even_tie(text: String, x: f64) -> String {
+    let (mant, exp) = text.split_once('e').unwrap_or((&text, "0"));
+    let Some(last) = mant.chars().last().and_then(|c| c.to_digit(10)) else {
+        return text;
+    };
+    if last % 2 == 0 || !mant.contains('.') {
+        return text;
+    }
+    let lower = format!("{}{}e{exp}", &mant[..mant.len() - 1], last - 1);
+    let (Ok(up), Ok(down)) = (text.parse::<f64>(), lower.parse::<f64>()) else {
+        return text;
+    };
+    let x = x.abs().copysign(up);
+    if (down as f32) == (x as f32) && (up + down) / 2.0 == x {
+        lower
+    } else {
+        text
     }
 }
 
@@ -105,7 +138,10 @@ fn scientific(x: f64, dtype: DType) -> (String, String, i32) {
     if frac.len() > PRECISION {
         let text = format!("{:.*e}", PRECISION, x.abs());
         let (m, _) = text.split_once('e').unwrap_or((&text, ""));
-        frac = m.split_once('.').map(|(_, f)| f.to_string()).unwrap_or_default();
+        frac = m
+            .split_once('.')
+            .map(|(_, f)| f.to_string())
+            .unwrap_or_default();
     }
     let frac = frac.trim_end_matches('0').to_string();
     (digits[..1].to_string(), frac, exp)
@@ -114,13 +150,23 @@ fn scientific(x: f64, dtype: DType) -> (String, String, i32) {
 impl FloatFormat {
     fn new(values: &[f64], dtype: DType) -> FloatFormat {
         let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
-        let nonzero: Vec<f64> = finite.iter().map(|v| v.abs()).filter(|v| *v != 0.0).collect();
+        let nonzero: Vec<f64> = finite
+            .iter()
+            .map(|v| v.abs())
+            .filter(|v| *v != 0.0)
+            .collect();
         let use_scientific = if nonzero.is_empty() {
             false
         } else {
             let max = nonzero.iter().copied().fold(0.0, f64::max);
             let min = nonzero.iter().copied().fold(f64::INFINITY, f64::min);
-            max >= 1e8 || min < 0.0001 || max / min > 1000.0
+            // NumPy 2.3+: the cutoff follows the dtype's precision (`finfo.precision`).
+            let cutoff = match dtype {
+                DType::Float16 => 1e3,
+                DType::Float32 | DType::BFloat16 => 1e6,
+                _ => 1e8,
+            };
+            max >= cutoff || min < 0.0001 || max / min > 1000.0
         };
         let negative = |v: &f64| v.is_sign_negative();
         let mut f = FloatFormat {
@@ -178,15 +224,21 @@ impl FloatFormat {
         }
         let sign = if x.is_sign_negative() { "-" } else { "" };
         if self.scientific {
-            let (lead, frac, exp) = scientific(x, self.dtype);
+            let (mut lead, mut frac, mut exp) = scientific(x, self.dtype);
+            if frac.len() < self.precision {
+                // Dragon4's `min_digits`: the extra digits are the value's own, not zeros.
+                let text = format!("{:.*e}", self.precision, x.abs());
+                let (m, e) = text.split_once('e').unwrap_or((&text, "0"));
+                let (l, f) = m.split_once('.').unwrap_or((m, ""));
+                lead = l.to_string();
+                frac = f.to_string();
+                exp = e.parse().unwrap_or(exp);
+            }
             let frac = format!("{frac:0<width$}", width = self.precision);
             let exp_sign = if exp < 0 { '-' } else { '+' };
             let exp = format!("{:0>w$}", exp.unsigned_abs(), w = self.exp_digits);
             let head = format!("{sign}{lead}");
-            format!(
-                "{head:>pl$}.{frac}e{exp_sign}{exp}",
-                pl = self.pad_left
-            )
+            format!("{head:>pl$}.{frac}e{exp_sign}{exp}", pl = self.pad_left)
         } else {
             let (int_part, frac) = positional(x, self.dtype);
             let head = format!("{sign}{int_part}");
@@ -308,7 +360,12 @@ impl Ctx<'_> {
             let mut line = hanging.to_string();
             for (k, item) in items.iter().enumerate() {
                 let word = match item {
-                    Some(i) => self.recurse(axis + 1, base + i * self.strides[axis], &next_hanging, next_width),
+                    Some(i) => self.recurse(
+                        axis + 1,
+                        base + i * self.strides[axis],
+                        &next_hanging,
+                        next_width,
+                    ),
                     None => "...".to_string(),
                 };
                 extend_line(&mut s, &mut line, &word, elem_width, hanging);
@@ -327,7 +384,12 @@ impl Ctx<'_> {
         let mut s = String::new();
         for (k, item) in items.iter().enumerate() {
             let nested = match item {
-                Some(i) => self.recurse(axis + 1, base + i * self.strides[axis], &next_hanging, next_width),
+                Some(i) => self.recurse(
+                    axis + 1,
+                    base + i * self.strides[axis],
+                    &next_hanging,
+                    next_width,
+                ),
                 None => "...".to_string(),
             };
             s.push_str(hanging);
@@ -501,9 +563,15 @@ mod tests {
             numpy_repr(DType::Int64, &[2, 3], &ints),
             "array([[0, 1, 2],\n       [3, 4, 5]])"
         );
-        assert_eq!(numpy_str(DType::Int64, &[2, 3], &ints), "[[0 1 2]\n [3 4 5]]");
+        assert_eq!(
+            numpy_str(DType::Int64, &[2, 3], &ints),
+            "[[0 1 2]\n [3 4 5]]"
+        );
         let bools = vec![Scalar::Bool(true), Scalar::Bool(false)];
-        assert_eq!(numpy_repr(DType::Bool, &[2], &bools), "array([ True, False])");
+        assert_eq!(
+            numpy_repr(DType::Bool, &[2], &bools),
+            "array([ True, False])"
+        );
         assert_eq!(
             numpy_repr(DType::Float64, &[2], &floats(&[1e-5, 1.0])),
             "array([1.e-05, 1.e+00])"
@@ -525,11 +593,21 @@ mod tests {
             numpy_str(DType::Float64, &[30], &floats(&r)),
             "[ 0.  1.  2.  3.  4.  5.  6.  7.  8.  9. 10. 11. 12. 13. 14. 15. 16. 17.\n 18. 19. 20. 21. 22. 23. 24. 25. 26. 27. 28. 29.]"
         );
-        assert_eq!(numpy_repr(DType::Float32, &[0], &[]), "array([], dtype=float32)");
-        assert_eq!(numpy_repr(DType::Float64, &[], &floats(&[3.0])), "array(3.)");
+        assert_eq!(
+            numpy_repr(DType::Float32, &[0], &[]),
+            "array([], dtype=float32)"
+        );
+        assert_eq!(
+            numpy_repr(DType::Float64, &[], &floats(&[3.0])),
+            "array(3.)"
+        );
         assert_eq!(numpy_str(DType::Float64, &[], &floats(&[3.0])), "3.0");
         assert_eq!(
-            numpy_repr(DType::Float64, &[3], &floats(&[f64::NAN, 1.0, f64::INFINITY])),
+            numpy_repr(
+                DType::Float64,
+                &[3],
+                &floats(&[f64::NAN, 1.0, f64::INFINITY])
+            ),
             "array([nan,  1., inf])"
         );
         let zeros = floats(&[0.0; 8]);
@@ -537,7 +615,37 @@ mod tests {
             numpy_repr(DType::Float64, &[2, 2, 2], &zeros),
             "array([[[0., 0.],\n        [0., 0.]],\n\n       [[0., 0.],\n        [0., 0.]]])"
         );
-        assert_eq!(numpy_scalar_repr(DType::Int64, Scalar::Int(0)), "np.int64(0)");
+        // Shortest half-precision digits; the float32 cutoff for scientific is 1e6.
+        assert_eq!(
+            numpy_repr(DType::Float16, &[2], &floats(&[98.5, -75.8125])),
+            "array([ 98.5, -75.8], dtype=float16)"
+        );
+        assert_eq!(
+            numpy_repr(DType::Float32, &[2], &floats(&[1e6, 1.0])),
+            "array([1.e+06, 1.e+00], dtype=float32)"
+        );
+        // Extra scientific digits are the value's own; ties go to the even digit.
+        assert_eq!(
+            numpy_str(DType::Float32, &[2], &floats(&[736022592.0, 3123167.25])),
+            "[7.3602259e+08 3.1231672e+06]"
+        );
+        let big: Vec<Scalar> = (0..2000).map(Scalar::Int).collect();
+        assert_eq!(
+            numpy_repr(DType::Int64, &[2000], &big),
+            "array([   0,    1,    2, ..., 1997, 1998, 1999], shape=(2000,))"
+        );
+        assert_eq!(
+            numpy_repr(DType::Float64, &[0, 3], &[]),
+            "array([], shape=(0, 3), dtype=float64)"
+        );
+        assert_eq!(
+            numpy_repr(DType::Int64, &[0], &[]),
+            "array([], dtype=int64)"
+        );
+        assert_eq!(
+            numpy_scalar_repr(DType::Int64, Scalar::Int(0)),
+            "np.int64(0)"
+        );
         assert_eq!(
             numpy_scalar_repr(DType::Float32, Scalar::Float(1.5)),
             "np.float32(1.5)"

@@ -1,4 +1,5 @@
-//! The notebook script language: a faithful subset of Python, one statement per line.
+//! The notebook script language: a faithful subset of Python (simple statements, `if`/`for`/
+//! `while` blocks, f-strings, comprehensions).
 
 pub mod ast;
 pub mod lexer;

@@ -14,9 +14,9 @@ STRIDESCOPE = ROOT / "target" / "release" / "stridescope"
 
 # (scenario, options of `stridescope link`), in the order of the page's iframes.
 WIDGETS = [
-    ("aliasing.py", ["--step", "8", "--hide", "memory", "--height", "620"]),
-    ("slicing.py", ["--step", "7", "--readonly", "--hide", "memory", "--height", "600"]),
-    ("channels_last.py", ["--step", "5", "--panels", "steps,output,storage,views", "--height", "560"]),
+    ("aliasing.py", ["--step", "9", "--hide", "memory", "--height", "620"]),
+    ("slicing.py", ["--step", "8", "--readonly", "--hide", "memory", "--height", "600"]),
+    ("channels_last.py", ["--step", "6", "--panels", "steps,output,storage,views", "--height", "560"]),
 ]
 
 

@@ -153,9 +153,12 @@ impl Evaluator {
     fn input_in(&mut self, o: &Operand, dtype: DType) -> R<ElementwiseInput> {
         Ok(match o {
             Operand::Array(t) if t.dtype == dtype => ElementwiseInput::Tensor(t.clone()),
-            Operand::Array(t) => {
-                ElementwiseInput::Tensor(self.convert(t, dtype, MemoryFormat::Preserve, "astype")?)
-            }
+            Operand::Array(t) => ElementwiseInput::Tensor(self.convert(
+                t,
+                dtype,
+                MemoryFormat::Preserve,
+                "astype",
+            )?),
             Operand::Strong(_, s) | Operand::Weak(s) => ElementwiseInput::Number(cast(*s, dtype)),
         })
     }
@@ -198,7 +201,12 @@ impl Evaluator {
         let yi = self.input_in(&y, dtype)?;
         let out = self.elementwise(bop, &xi, &yi, None)?;
         if out.ndim() == 0 {
-            let v = self.engine.values(&out).first().copied().unwrap_or(Scalar::Int(0));
+            let v = self
+                .engine
+                .values(&out)
+                .first()
+                .copied()
+                .unwrap_or(Scalar::Int(0));
             return Ok(Value::NpScalar(out.dtype, v));
         }
         Ok(ndarray(out, crate::eval::binop_symbol(op)))
@@ -343,7 +351,9 @@ impl Evaluator {
                 ndarray(self.permute(&t, &dims)?, "T")
             }
             "reshape" | "transpose" | "copy" | "astype" | "tolist" | "item" | "fill"
-            | "flatten" | "ravel" => Value::Method(Box::new(Value::NdArray(a.clone())), name.into()),
+            | "flatten" | "ravel" => {
+                Value::Method(Box::new(Value::NdArray(a.clone())), name.into())
+            }
             _ => {
                 return Err(ScriptError::Attribute(format!(
                     "'numpy.ndarray' object has no attribute '{name}'"
@@ -407,7 +417,10 @@ impl Evaluator {
                     *n = t.numel() / known;
                 }
                 let (out, copied) = self.reshape(&t, &shape)?;
-                Ok(ndarray(out, if copied { "reshape (copy)" } else { "reshape" }))
+                Ok(ndarray(
+                    out,
+                    if copied { "reshape (copy)" } else { "reshape" },
+                ))
             }
             "transpose" => {
                 let dims = if pos.is_empty() {
@@ -437,14 +450,21 @@ impl Evaluator {
                 let v = pos
                     .first()
                     .cloned()
-                    .or_else(|| kw.iter().find(|(k, _)| k == "dtype").map(|(_, v)| v.clone()))
+                    .or_else(|| {
+                        kw.iter()
+                            .find(|(k, _)| k == "dtype")
+                            .map(|(_, v)| v.clone())
+                    })
                     .ok_or_else(|| {
                         ScriptError::Type(
                             "astype() missing required argument 'dtype' (pos 1)".into(),
                         )
                     })?;
                 let dtype = self.numpy_dtype_arg(&v)?.unwrap_or(DType::Float64);
-                Ok(ndarray(self.convert(&t, dtype, MemoryFormat::Preserve, "astype")?, "astype"))
+                Ok(ndarray(
+                    self.convert(&t, dtype, MemoryFormat::Preserve, "astype")?,
+                    "astype",
+                ))
             }
             "tolist" => {
                 let values = self.engine.values(&t);
@@ -482,7 +502,10 @@ impl Evaluator {
             if !matches!(
                 item,
                 Value::Int(_)
-                    | Value::NpScalar(DType::Int64 | DType::Int32 | DType::Int16 | DType::Int8 | DType::UInt8, _)
+                    | Value::NpScalar(
+                        DType::Int64 | DType::Int32 | DType::Int16 | DType::Int8 | DType::UInt8,
+                        _
+                    )
                     | Value::Slice(..)
                     | Value::None
                     | Value::Ellipsis
@@ -507,7 +530,12 @@ impl Evaluator {
                 t.ndim()
             )));
         }
-        if items.iter().filter(|v| matches!(v, Value::Ellipsis)).count() > 1 {
+        if items
+            .iter()
+            .filter(|v| matches!(v, Value::Ellipsis))
+            .count()
+            > 1
+        {
             return Err(ScriptError::Index(
                 "an index can only have a single ellipsis ('...')".into(),
             ));
@@ -556,7 +584,9 @@ impl Evaluator {
         }
         shape.extend_from_slice(&t.shape()[dim..]);
         strides.extend_from_slice(&t.strides()[dim..]);
-        let scalar = ints == t.ndim() && shape.is_empty();
+        // `a[..., 1]` on a vector is a 0-d array; only integers alone give a scalar.
+        let has_ellipsis = items.iter().any(|v| matches!(v, Value::Ellipsis));
+        let scalar = ints == t.ndim() && shape.is_empty() && !has_ellipsis;
         let view = t.with_layout(Layout {
             shape,
             strides,
@@ -570,14 +600,24 @@ impl Evaluator {
         let t = a.borrow().tensor.clone();
         let (view, scalar) = self.ndarray_view(&t, index)?;
         if scalar {
-            let v = self.engine.values(&view).first().copied().unwrap_or(Scalar::Int(0));
+            let v = self
+                .engine
+                .values(&view)
+                .first()
+                .copied()
+                .unwrap_or(Scalar::Int(0));
             return Ok(Value::NpScalar(view.dtype, v));
         }
         Ok(ndarray(view, "index"))
     }
 
     /// `array[index] = value`: written into the shared storage (a tensor on it sees it).
-    pub(crate) fn ndarray_set_item(&mut self, a: &TensorRef, index: &Value, value: &Value) -> R<()> {
+    pub(crate) fn ndarray_set_item(
+        &mut self,
+        a: &TensorRef,
+        index: &Value,
+        value: &Value,
+    ) -> R<()> {
         let t = a.borrow().tensor.clone();
         let (view, _) = self.ndarray_view(&t, index)?;
         match value {

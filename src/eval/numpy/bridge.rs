@@ -52,18 +52,9 @@ fn tensor_view(t: Tensor, made_by: &str) -> Value {
 }
 
 impl Evaluator {
-    /// `t.numpy()`: an array on the tensor's storage.
-    pub(crate) fn tensor_numpy(&mut self, this: &TensorRef, pos: &[Value], kw: &[(String, Value)]) -> R<Value> {
-        let force = match (pos.first(), kw.iter().find(|(k, _)| k == "force")) {
-            (Some(v), _) | (None, Some((_, v))) => self.truthy(v)?,
-            _ => false,
-        };
-        if let Some((k, _)) = kw.iter().find(|(k, _)| k != "force") {
-            return Err(ScriptError::Type(format!(
-                "numpy() got an unexpected keyword argument '{k}'"
-            )));
-        }
-        let _ = force;
+    /// `t.numpy()`: an array on the tensor's storage (`force=` changes nothing on the CPU,
+    /// where no tensor requires grad here).
+    pub(crate) fn tensor_numpy(&mut self, this: &TensorRef) -> R<Value> {
         let t = this.borrow().tensor.clone();
         check_numpy_dtype(t.dtype)?;
         Ok(ndarray(t, "numpy"))
@@ -123,7 +114,11 @@ impl Evaluator {
 
     /// `torch.as_tensor(data, dtype=None)`: shares an array or a tensor; other data is
     /// read as `torch.tensor` reads it.
-    pub(crate) fn torch_as_tensor(&mut self, pos: &[Value], kw: &[(String, Value)]) -> R<Option<Value>> {
+    pub(crate) fn torch_as_tensor(
+        &mut self,
+        pos: &[Value],
+        kw: &[(String, Value)],
+    ) -> R<Option<Value>> {
         let mut data = pos.first().cloned();
         let mut dtype = pos.get(1).cloned();
         for (k, v) in kw {
@@ -187,8 +182,8 @@ impl Evaluator {
 }
 
 impl Evaluator {
-    /// `torch.from_numpy`, `torch.as_tensor`, and `torch.tensor` of an array; `None` for
-    /// every other call (which goes on to the op table).
+    /// `torch.tensor` of an array (a copy keeping the array's dtype); `None` for every
+    /// other call (which goes on to the op table).
     pub(crate) fn torch_numpy_bridge(
         &mut self,
         name: &str,
@@ -196,16 +191,6 @@ impl Evaluator {
         kw: &[(String, Value)],
     ) -> Option<R<Value>> {
         match name {
-            "from_numpy" => Some(self.torch_from_numpy(pos, kw)),
-            "as_tensor" => Some(match self.torch_as_tensor(pos, kw) {
-                Ok(Some(v)) => Ok(v),
-                Ok(None) => self.call(
-                    Value::Method(Box::new(Value::Torch), "tensor".into()),
-                    pos.to_vec(),
-                    kw.to_vec(),
-                ),
-                Err(e) => Err(e),
-            }),
             "tensor" => {
                 let a = match pos.first() {
                     Some(Value::NdArray(a)) => a.clone(),

@@ -105,12 +105,10 @@ fn divide(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     if op == BinaryOp::Div && !result_dtype.is_floating() {
         result_dtype = DType::Float32;
     }
-    if op != BinaryOp::Div {
-        if result_dtype == DType::Bool {
-            return Err(ScriptError::NotImplemented(format!(
-                "\"{kernel}\" not implemented for 'Bool'"
-            )));
-        }
+    if op != BinaryOp::Div && result_dtype == DType::Bool {
+        return Err(ScriptError::NotImplemented(format!(
+            "\"{kernel}\" not implemented for 'Bool'"
+        )));
     }
     let y = if same { x.clone() } else { y };
     let out_ref = match call.value("out") {

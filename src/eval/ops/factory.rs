@@ -83,7 +83,10 @@ pub(crate) static OPS: &[OpDef] = &[
     },
     OpDef {
         names: &["linspace"],
-        schemas: &[concat!("Scalar start, Scalar end, int steps, ", options!())],
+        schemas: &[
+            concat!("Tensor start, Tensor end, int steps, ", options!()),
+            concat!("Scalar start, Scalar end, int steps, ", options!()),
+        ],
         forms: Forms::Function,
         rule: linspace,
     },
@@ -96,7 +99,52 @@ pub(crate) static OPS: &[OpDef] = &[
         forms: Forms::Function,
         rule: eye,
     },
+    OpDef {
+        names: &["new_zeros", "new_ones", "new_empty"],
+        schemas: &["Tensor self, int[] size, *, ScalarType? dtype=None, Any? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False"],
+        forms: Forms::Method,
+        rule: new_factory,
+    },
+    OpDef {
+        names: &["new_full"],
+        schemas: &["Tensor self, int[] size, Scalar fill_value, *, ScalarType? dtype=None, Any? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False"],
+        forms: Forms::Method,
+        rule: new_factory,
+    },
+    OpDef {
+        names: &["new_tensor"],
+        schemas: &["Tensor self, Any data, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False"],
+        forms: Forms::Method,
+        rule: new_factory,
+    },
 ];
+
+/// `t.new_zeros(size)`, `new_ones`, `new_empty`, `new_full`, `new_tensor(data)`: factories
+/// whose dtype defaults to `t`'s.
+fn new_factory(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    let t = call.self_tensor()?;
+    let dtype = call.dtype("dtype").unwrap_or(t.dtype);
+    check_options(call, dtype)?;
+    let name = call.name.as_str();
+    if name == "new_tensor" {
+        let data = call.value("data").cloned().unwrap_or(Value::None);
+        let out = ev.tensor_literal(&data, Some(dtype))?;
+        return Ok(Value::tensor(out, name, None));
+    }
+    let shape = ev.arg_ints(call, "size")?.unwrap_or_default();
+    ev.check_shape(&shape)?;
+    let out = ev.empty(&shape, dtype, MemoryFormat::Contiguous, name)?;
+    match name {
+        "new_empty" => ev.mark_uninitialized(out.storage),
+        "new_ones" => ev.fill(&out, Scalar::Int(1))?,
+        "new_full" => {
+            let v = ev.arg_scalar(call, "fill_value")?.unwrap_or(Scalar::Int(0));
+            ev.fill(&out, v)?
+        }
+        _ => {}
+    }
+    Ok(Value::tensor(out, name, None))
+}
 
 /// The checks of `device=` and `requires_grad=` every factory makes once the dtype is known.
 fn check_options(call: &OpCall, dtype: DType) -> R<()> {
@@ -176,9 +224,11 @@ fn empty_strided(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let dtype = call.dtype("dtype").unwrap_or(DType::Float32);
     check_options(call, dtype)?;
     if shape.len() != strides.len() {
-        return Err(ScriptError::Runtime(
-            "mismatch in length of strides and shape".into(),
-        ));
+        return Err(ScriptError::Runtime(format!(
+            "dimensionality of sizes ({}) must match dimensionality of strides ({})",
+            shape.len(),
+            strides.len()
+        )));
     }
     ev.check_shape(&shape)?;
     if strides.iter().any(|&s| s < 0) && !shape.contains(&0) {

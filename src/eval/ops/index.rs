@@ -177,6 +177,7 @@ fn index_items(index: &Value) -> (Vec<Value>, bool) {
                         v,
                         Value::Tensor(_)
                             | Value::Str(_)
+                            | Value::Range(..)
                             | Value::List(_)
                             | Value::Tuple(_)
                             | Value::Slice(..)
@@ -219,8 +220,13 @@ fn flatten_list(
     shape: &mut Vec<i64>,
     out: &mut Vec<Scalar>,
 ) -> R<()> {
-    match v {
-        Value::List(items) | Value::Tuple(items) => {
+    let items = match v {
+        Value::List(items) | Value::Tuple(items) => Some(items.clone()),
+        Value::Range(..) => Some(ev.iterate(v)?),
+        _ => None,
+    };
+    match (items, v) {
+        (Some(items), _) => {
             let n = items.len() as i64;
             if shape.len() == depth {
                 shape.push(n);
@@ -230,12 +236,12 @@ fn flatten_list(
                     shape.get(depth).copied().unwrap_or(0)
                 )));
             }
-            for item in items {
+            for item in &items {
                 flatten_list(ev, item, depth + 1, shape, out)?;
             }
             Ok(())
         }
-        other => {
+        (None, other) => {
             if shape.len() > depth {
                 return Err(ScriptError::Type(format!(
                     "object of type '{}' has no len()",
@@ -342,7 +348,7 @@ impl Evaluator {
                     }
                 }
                 // Python strings are sequences too: `torch.tensor` refuses them.
-                Value::List(_) | Value::Tuple(_) | Value::Str(_) => {
+                Value::List(_) | Value::Tuple(_) | Value::Str(_) | Value::Range(..) => {
                     let ix = self.list_index(item)?;
                     let n = if ix.is_mask() { ix.shape.len() } else { 1 };
                     record(&mut slots, dim, ix);

@@ -30,12 +30,21 @@ pub(crate) static OPS: &[OpDef] = &[
         rule: where_,
     },
     OpDef {
-        names: &["masked_fill", "masked_fill_"],
+        names: &["masked_fill"],
         schemas: &[
             "Tensor self, Tensor mask, Tensor value",
             "Tensor self, Tensor mask, Scalar value",
         ],
         forms: Forms::Both,
+        rule: masked_fill,
+    },
+    OpDef {
+        names: &["masked_fill_"],
+        schemas: &[
+            "Tensor self, Tensor mask, Tensor value",
+            "Tensor self, Tensor mask, Scalar value",
+        ],
+        forms: Forms::Method,
         rule: masked_fill,
     },
     OpDef {
@@ -53,12 +62,21 @@ pub(crate) static OPS: &[OpDef] = &[
         rule: gather,
     },
     OpDef {
-        names: &["scatter", "scatter_"],
+        names: &["scatter"],
         schemas: &[
             "Tensor self, int dim, Tensor index, Tensor src",
             "Tensor self, int dim, Tensor index, Scalar value",
         ],
         forms: Forms::Both,
+        rule: scatter,
+    },
+    OpDef {
+        names: &["scatter_"],
+        schemas: &[
+            "Tensor self, int dim, Tensor index, Tensor src",
+            "Tensor self, int dim, Tensor index, Scalar value",
+        ],
+        forms: Forms::Method,
         rule: scatter,
     },
     OpDef {
@@ -231,7 +249,7 @@ fn index_select(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     } else {
         ev.index_select_values(&t, d, &idx, "index_select")?
     };
-    let result = ev.into_out(out.as_ref(), result)?;
+    let result = ev.write_out(out.as_ref(), result)?;
     Ok(result_value(out, result, "index_select", Some(t.storage)))
 }
 
@@ -271,9 +289,9 @@ fn gather(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         let pos = unravel(flat as i64, index.shape());
         let mut at = 0;
         for (k, &p) in pos.iter().enumerate() {
-            at += if k == d { i } else { p } * self_strides[k];
+            at += if k == d { i } else { p } * self_strides.get(k).copied().unwrap_or(0);
         }
-        picked.push(values[at as usize]);
+        picked.push(values.get(at as usize).copied().unwrap_or(Scalar::Int(0)));
     }
     let out = out_arg(call);
     let result = ev.strided_from_values(
@@ -283,7 +301,7 @@ fn gather(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         &picked,
         "gather",
     )?;
-    let result = ev.into_out(out.as_ref(), result)?;
+    let result = ev.write_out(out.as_ref(), result)?;
     Ok(result_value(out, result, "gather", Some(t.storage)))
 }
 
@@ -365,16 +383,21 @@ fn scatter(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         let pos = unravel(flat as i64, index.shape());
         let mut at = 0;
         for (k, &p) in pos.iter().enumerate() {
-            at += if k == d { i } else { p } * self_strides[k];
+            at += if k == d { i } else { p } * self_strides.get(k).copied().unwrap_or(0);
         }
         let v = match value {
             Some(v) => v,
             None => {
                 let from: i64 = pos.iter().zip(&src_strides).map(|(p, s)| p * s).sum();
-                src_values[from as usize]
+                src_values
+                    .get(from as usize)
+                    .copied()
+                    .unwrap_or(Scalar::Int(0))
             }
         };
-        values[at as usize] = v;
+        if let Some(slot) = values.get_mut(at as usize) {
+            *slot = v;
+        }
     }
     if call.name.ends_with('_') {
         ev.write_values(&t, &values)?;
@@ -420,7 +443,7 @@ fn take(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         &picked,
         "take",
     )?;
-    let result = ev.into_out(out.as_ref(), result)?;
+    let result = ev.write_out(out.as_ref(), result)?;
     Ok(result_value(out, result, "take", Some(t.storage)))
 }
 
@@ -438,7 +461,7 @@ fn unravel(mut flat: i64, shape: &[i64]) -> Vec<i64> {
 impl Evaluator {
     /// Copies a computed result into an `out=` tensor (resized per PyTorch's rules; the
     /// result's dtype is converted), or returns it as it is without one.
-    pub(super) fn into_out(
+    pub(super) fn write_out(
         &mut self,
         out: Option<&super::super::value::TensorRef>,
         result: Tensor,

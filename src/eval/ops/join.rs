@@ -287,7 +287,7 @@ impl Evaluator {
     }
 
     /// PyTorch's `resize_output` for an `out=` tensor: kept as it is when it has `shape`;
-    /// otherwise resized (PyTorch warns when it had elements) to `shape` in `format`, its
+    /// otherwise resized (with PyTorch's deprecation warning when it had elements) to `shape` in `format`, its
     /// storage grown to the bytes the new shape needs past its offset (a new allocation, as
     /// PyTorch reallocates, keeping the old bytes). The object is updated in place.
     pub(super) fn resize_out(
@@ -301,6 +301,13 @@ impl Evaluator {
             return Ok(current);
         }
         self.check_shape(shape)?;
+        if current.numel() != 0 {
+            self.warnings.push(format!(
+                "UserWarning: An output with one or more elements was resized since it had shape {}, which does not match the required output shape {}. This behavior is deprecated, and in a future PyTorch release outputs will not be resized unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0). (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)",
+                list_str(current.shape()),
+                list_str(shape)
+            ));
+        }
         let layout = Layout::with_format(shape, format);
         let item = current.dtype.item_size();
         let needed = numel_of(shape)

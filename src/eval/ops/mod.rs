@@ -15,13 +15,16 @@ mod factory;
 mod reduce;
 mod convert;
 mod query;
+mod ordered;
+mod math;
+mod numpy_bridge;
 
 use super::registry::OpDef;
 use super::value::Value;
 use super::{Evaluator, R};
 
 /// Every family's table of ops (see [`super::registry`]).
-pub(crate) static FAMILIES: &[&[OpDef]] = &[views::OPS, split::OPS, super::storage::OPS, random::OPS, join::OPS, reorder::OPS, indexed::OPS, index::OPS, arith::OPS, pointwise::OPS, factory::OPS, reduce::OPS, convert::OPS, query::OPS];
+pub(crate) static FAMILIES: &[&[OpDef]] = &[views::OPS, split::OPS, super::storage::OPS, random::OPS, join::OPS, reorder::OPS, indexed::OPS, index::OPS, arith::OPS, pointwise::OPS, factory::OPS, reduce::OPS, convert::OPS, query::OPS, numpy_bridge::OPS, ordered::OPS, math::OPS];
 use crate::engine::{BinaryOp, Operand, ReduceOp, UnaryOp};
 use crate::script::ast::BinOp;
 use crate::tensor::layout::{

@@ -9,11 +9,11 @@ use std::rc::Rc;
 use super::super::registry::{Forms, OpCall, OpDef};
 use super::super::value::{TensorRef, Value};
 use super::super::{Evaluator, R};
-use super::ElementwiseInput;
+use super::{ElementwiseInput, ResultType};
 use crate::engine::{BinaryOp, UnaryOp};
 use crate::script::ast::BinOp;
 use crate::tensor::layout::broadcast_shapes;
-use crate::tensor::{MemoryFormat, Scalar, ScriptError};
+use crate::tensor::{MemoryFormat, Scalar, ScriptError, Tensor};
 
 /// The table of this family.
 pub(crate) static OPS: &[OpDef] = &[
@@ -56,6 +56,28 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, Tensor other, *, Tensor? out=None"],
         forms: Forms::Both,
         rule: binary,
+    },
+    OpDef {
+        names: &["pow"],
+        schemas: &[
+            "Tensor self, Tensor exponent",
+            "Tensor self, Scalar exponent",
+            "Scalar self, Tensor exponent",
+        ],
+        forms: Forms::Both,
+        rule: pow,
+    },
+    OpDef {
+        names: &["pow_"],
+        schemas: &["Tensor self, Tensor exponent", "Tensor self, Scalar exponent"],
+        forms: Forms::Method,
+        rule: pow,
+    },
+    OpDef {
+        names: &["mm", "bmm", "dot"],
+        schemas: &["Tensor self, Tensor other"],
+        forms: Forms::Both,
+        rule: products,
     },
     OpDef {
         names: &["add_", "sub_", "subtract_"],
@@ -184,6 +206,71 @@ fn binary(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     ev.tensor_binary(op, &Value::Tensor(this), &other)
 }
 
+/// `pow`: `self ** exponent` (either may be a number); `pow_` in place.
+fn pow(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    let base = call
+        .value("self")
+        .or_else(|| call.value("input"))
+        .cloned()
+        .unwrap_or(Value::None);
+    let exponent = call.value("exponent").cloned().unwrap_or(Value::None);
+    if call.name == "pow_" {
+        let this = call.self_ref()?;
+        let t = this.borrow().tensor.clone();
+        let x = ElementwiseInput::Tensor(t.clone());
+        let y = match &exponent {
+            Value::Tensor(o) if Rc::ptr_eq(o, &this) => x.clone(),
+            v => ev.elementwise_input(v, "**")?,
+        };
+        ev.elementwise(BinaryOp::Pow, &x, &y, Some(&t))?;
+        return Ok(Value::Tensor(this));
+    }
+    ev.tensor_binary(BinOp::Pow, &base, &exponent)
+}
+
+/// `mm` (2-D @ 2-D), `bmm` (3-D @ 3-D) and `dot` (1-D · 1-D): `matmul` restricted to its
+/// operands' ranks, with each kernel's own checks.
+fn products(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    let a = call.self_tensor()?;
+    let b = call
+        .tensor("other")
+        .ok_or_else(|| ScriptError::Type(format!("{}(): expected a Tensor", call.name)))?;
+    let out = match call.name.as_str() {
+        "mm" => {
+            for (t, which) in [(&a, "self"), (&b, "mat2")] {
+                if t.ndim() != 2 {
+                    return Err(ScriptError::Runtime(format!(
+                        "mm: {which} must be a matrix, got {}-D tensor",
+                        t.ndim()
+                    )));
+                }
+            }
+            ev.mm(&a, &b)?
+        }
+        "bmm" => {
+            for (t, which) in [(&a, "batch1"), (&b, "batch2")] {
+                if t.ndim() != 3 {
+                    return Err(ScriptError::Runtime(format!(
+                        "{which} must be a 3D tensor"
+                    )));
+                }
+            }
+            ev.matmul(&a, &b)?
+        }
+        _ => {
+            if a.ndim() != 1 || b.ndim() != 1 {
+                return Err(ScriptError::Runtime(format!(
+                    "1D tensors expected, but got {}D and {}D tensors",
+                    a.ndim(),
+                    b.ndim()
+                )));
+            }
+            ev.matmul(&a, &b)?
+        }
+    };
+    Ok(Value::tensor(out, &call.name, None))
+}
+
 /// `add_`, `sub_`, `mul_`: written into `self`.
 fn binary_(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let this = call.self_ref()?;
@@ -262,34 +349,62 @@ fn zero_(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     Ok(Value::Tensor(this))
 }
 
-/// A clamp bound: a number, or a one-element tensor read as its value.
-fn bound(ev: &mut Evaluator, call: &OpCall, name: &str) -> R<Option<Scalar>> {
-    match call.value(name) {
-        Some(Value::Tensor(b)) => {
-            let b = b.borrow().tensor.clone();
-            if b.numel() != 1 {
-                return Err(ScriptError::NotImplemented(format!(
-                    "Stridescope's clamp takes a number (or a one-element tensor) as '{name}'; got a tensor of {} elements",
-                    b.numel()
-                )));
-            }
-            Ok(ev.engine.values(&b).first().copied())
-        }
-        _ => ev.arg_scalar(call, name),
+/// `clamp` with tensor bounds: `minimum(maximum(x, min), max)`, broadcast, in the dtype the
+/// three promote to (computed on the host, see [`super::reduce::elementwise_extreme`]).
+fn clamp_tensors(
+    ev: &mut Evaluator,
+    t: &Tensor,
+    min: Option<Tensor>,
+    max: Option<Tensor>,
+    inplace: bool,
+) -> R<Tensor> {
+    let mut rt = ResultType::default();
+    rt.add(&ElementwiseInput::Tensor(t.clone()));
+    for b in [&min, &max].into_iter().flatten() {
+        rt.add(&ElementwiseInput::Tensor(b.clone()));
     }
+    let common = rt.result();
+    if inplace {
+        let result = Tensor {
+            dtype: common,
+            ..t.clone()
+        };
+        ev.check_in_place_cast(&result, t)?;
+    }
+    let mut out = t.clone();
+    if let Some(min) = &min {
+        out = super::reduce::elementwise_extreme(ev, &out, min, true, "clamp", common)?;
+    }
+    if let Some(max) = &max {
+        out = super::reduce::elementwise_extreme(ev, &out, max, false, "clamp", common)?;
+    }
+    if out.storage == t.storage {
+        out = ev.convert(t, common, MemoryFormat::Contiguous, "clamp")?;
+    }
+    Ok(out)
 }
 
-/// `clamp(min, max)`, `clamp_`, with `out=`.
+/// `clamp(min, max)`, `clamp_`, with `out=`; bounds are numbers or tensors.
 fn clamp(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let this = call.self_ref()?;
     let t = this.borrow().tensor.clone();
-    let min = bound(ev, call, "min")?;
-    let max = bound(ev, call, "max")?;
     let inplace = call.name.ends_with('_');
-    let out = ev.unary_op(UnaryOp::Clamp { min, max }, &t, inplace, "clamp")?;
-    if inplace {
-        return Ok(Value::Tensor(this));
-    }
+    let out = if call.overload() == 0 && (call.tensor("min").is_some() || call.tensor("max").is_some()) {
+        let out = clamp_tensors(ev, &t, call.tensor("min"), call.tensor("max"), inplace)?;
+        if inplace {
+            ev.copy_into(&t, &out, false)?;
+            return Ok(Value::Tensor(this));
+        }
+        out
+    } else {
+        let min = ev.arg_scalar(call, "min")?;
+        let max = ev.arg_scalar(call, "max")?;
+        let out = ev.unary_op(UnaryOp::Clamp { min, max }, &t, inplace, "clamp")?;
+        if inplace {
+            return Ok(Value::Tensor(this));
+        }
+        out
+    };
     if let Some(Value::Tensor(o)) = call.value("out") {
         let o = Rc::clone(o);
         let target = ev.resize_out(&o, out.shape(), MemoryFormat::Contiguous)?;

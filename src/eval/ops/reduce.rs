@@ -1,7 +1,7 @@
 //! Reductions: `sum`, `mean`, `amax`, `amin` (the engine's reduce kernels), and `max`/`min`
 //! (whole tensor, along a dim with `torch.return_types.max(values, indices)`, or elementwise
 //! against another tensor), `maximum`/`minimum`, `argmax`/`argmin`, `all`/`any`, `prod`,
-//! `std`/`var`, `sort`, `torch.equal` and `torch.allclose`.
+//! `std`/`var`, `torch.equal` and `torch.allclose`.
 //!
 //! The engine has reduce kernels only for sum, mean, amax and amin. The others need an
 //! index or a data-dependent order, so they are computed in the evaluator from
@@ -78,21 +78,12 @@ pub(crate) static OPS: &[OpDef] = &[
     OpDef {
         names: &["std", "var"],
         schemas: &[
-            "Tensor self, bool unbiased=True",
             "Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False",
+            "Tensor self, bool unbiased=True",
             "Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False",
         ],
         forms: Forms::Both,
         rule: std_var,
-    },
-    OpDef {
-        names: &["sort"],
-        schemas: &[
-            "Tensor self, int dim=-1, bool descending=False",
-            "Tensor self, *, bool? stable, int dim=-1, bool descending=False",
-        ],
-        forms: Forms::Both,
-        rule: sort,
     },
     OpDef {
         names: &["equal"],
@@ -127,27 +118,27 @@ fn engine_reduce(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
 }
 
 /// Python's order of two numbers (NaN compares as neither).
-fn compare(a: Scalar, b: Scalar) -> Option<Ordering> {
+pub(super) fn compare(a: Scalar, b: Scalar) -> Option<Ordering> {
     match (a, b) {
         (Scalar::Float(_), _) | (_, Scalar::Float(_)) => a.to_f64().partial_cmp(&b.to_f64()),
         _ => Some(a.to_wrapped_int().cmp(&b.to_wrapped_int())),
     }
 }
 
-fn is_nan(s: Scalar) -> bool {
+pub(super) fn is_nan(s: Scalar) -> bool {
     matches!(s, Scalar::Float(f) if f.is_nan())
 }
 
 /// The elements of `t` grouped by output position when `reduce` dims are reduced: each
 /// group lists (row-major index in `t`, value), in row-major order, so the position within a
 /// group is the index along a single reduced dim (or the flat index when all are reduced).
-struct Groups {
-    groups: Vec<Vec<(usize, Scalar)>>,
+pub(super) struct Groups {
+    pub(super) groups: Vec<Vec<(usize, Scalar)>>,
     /// The output shape with reduced dims kept as 1.
-    kept: Vec<i64>,
+    pub(super) kept: Vec<i64>,
 }
 
-fn groups(ev: &mut Evaluator, t: &Tensor, reduce: &[bool], what: &str) -> R<Groups> {
+pub(super) fn groups(ev: &mut Evaluator, t: &Tensor, reduce: &[bool], what: &str) -> R<Groups> {
     ev.check_work(t.numel(), what)?;
     let shape = t.shape();
     let kept: Vec<i64> = shape
@@ -179,7 +170,7 @@ fn groups(ev: &mut Evaluator, t: &Tensor, reduce: &[bool], what: &str) -> R<Grou
 }
 
 /// The output shape: `kept`, or without the reduced dims.
-fn out_shape(kept: &[i64], reduce: &[bool], keepdim: bool) -> Vec<i64> {
+pub(super) fn out_shape(kept: &[i64], reduce: &[bool], keepdim: bool) -> Vec<i64> {
     kept.iter()
         .zip(reduce)
         .filter(|(_, &r)| keepdim || !r)
@@ -188,7 +179,7 @@ fn out_shape(kept: &[i64], reduce: &[bool], keepdim: bool) -> Vec<i64> {
 }
 
 /// The reduce mask of one dim, or of every dim.
-fn mask(t: &Tensor, dim: Option<i64>) -> R<Vec<bool>> {
+pub(super) fn mask(t: &Tensor, dim: Option<i64>) -> R<Vec<bool>> {
     let n = t.ndim();
     match dim {
         None => Ok(vec![true; n]),
@@ -230,7 +221,11 @@ fn max_min(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let largest = matches!(call.name.as_str(), "max" | "maximum" | "fmax");
     let base = if largest { "max" } else { "min" };
     if let Some(other) = call.tensor("other") {
-        return elementwise_extreme(ev, &t, &other, largest, &call.name);
+        let mut rt = ResultType::default();
+        rt.add(&ElementwiseInput::Tensor(t.clone()));
+        rt.add(&ElementwiseInput::Tensor(other.clone()));
+        let out = elementwise_extreme(ev, &t, &other, largest, &call.name, rt.result())?;
+        return Ok(Value::tensor(out, &call.name, None));
     }
     let Some(dim) = ev.arg_opt_int(call, "dim")? else {
         if t.numel() == 0 {
@@ -271,20 +266,17 @@ fn max_min(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     ))
 }
 
-/// `max(a, b)`/`maximum(a, b)`: elementwise, broadcast, in the promoted dtype; NaN wins
-/// (`fmax`/`fmin`: the number wins).
-fn elementwise_extreme(
+/// `max(a, b)`/`maximum(a, b)`: elementwise, broadcast, in `dtype`; NaN wins (`fmax`/`fmin`:
+/// the number wins).
+pub(super) fn elementwise_extreme(
     ev: &mut Evaluator,
     a: &Tensor,
     b: &Tensor,
     largest: bool,
     name: &str,
-) -> R<Value> {
+    dtype: DType,
+) -> R<Tensor> {
     let shape = broadcast_shapes(a.shape(), b.shape()).map_err(ScriptError::Runtime)?;
-    let mut rt = ResultType::default();
-    rt.add(&ElementwiseInput::Tensor(a.clone()));
-    rt.add(&ElementwiseInput::Tensor(b.clone()));
-    let dtype = rt.result();
     ev.check_work(numel_of(&shape), name)?;
     let x = ev.engine.values(&broadcast_view(a, &shape));
     let y = ev.engine.values(&broadcast_view(b, &shape));
@@ -314,8 +306,7 @@ fn elementwise_extreme(
             }
         })
         .collect();
-    let out = ev.tensor_from_values(&shape, dtype, &values, name)?;
-    Ok(Value::tensor(out, name, None))
+    ev.tensor_from_values(&shape, dtype, &values, name)
 }
 
 /// `argmax`/`argmin`: the index along `dim`, or into the flattened tensor.
@@ -472,55 +463,6 @@ fn std_var(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let shape = out_shape(&g.kept, &reduce, keepdim);
     let out = ev.tensor_from_values(&shape, t.dtype, &values, &call.name)?;
     Ok(Value::tensor(out, &call.name, None))
-}
-
-/// `sort(dim, descending)`: a stable sort of each slice along `dim` (NaN sorts as the
-/// largest), as `torch.return_types.sort(values, indices)`.
-fn sort(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
-    let t = call.self_tensor()?;
-    let dim = ev.arg_int(call, "dim", -1)?;
-    let descending = call.flag("descending", false);
-    let reduce = if t.ndim() == 0 {
-        wrap_dim(dim, 1).map_err(ScriptError::Index)?;
-        vec![]
-    } else {
-        mask(&t, Some(dim))?
-    };
-    let g = groups(ev, &t, &reduce, "sort")?;
-    let n = t.numel().max(0) as usize;
-    let mut values = vec![Scalar::Int(0); n];
-    let mut indices = vec![Scalar::Int(0); n];
-    let order = |a: &Scalar, b: &Scalar| match (is_nan(*a), is_nan(*b)) {
-        (true, true) => Ordering::Equal,
-        (true, false) => Ordering::Greater,
-        (false, true) => Ordering::Less,
-        _ => compare(*a, *b).unwrap_or(Ordering::Equal),
-    };
-    for group in &g.groups {
-        let mut sorted: Vec<(usize, Scalar)> = group
-            .iter()
-            .enumerate()
-            .map(|(k, &(_, v))| (k, v))
-            .collect();
-        if descending {
-            sorted.sort_by(|a, b| order(&b.1, &a.1));
-        } else {
-            sorted.sort_by(|a, b| order(&a.1, &b.1));
-        }
-        for (slot, (k, v)) in group.iter().zip(sorted) {
-            values[slot.0] = v;
-            indices[slot.0] = Scalar::Int(k as i64);
-        }
-    }
-    let v = ev.tensor_from_values(t.shape(), t.dtype, &values, "sort")?;
-    let i = ev.tensor_from_values(t.shape(), DType::Int64, &indices, "sort")?;
-    Ok(Value::NamedTuple(
-        "torch.return_types.sort".into(),
-        vec![
-            ("values".into(), Value::tensor(v, "sort", None)),
-            ("indices".into(), Value::tensor(i, "sort", None)),
-        ],
-    ))
 }
 
 /// `torch.equal`: same shape and the same values (of any dtypes).

@@ -61,9 +61,15 @@ pub(crate) static OPS: &[OpDef] = &[
         rule: repeat_interleave,
     },
     OpDef {
-        names: &["tril", "triu", "tril_", "triu_"],
+        names: &["tril", "triu"],
         schemas: &["Tensor self, int diagonal=0"],
         forms: Forms::Both,
+        rule: tri,
+    },
+    OpDef {
+        names: &["tril_", "triu_"],
+        schemas: &["Tensor self, int diagonal=0"],
+        forms: Forms::Method,
         rule: tri,
     },
 ];
@@ -440,7 +446,7 @@ impl Evaluator {
         let index: Vec<i64> = reps
             .iter()
             .enumerate()
-            .flat_map(|(i, &r)| std::iter::repeat(i as i64).take(r as usize))
+            .flat_map(|(i, &r)| std::iter::repeat_n(i as i64, r as usize))
             .collect();
         self.index_select_values(&input, d, &index, "repeat_interleave")
     }
@@ -471,7 +477,7 @@ impl Evaluator {
         let values: Vec<Scalar> = reps
             .iter()
             .enumerate()
-            .flat_map(|(i, &r)| std::iter::repeat(Scalar::Int(i as i64)).take(r as usize))
+            .flat_map(|(i, &r)| std::iter::repeat_n(Scalar::Int(i as i64), r as usize))
             .collect();
         self.strided_from_values(&[total], &[1], repeats.dtype, &values, "repeat_interleave")
     }

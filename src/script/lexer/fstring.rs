@@ -78,6 +78,21 @@ fn flush_text(text: &mut Vec<char>, raw: bool, pieces: &mut Vec<FPiece>) -> Resu
     Ok(())
 }
 
+/// The position of `body[index]`, for a body that starts at `start` (and may span lines).
+fn position(body: &[char], start: Pos, index: usize) -> Pos {
+    let before = body.get(..index).unwrap_or_default();
+    match before.iter().rposition(|c| *c == '\n') {
+        None => Pos {
+            line: start.line,
+            col: start.col + index,
+        },
+        Some(newline) => Pos {
+            line: start.line + before.iter().filter(|c| **c == '\n').count(),
+            col: index - newline,
+        },
+    }
+}
+
 /// The bracket that closes `open`.
 fn closing(open: char) -> char {
     match open {
@@ -100,6 +115,7 @@ fn scan_field(body: &[char], i: &mut usize, raw: bool, start: Pos) -> Result<FFi
         };
         match c {
             '\\' => return Err("f-string expression part cannot include a backslash".to_string()),
+            '\n' if brackets.is_empty() => {}
             '#' => return Err("f-string expression part cannot include '#'".to_string()),
             '\'' | '"' => {
                 *i += 1;
@@ -194,10 +210,7 @@ fn scan_field(body: &[char], i: &mut usize, raw: bool, start: Pos) -> Result<FFi
     *i += 1;
     Ok(FField {
         expr,
-        pos: Pos {
-            line: start.line,
-            col: start.col + expr_start,
-        },
+        pos: position(body, start, expr_start),
         conversion,
         spec,
         debug_text,

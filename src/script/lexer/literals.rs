@@ -142,21 +142,47 @@ pub(super) fn lex_prefixed_string(
     pos: Pos,
 ) -> Result<TokenKind, String> {
     let prefix = prefix.to_ascii_lowercase();
-    let raw = prefix.contains('r');
     let (body_start, body_end) = find_string_end(chars, i, pos.line)?;
     let body = chars.get(body_start..body_end).unwrap_or_default();
+    let body_pos = Pos {
+        line: pos.line,
+        col: body_start + 1,
+    };
+    finish_string(&prefix, body, body_pos)
+}
+/// The index of the triple `quote` that closes a string, searching `chars` from `from`.
+pub(super) fn triple_end(chars: &[char], from: usize, quote: char) -> Option<usize> {
+    let mut k = from;
+    while let Some(&c) = chars.get(k) {
+        if c == '\\' {
+            k += 2;
+            continue;
+        }
+        if c == quote && chars.get(k + 1) == Some(&quote) && chars.get(k + 2) == Some(&quote) {
+            return Some(k);
+        }
+        k += 1;
+    }
+    None
+}
+
+/// The token of a string literal with prefix `prefix` (lowercase) and body `body`, which
+/// starts at `body_pos`.
+pub(super) fn finish_string(
+    prefix: &str,
+    body: &[char],
+    body_pos: Pos,
+) -> Result<TokenKind, String> {
+    let raw = prefix.contains('r');
     if prefix.contains('b') {
         Err("bytes literals are not supported here".to_string())
     } else if prefix.contains('f') {
-        let body_pos = Pos {
-            line: pos.line,
-            col: body_start + 1,
-        };
         scan_fstring(body, raw, body_pos).map(TokenKind::FString)
     } else {
         decode(body, raw).map(TokenKind::Str)
     }
 }
+
 /// Finds the end of the string whose opening quote is `chars[*i]` and moves `*i` past its
 /// closing quote. Returns the range of its body (between the quotes) in `chars`.
 fn find_string_end(chars: &[char], i: &mut usize, line: usize) -> Result<(usize, usize), String> {
@@ -169,7 +195,7 @@ fn find_string_end(chars: &[char], i: &mut usize, line: usize) -> Result<(usize,
         let Some(&c) = chars.get(*i) else {
             *i = chars.len();
             return Err(if triple {
-                "triple-quoted strings spanning several lines are not supported here".to_string()
+                format!("unterminated triple-quoted string literal (detected at line {line})")
             } else {
                 format!("unterminated string literal (detected at line {line})")
             });

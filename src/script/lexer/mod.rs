@@ -13,7 +13,7 @@ mod fstring;
 mod literals;
 
 pub use fstring::{FField, FPiece};
-use literals::{is_string_prefix, lex_number, lex_prefixed_string};
+use literals::{finish_string, is_string_prefix, lex_number, lex_prefixed_string, triple_end};
 
 /// The deepest bracket nesting accepted (CPython's tokenizer has the same limit).
 pub const MAX_BRACKET_DEPTH: usize = 200;
@@ -121,7 +121,8 @@ pub fn scan_logical_line(
     loop {
         let chars = lines.get(index).map_or(&[][..], Vec::as_slice);
         let end = lexer.lex_physical_line(chars, index + 1);
-        let open = !lexer.brackets.is_empty() || end == LineEnd::Continued;
+        let open =
+            !lexer.brackets.is_empty() || end == LineEnd::Continued || lexer.open_string.is_some();
         if end == LineEnd::Fatal || !open {
             return (Some(lexer.finish(start + 1)), index + 1);
         }
@@ -132,18 +133,26 @@ pub fn scan_logical_line(
     }
 }
 
-/// Tokenizes the text of an f-string's replacement field, which starts at `pos` (on one line),
-/// as a logical line of its own.
+/// Tokenizes the text of an f-string's replacement field, which starts at `pos`, as a logical
+/// line of its own.
 pub fn tokenize_fragment(text: &str, pos: Pos) -> Result<LogicalLine, SyntaxError> {
-    let mut chars = vec![' '; pos.col.saturating_sub(1)];
-    chars.extend(text.chars());
     let mut lexer = LineLexer::default();
-    let end = lexer.lex_physical_line(&chars, pos.line);
-    if end == LineEnd::Continued {
-        lexer.fail(
-            lexer.end,
-            "f-string expression part cannot include a backslash",
-        );
+    for (k, line) in text.split('\n').enumerate() {
+        let mut chars = if k == 0 {
+            vec![' '; pos.col.saturating_sub(1)]
+        } else {
+            Vec::new()
+        };
+        chars.extend(line.chars());
+        if lexer.lex_physical_line(&chars, pos.line + k) == LineEnd::Continued {
+            lexer.fail(
+                lexer.end,
+                "f-string expression part cannot include a backslash",
+            );
+        }
+    }
+    if lexer.open_string.is_some() {
+        lexer.fail(pos, "f-string: unterminated string");
     }
     if let Some((bracket, at)) = lexer.brackets.last().copied() {
         lexer.fail(at, format!("'{bracket}' was never closed"));
@@ -189,6 +198,21 @@ struct LineLexer {
     physical_lines: usize,
     /// The position just after the last physical line read.
     end: Pos,
+    /// A triple-quoted string that continues on the next physical line.
+    open_string: Option<OpenString>,
+}
+
+/// A triple-quoted string not yet closed at the end of a physical line.
+struct OpenString {
+    /// Its prefix (`f`, `r`, ...), lowercase.
+    prefix: String,
+    quote: char,
+    /// Where the literal starts, and the byte in the logical line's text.
+    pos: Pos,
+    start_byte: usize,
+    /// Where its body starts, and the body read so far.
+    body_pos: Pos,
+    body: Vec<char>,
 }
 
 impl LineLexer {
@@ -239,9 +263,18 @@ impl LineLexer {
             .iter()
             .rev()
             .find(|(_, pos)| pos.line <= resume);
-        let unfinished = match unclosed {
-            Some((bracket, pos)) => SyntaxError::new(*pos, format!("'{bracket}' was never closed")),
-            None => SyntaxError::new(self.end, "unexpected EOF while parsing"),
+        let unfinished = match (&self.open_string, unclosed) {
+            (Some(open), _) => SyntaxError::new(
+                open.pos,
+                format!(
+                    "unterminated triple-quoted string literal (detected at line {})",
+                    self.end.line
+                ),
+            ),
+            (None, Some((bracket, pos))) => {
+                SyntaxError::new(*pos, format!("'{bracket}' was never closed"))
+            }
+            (None, None) => SyntaxError::new(self.end, "unexpected EOF while parsing"),
         };
         // An error on a line that is parsed again after `resume` is reported there instead.
         let error = match self.error {
@@ -274,6 +307,29 @@ impl LineLexer {
         let mut content_end = chars.len();
         let mut end = LineEnd::Complete;
         let mut i = 0;
+        if let Some(mut open) = self.open_string.take() {
+            open.body.push('\n');
+            match triple_end(chars, 0, open.quote) {
+                None => {
+                    open.body.extend_from_slice(chars);
+                    self.open_string = Some(open);
+                    i = chars.len();
+                }
+                Some(k) => {
+                    open.body
+                        .extend_from_slice(chars.get(..k).unwrap_or_default());
+                    i = k + 3;
+                    match finish_string(&open.prefix, &open.body, open.body_pos) {
+                        Ok(kind) => self.tokens.push(Token {
+                            kind,
+                            pos: open.pos,
+                            span: open.start_byte..byte(i),
+                        }),
+                        Err(message) => self.fail(open.pos, message),
+                    }
+                }
+            }
+        }
         while let Some(&c) = chars.get(i) {
             let start = i;
             let pos = Pos { line, col: i + 1 };
@@ -304,11 +360,17 @@ impl LineLexer {
                 }
                 let word: String = chars.get(start..i).unwrap_or_default().iter().collect();
                 if matches!(chars.get(i), Some('\'' | '"')) && is_string_prefix(&word) {
+                    if self.open_triple(&word, chars, i, pos, byte(start)) {
+                        break;
+                    }
                     lex_prefixed_string(&word, chars, &mut i, pos)
                 } else {
                     Ok(TokenKind::Name(word))
                 }
             } else if c == '\'' || c == '"' {
+                if self.open_triple("", chars, i, pos, byte(start)) {
+                    break;
+                }
                 lex_prefixed_string("", chars, &mut i, pos)
             } else if let Some(op) = match_operator(chars, i) {
                 i += op.len();
@@ -338,6 +400,37 @@ impl LineLexer {
             .map_or(&[][..], |last| content.get(..=last).unwrap_or_default());
         self.text.extend(content);
         end
+    }
+
+    /// Starts an [`OpenString`] when a triple quote at `chars[quote_at]` is not closed on its
+    /// line; true if it did (the rest of the line is the string's).
+    fn open_triple(
+        &mut self,
+        prefix: &str,
+        chars: &[char],
+        quote_at: usize,
+        pos: Pos,
+        start_byte: usize,
+    ) -> bool {
+        let Some(&quote) = chars.get(quote_at) else {
+            return false;
+        };
+        let triple = (1..3).all(|k| chars.get(quote_at + k) == Some(&quote));
+        if !triple || triple_end(chars, quote_at + 3, quote).is_some() {
+            return false;
+        }
+        self.open_string = Some(OpenString {
+            prefix: prefix.to_ascii_lowercase(),
+            quote,
+            pos,
+            start_byte,
+            body_pos: Pos {
+                line: pos.line,
+                col: quote_at + 4,
+            },
+            body: chars.get(quote_at + 3..).unwrap_or_default().to_vec(),
+        });
+        true
     }
 
     /// Opens or closes a bracket; an error means the brackets can no longer be trusted.
@@ -539,7 +632,7 @@ mod tests {
         );
         assert_eq!(
             error("s = '''abc").1.message,
-            "triple-quoted strings spanning several lines are not supported here"
+            "unterminated triple-quoted string literal (detected at line 1)"
         );
         assert_eq!(
             error("b'x'").1.message,

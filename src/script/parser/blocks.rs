@@ -190,7 +190,7 @@ impl Script<'_> {
     }
 
     /// Parses the statement on the next logical line (whose indentation the caller checked),
-    /// with its blocks; `None` for `import torch`.
+    /// with its blocks; `None` at the end of the script.
     fn statement(&mut self, context: Context) -> Result<Option<Statement>, SyntaxError> {
         let Some(scanned) = self.take() else {
             return Ok(None);
@@ -203,7 +203,9 @@ impl Script<'_> {
         };
         let source = line.text.trim().to_string();
         let (clause, pos, end, inline) = match parsed {
-            LineStatement::Simple(simple) => return simple_statement(simple, line.line, context),
+            LineStatement::Simple(simple) => {
+                return simple_statement(simple, line.line, context).map(Some)
+            }
             LineStatement::Header {
                 clause,
                 pos,
@@ -328,7 +330,7 @@ impl Script<'_> {
         let inner_context = |indents| Context { indents, in_loop };
         if let Some(simple) = header.inline {
             let statement = simple_statement(simple, header.line, inner_context(context.indents))?;
-            return Ok(statement.into_iter().collect());
+            return Ok(vec![statement]);
         }
         let outer = context.indents.last().copied().unwrap_or_default();
         let expected = || {
@@ -396,10 +398,8 @@ fn simple_statement(
     simple: Simple,
     line: usize,
     context: Context,
-) -> Result<Option<Statement>, SyntaxError> {
-    let Some(kind) = simple.kind else {
-        return Ok(None);
-    };
+) -> Result<Statement, SyntaxError> {
+    let kind = simple.kind;
     if !context.in_loop {
         match kind {
             StatementKind::Break => {
@@ -414,11 +414,11 @@ fn simple_statement(
             _ => {}
         }
     }
-    Ok(Some(Statement {
+    Ok(Statement {
         line,
         source: simple.source,
         kind,
-    }))
+    })
 }
 
 /// The "never closed" error of physical line `index` read on its own, if it has one.

@@ -58,13 +58,12 @@ impl Clause {
     }
 }
 
-/// A simple statement: where it starts, its source text, and what it does (`None` for
-/// `import torch`).
+/// A simple statement: where it starts, its source text, and what it does.
 #[derive(Debug)]
 pub(super) struct Simple {
     pub(super) pos: Pos,
     pub(super) source: String,
-    pub(super) kind: Option<StatementKind>,
+    pub(super) kind: StatementKind,
 }
 
 /// What one logical line holds.
@@ -228,8 +227,8 @@ impl Parser<'_> {
         })
     }
 
-    /// What a simple statement does; `None` for `import torch`.
-    fn simple_kind(&mut self) -> Result<Option<StatementKind>, SyntaxError> {
+    /// What a simple statement does.
+    fn simple_kind(&mut self) -> Result<StatementKind, SyntaxError> {
         let first = self.peek().clone();
         if let TokenKind::Name(word) = &first.kind {
             let word = word.as_str();
@@ -264,10 +263,10 @@ impl Parser<'_> {
             };
             if let Some(kind) = kind {
                 self.end_of_statement()?;
-                return Ok(Some(kind));
+                return Ok(kind);
             }
         }
-        self.assignment().map(Some)
+        self.assignment()
     }
 
     /// `del target, ...` after the `del`.
@@ -284,8 +283,8 @@ impl Parser<'_> {
             .map(StatementKind::Del)
     }
 
-    /// `import a.b [as c]` or `from a.b import c [as d]`; `None` for `import torch`.
-    fn import(&mut self) -> Result<Option<StatementKind>, SyntaxError> {
+    /// `import a.b [as c]` or `from a.b import c [as d]`.
+    fn import(&mut self) -> Result<StatementKind, SyntaxError> {
         let from = self.is_name("from");
         self.bump();
         if self.is_op(".") || self.is_op("...") {
@@ -295,7 +294,6 @@ impl Parser<'_> {
             ));
         }
         let module = self.dotted_name()?;
-        let mut plain_torch = false;
         let (path, alias) = if from {
             if !self.is_name("import") {
                 return Err(self.invalid_syntax());
@@ -326,17 +324,15 @@ impl Parser<'_> {
             match self.alias()? {
                 Some(alias) => (module, alias),
                 None => {
-                    plain_torch = module == "torch";
                     let top = module.split('.').next().unwrap_or_default().to_string();
                     (top.clone(), top)
                 }
             }
         };
         self.several_imports()?;
-        if plain_torch {
-            return Ok(None);
-        }
-        Ok(Some(StatementKind::Import { path, alias }))
+        // `import torch` is a statement like any other (a notebook's first cell shows it as a
+        // step); `torch` is also bound from the start.
+        Ok(StatementKind::Import { path, alias })
     }
 
     /// Rejects a second name in one import statement.

@@ -151,7 +151,9 @@ fn masked_select(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let shape = broadcast_shapes(mask.shape(), t.shape()).map_err(ScriptError::Runtime)?;
     ev.check_work(numel_of(&shape), "masked_select")?;
     let values = ev.engine.values(&super::super::broadcast_view(&t, &shape));
-    let keep = ev.engine.values(&super::super::broadcast_view(&mask, &shape));
+    let keep = ev
+        .engine
+        .values(&super::super::broadcast_view(&mask, &shape));
     let picked: Vec<Scalar> = values
         .into_iter()
         .zip(keep)
