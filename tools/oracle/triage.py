@@ -60,7 +60,7 @@ def cause_of_error(got):
     """A cause key for a statement that raised in Stridescope but not in PyTorch."""
     m = re.match(r"AttributeError: module '(\w+(?:\.\w+)*)' has no attribute '(\w+)'", got)
     if m:
-        return f"missing function {m.group(1)}.{m.group(2)}"
+        return f"missing {m.group(1)}.{m.group(2)} (no such attribute)"
     m = re.match(r"AttributeError: '(\w+)' object has no attribute '(\w+)'", got)
     if m:
         return f"missing method/attribute {m.group(1)}.{m.group(2)}"
