@@ -32,7 +32,7 @@ apt_install() {
 ensure_tools() {
   local need_browser=${1:-no}
   if [ "$need_browser" = yes ]; then
-    apt_install chromium chromium-driver mesa-vulkan-drivers
+    apt_install chromium chromium-driver mesa-vulkan-drivers fonts-wqy-microhei
   fi
   rustup target list --installed 2>/dev/null | grep -q '^wasm32-unknown-unknown$' \
     || { say "adding the wasm32 target"; rustup target add wasm32-unknown-unknown; }
@@ -47,8 +47,8 @@ ensure_tools() {
   fi
   if [ ! -x node_modules/.bin/wasm-opt ] || ! node_modules/.bin/wasm-opt --version | grep -q "version 132" \
      || [ ! -d node_modules/@tensorflow/tfjs-backend-webgpu ] \
-     || { [ "$need_browser" = yes ] && [ ! -d node_modules/playwright-core ]; }; then
-    say "installing npm tools (binaryen 132, playwright-core, TensorFlow.js for the GPU bench page)"
+     || { [ "$need_browser" = yes ] && { [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ]; }; }; then
+    say "installing npm tools (binaryen 132, playwright-core, axe-core, TensorFlow.js for the GPU bench page)"
     npm ci --no-audit --no-fund --loglevel=error
   fi
 }
@@ -81,6 +81,8 @@ cmd_test() {
   say "sharing and embedding in the browser (and a --public-url build served from a subpath)"
   trunk build --release --public-url /some/sub/path/ --dist target/e2e-subpath-dist
   STRIDESCOPE_SUBPATH_DIST=target/e2e-subpath-dist node tests/e2e/share.mjs
+  say "lessons in the browser (keyboard only, both languages, embeds) and axe-core"
+  node tests/e2e/lessons.mjs
   say "PyTorch oracle"
   cargo build --release
   python3 "$ORACLE/check.py" --trace-cmd "$ROOT/target/release/stridescope trace {}" "$ORACLE/cases.jsonl"

@@ -9,6 +9,8 @@
 pub mod engine;
 pub mod eval;
 pub mod export;
+pub mod i18n;
+pub mod lesson_play;
 pub mod lessons;
 pub mod print;
 pub mod script;

@@ -399,16 +399,63 @@ pub fn escape_html(s: &str) -> String {
     out
 }
 
+/// The words inside cell markup (aria-labels), as templates: `%name%`, `%index%`,
+/// `%value%`, `%storage%`, `%at%`, `%names%` and `%count%` are filled in. The page sets them
+/// in its language ([`set_cell_words`]); English by default (and for tests and exports).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CellWords {
+    /// A view cell: `a[0, 1] = 5, s0 element 1`.
+    pub view_cell: String,
+    /// A storage cell that no view reaches.
+    pub storage_cell: String,
+    /// A storage cell reached by views `{names}`.
+    pub storage_cell_reached: String,
+    /// A tensor too large to record.
+    pub too_many: String,
+}
+
+impl Default for CellWords {
+    fn default() -> Self {
+        CellWords {
+            view_cell: "%name%[%index%] = %value%, %storage% element %at%".into(),
+            storage_cell: "%storage% element %at%: %value%, no view reaches it".into(),
+            storage_cell_reached: "%storage% element %at%: %value%, reached by %names%".into(),
+            too_many: "%count% elements: too many to record".into(),
+        }
+    }
+}
+
+thread_local! {
+    static CELL_WORDS: std::cell::RefCell<CellWords> = std::cell::RefCell::new(CellWords::default());
+}
+
+/// Sets the words of the cell markup drawn from now on.
+pub fn set_cell_words(words: CellWords) {
+    CELL_WORDS.with(|w| *w.borrow_mut() = words);
+}
+
+/// Fills `template` (escaped here) with `vars` (already escaped).
+fn fill(template: &str, vars: &[(&str, &str)]) -> String {
+    let mut out = escape_html(template);
+    for (k, v) in vars {
+        out = out.replace(&format!("%{k}%"), v);
+    }
+    out
+}
+
+fn with_words<R>(f: impl FnOnce(&CellWords) -> R) -> R {
+    CELL_WORDS.with(|w| f(&w.borrow()))
+}
+
 /// The cells of a tensor's grid as markup (every text escaped): panels of rows of cells, with
 /// the `data-` attributes of the DOM contract. Built as one string because a step can show
 /// tens of thousands of cells.
 pub fn tensor_cells_html(t: &TensorRecord, written: &std::collections::HashSet<i64>) -> String {
     use std::fmt::Write;
     let Some(values) = &t.values else {
-        return format!(
-            "<p class=\"muted\">{} elements: too many to record</p>",
-            crate::tensor::layout::numel_of(&t.shape)
-        );
+        let count = crate::tensor::layout::numel_of(&t.shape).to_string();
+        let text = with_words(|w| fill(&w.too_many, &[("count", &count)]));
+        return format!("<p class=\"muted\">{text}</p>");
     };
     let plan = grid_plan(&t.shape);
     let rank = t.shape.len();
@@ -519,11 +566,21 @@ impl<'a> ViewCells<'a> {
             let _ = write!(html, " aria-colindex=\"{column}\"");
         }
         html.push_str(self.lit.attrs()(at));
-        let _ = write!(
-            html,
-            " aria-label=\"{name}[{}] = {value}, {storage} element {at}\">{value}</span>",
-            idx.replace(',', ", ")
-        );
+        let index = idx.replace(',', ", ");
+        let at_text = at.to_string();
+        let label = with_words(|w| {
+            fill(
+                &w.view_cell,
+                &[
+                    ("name", name.as_str()),
+                    ("index", &index),
+                    ("value", &value),
+                    ("storage", storage.as_str()),
+                    ("at", &at_text),
+                ],
+            )
+        });
+        let _ = write!(html, " aria-label=\"{label}\">{value}</span>");
     }
 }
 
@@ -584,15 +641,28 @@ impl StorageCells<'_> {
             .map(|s| escape_html(s))
             .collect();
         let value = value_text(&self.values[i]);
-        let reached = if who.is_empty() {
-            ", no view reaches it".to_string()
-        } else {
-            format!(", reached by {}", who.join(", "))
-        };
+        let at_text = at.to_string();
+        let names = who.join(", ");
+        let label = with_words(|w| {
+            let template = if who.is_empty() {
+                &w.storage_cell
+            } else {
+                &w.storage_cell_reached
+            };
+            fill(
+                template,
+                &[
+                    ("storage", id),
+                    ("at", &at_text),
+                    ("value", &value),
+                    ("names", &names),
+                ],
+            )
+        });
         let highlighted = lit.attrs()(at);
         let _ = write!(
             html,
-            "<span class=\"{class}\" role=\"listitem\" data-testid=\"storage-cell\" data-offset=\"{at}\" data-key=\"{id}:{at}\"{highlighted} aria-label=\"{id} element {at}: {value}{reached}\" title=\"{}\"><small class=\"off\">{at}</small><span class=\"val\">{value}</span><span class=\"marks\">",
+            "<span class=\"{class}\" role=\"listitem\" data-testid=\"storage-cell\" data-offset=\"{at}\" data-key=\"{id}:{at}\"{highlighted} aria-label=\"{label}\" title=\"{}\"><small class=\"off\">{at}</small><span class=\"val\">{value}</span><span class=\"marks\">",
             who.join(", ")
         );
         // One bar, striped with the colour of every view that reaches the cell.

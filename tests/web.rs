@@ -28,10 +28,21 @@ fn the_app_mounts_and_steps_the_default_scenario() {
     }
     leptos::mount::mount_to_body(stridescope::app::App);
     assert!(text("[data-testid=engine-badge]").contains("CPU"));
+    // The words come from the catalog of the browser's language (English here), set on <html>.
+    let lang = document()
+        .document_element()
+        .and_then(|e| e.get_attribute("lang"))
+        .unwrap_or_default();
+    assert!(lang == "en" || lang == "zh-CN", "{lang}");
+    assert!(document()
+        .query_selector("[data-testid=lang-switch]")
+        .ok()
+        .flatten()
+        .is_some());
+    let label = text("[data-testid=step-label]");
     assert!(
-        text("[data-testid=step-label]").starts_with("Step 1 of "),
-        "{}",
-        text("[data-testid=step-label]")
+        label.starts_with("Step 1 of ") || label.starts_with("第 1 步"),
+        "{label}"
     );
     let views = document()
         .query_selector_all("[data-testid=view]")

@@ -4,6 +4,7 @@
 use leptos::html;
 use leptos::prelude::*;
 
+use super::i18n::{t, tf, tm};
 use super::{run_now, AppState};
 
 /// The editor with its gutter and the list of errors by line.
@@ -57,12 +58,12 @@ pub fn Editor() -> impl IntoView {
     view! {
         <div class="panel editor-panel">
             <div class="panel-head">
-                <h2>"Script"</h2>
+                <h2>{t("editor-title")}</h2>
                 <span class="hint" data-testid="editor-hint">
                     {move || if state.read_only.get() {
-                        "Read-only here · step through it, hover and click cells"
+                        t("editor-hint-readonly")
                     } else {
-                        "Re-runs as you type · Ctrl+Enter runs now"
+                        t("editor-hint")
                     }}
                 </span>
             </div>
@@ -70,7 +71,7 @@ pub fn Editor() -> impl IntoView {
                 <div class="gutter" node_ref=gutter aria-hidden="true">{gutter_lines}</div>
                 <textarea
                     data-testid="editor"
-                    aria-label="PyTorch script"
+                    aria-label=t("editor-label")
                     spellcheck="false"
                     autocomplete="off"
                     autocapitalize="off"
@@ -84,16 +85,16 @@ pub fn Editor() -> impl IntoView {
                 ></textarea>
             </div>
             <Show when=move || state.notice.get().is_some()>
-                <p class="notice" role="alert" data-testid="notice">{move || state.notice.get().unwrap_or_default()}</p>
+                <p class="notice" role="alert" data-testid="notice">{move || state.notice.get().map(|m| tm(&m)).unwrap_or_default()}</p>
             </Show>
-            <ul class="error-list" aria-label="Errors by line">
+            <ul class="error-list" aria-label=t("errors-by-line")>
                 {move || {
                     error_lines()
                         .into_iter()
                         .map(|(i, line, col, err)| {
                             let at = match col {
-                                Some(c) => format!("line {line}, col {c}"),
-                                None => format!("line {line}"),
+                                Some(c) => tf("error-at-column", &[("line", line.into()), ("column", c.into())]),
+                                None => tf("error-at-line", &[("line", line.into())]),
                             };
                             view! {
                                 <li>

@@ -7,6 +7,8 @@
 //! hover), so hovering never re-renders a panel.
 
 mod editor;
+pub mod i18n;
+pub(crate) mod lesson;
 mod panels;
 mod share_ui;
 
@@ -24,8 +26,10 @@ use crate::engine::gpu::GpuEngine;
 use crate::engine::mirror::{MirrorEngine, MirrorStats};
 use crate::engine::{CpuEngine, Engine};
 use crate::eval::{Evaluator, Limits};
+use crate::i18n::Msg;
 use crate::tensor::{DType, StorageId};
 use crate::trace::{Step, Trace, TraceScalar};
+use i18n::{t, tf, tm};
 
 pub use editor::Editor;
 pub use panels::{MemoryPanel, OutputPanel, StoragePanel, ViewsPanel};
@@ -52,12 +56,21 @@ pub struct Hover {
 }
 
 /// Which engine ran the script, for the badge.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct EngineInfo {
     /// `WebGPU` or `CPU`.
     pub kind: String,
-    /// Adapter or reason, shown next to the kind.
-    pub detail: String,
+    /// Adapter or reason, shown next to the kind (put into words when shown).
+    pub detail: Msg,
+}
+
+impl EngineInfo {
+    fn cpu(detail: Msg) -> Self {
+        EngineInfo {
+            kind: "CPU".into(),
+            detail,
+        }
+    }
 }
 
 /// The app's source-of-truth signals.
@@ -65,7 +78,7 @@ pub struct EngineInfo {
 pub struct AppState {
     pub script: RwSignal<String>,
     pub trace: RwSignal<Arc<Trace>>,
-    pub notice: RwSignal<Option<String>>,
+    pub notice: RwSignal<Option<Msg>>,
     pub step: RwSignal<usize>,
     pub hover: RwSignal<Option<Hover>>,
     pub picked: RwSignal<Option<(String, usize)>>,
@@ -80,9 +93,12 @@ pub struct AppState {
     /// The editor cannot be typed in (read-only embeds).
     pub read_only: RwSignal<bool>,
     /// Why the link in the address could not be opened.
-    pub link_notice: RwSignal<Option<String>>,
+    pub link_notice: RwSignal<Option<Msg>>,
     /// The page is the compact widget for iframes (`embed.html`, `?embed`).
     pub embed: bool,
+    /// The page plays a lesson (or lists them): the script is the lesson's, and neither the
+    /// address bar's link nor the playground's kept script follow it.
+    pub lesson: bool,
 }
 
 impl AppState {
@@ -109,11 +125,11 @@ fn local_storage() -> Option<web_sys::Storage> {
     web_sys::window().and_then(|w| w.local_storage().ok().flatten())
 }
 
-fn load(key: &str) -> Option<String> {
+pub(crate) fn load(key: &str) -> Option<String> {
     local_storage().and_then(|s| s.get_item(key).ok().flatten())
 }
 
-fn save(key: &str, value: &str) {
+pub(crate) fn save(key: &str, value: &str) {
     if let Some(s) = local_storage() {
         // Quota errors only mean the script is not kept; the page goes on.
         let _ = s.set_item(key, value);
@@ -141,16 +157,14 @@ fn gpu() -> Option<Rc<RefCell<GpuEngine>>> {
 /// Runs `script` within the browser's limits: on WebGPU (mirrored by the CPU reference
 /// engine, which answers reads) when an adapter was found, else on the CPU engine. Returns
 /// the trace and whether the GPU ran it, or why the script was not run.
-pub fn run_script(script: &str) -> Result<(Trace, bool), String> {
+pub fn run_script(script: &str) -> Result<(Trace, bool), Msg> {
     let lines = script.lines().count();
     if script.len() > MAX_SCRIPT_BYTES || lines > MAX_SCRIPT_LINES {
-        return Err(format!(
-            "This script is {} in {} lines; the browser runs scripts up to {} and {} lines, so the page stays responsive. Shorten it to run it (nothing you typed is lost).",
-            crate::ui_model::bytes_text(script.len()),
-            lines,
-            crate::ui_model::bytes_text(MAX_SCRIPT_BYTES),
-            MAX_SCRIPT_LINES
-        ));
+        return Err(Msg::new("notice-too-long")
+            .arg("size", crate::ui_model::bytes_text(script.len()))
+            .arg("lines", lines)
+            .arg("max", crate::ui_model::bytes_text(MAX_SCRIPT_BYTES))
+            .arg("maxlines", MAX_SCRIPT_LINES));
     }
     // The browser records at most 64 Ki values per tensor: the page draws summaries beyond.
     let limits = Limits {
@@ -180,24 +194,26 @@ pub fn run_now(state: AppState) {
                 let adapter = gpu().map(|g| adapter_name(&g.borrow())).unwrap_or_default();
                 state.engine.set(EngineInfo {
                     kind: "WebGPU".into(),
-                    detail: format!(
-                        "{adapter} · {} ops as compute shaders, {} on the CPU",
-                        s.gpu_ops, s.cpu_ops
-                    ),
+                    detail: Msg::new("engine-gpu-ran")
+                        .arg("adapter", adapter)
+                        .arg("gpu", s.gpu_ops)
+                        .arg("cpu", s.cpu_ops),
                 });
             } else if gpu().is_some() {
-                state.engine.set(EngineInfo {
-                    kind: "CPU".into(),
-                    detail: "WebGPU busy; reference engine".into(),
-                });
+                state
+                    .engine
+                    .set(EngineInfo::cpu(Msg::new("engine-gpu-busy")));
             }
             let trace = Arc::new(trace);
             if on_gpu {
                 verify_on_gpu(state, Arc::clone(&trace));
             }
+            // In a lesson the diagram follows the last statement as the student writes.
+            let was_last =
+                state.step.get_untracked() + 1 >= state.trace.with_untracked(|t| t.steps.len());
             state.trace.set(trace);
             let step = state.step.get_untracked();
-            if step >= n {
+            if step >= n || (state.lesson && was_last) {
                 state.step.set(n.saturating_sub(1));
             }
         }
@@ -208,7 +224,7 @@ pub fn run_now(state: AppState) {
 fn adapter_name(g: &GpuEngine) -> String {
     let info = g.adapter_info();
     if info.name.is_empty() {
-        "browser adapter".to_string()
+        i18n::t_untracked("engine-browser-adapter")
     } else {
         info.name.clone()
     }
@@ -264,10 +280,9 @@ fn verify_on_gpu(state: AppState, trace: Arc<Trace>) {
                     &format!("Stridescope: WebGPU's {id} differs from the reference").into(),
                 );
                 if Arc::ptr_eq(&trace, &state.trace.get_untracked()) {
-                    state.engine.set(EngineInfo {
-                        kind: "CPU".into(),
-                        detail: format!("WebGPU's {id} differed from the reference; showing the CPU engine's results"),
-                    });
+                    state.engine.set(EngineInfo::cpu(
+                        Msg::new("engine-gpu-differs").arg("id", id),
+                    ));
                 }
                 return;
             }
@@ -276,8 +291,9 @@ fn verify_on_gpu(state: AppState, trace: Arc<Trace>) {
         // Only if this run is still the one shown.
         if Arc::ptr_eq(&trace, &state.trace.get_untracked()) {
             state.engine.update(|e| {
-                if e.kind == "WebGPU" {
-                    e.detail = format!("{} · {checked} storages read back and verified", e.detail);
+                if e.kind == "WebGPU" && e.detail.id == "engine-gpu-ran" {
+                    e.detail.id = "engine-gpu-verified";
+                    e.detail.args.push(("count", checked.into()));
                 }
             });
         }
@@ -292,10 +308,9 @@ fn start_gpu(state: AppState) {
                 // A lost device falls back to the CPU engine; the script stays as it is.
                 engine.on_device_lost(move |reason| {
                     GPU.with(|g| *g.borrow_mut() = None);
-                    state.engine.set(EngineInfo {
-                        kind: "CPU".into(),
-                        detail: format!("WebGPU device lost ({reason})"),
-                    });
+                    state.engine.set(EngineInfo::cpu(
+                        Msg::new("engine-gpu-lost").arg("reason", reason),
+                    ));
                     run_now(state);
                 });
                 GPU.with(|g| *g.borrow_mut() = Some(Rc::new(RefCell::new(engine))));
@@ -305,10 +320,9 @@ fn start_gpu(state: AppState) {
                 web_sys::console::log_1(
                     &format!("Stridescope: no WebGPU, running on the CPU engine: {e}").into(),
                 );
-                state.engine.set(EngineInfo {
-                    kind: "CPU".into(),
-                    detail: "no WebGPU adapter".into(),
-                });
+                state
+                    .engine
+                    .set(EngineInfo::cpu(Msg::new("engine-no-adapter")));
             }
         }
     });
@@ -362,163 +376,220 @@ fn css_escape(s: &str) -> String {
     s.chars().filter(|c| c.is_ascii_alphanumeric()).collect()
 }
 
-/// The whole app.
-#[component]
-pub fn App() -> impl IntoView {
-    let embed = is_embed_page();
-    let (initial, link_notice) = initial_state(embed);
-    let theme = match initial.theme {
-        Theme::Auto if !embed => match load(THEME_KEY).as_deref() {
-            Some("dark") => Theme::Dark,
-            Some("light") => Theme::Light,
-            _ => Theme::Auto,
-        },
-        chosen => chosen,
-    };
-    let dark = match theme {
-        Theme::Auto => prefers_dark(),
-        Theme::Light => false,
-        Theme::Dark => true,
-    };
-    if embed {
-        if let Some(document) = web_sys::window().and_then(|w| w.document()) {
-            document.set_title(&initial.accessible_title());
-        }
-    }
-    let state = AppState {
-        script: RwSignal::new(initial.script),
-        trace: RwSignal::new(Arc::new(Trace::default())),
-        notice: RwSignal::new(None),
-        step: RwSignal::new(initial.step),
-        hover: RwSignal::new(None),
-        picked: RwSignal::new(initial.picked),
-        dark: RwSignal::new(dark),
-        engine: RwSignal::new(EngineInfo {
-            kind: "CPU".into(),
-            detail: "reference engine".into(),
-        }),
-        pinned: RwSignal::new(initial.pinned.as_ref().map(share_ui::hover_of)),
-        theme: RwSignal::new(theme),
-        hidden: RwSignal::new(initial.hidden),
-        read_only: RwSignal::new(initial.read_only),
-        link_notice: RwSignal::new(link_notice),
-        embed,
-    };
-    provide_context(state);
-    run_now(state);
-    start_gpu(state);
+/// What the page is made of, made once: the state, its effects and the lesson.
+#[derive(Clone, Copy)]
+struct Page {
+    state: AppState,
+    embed: bool,
+    in_lesson: bool,
+    lesson: Option<lesson::LessonCtx>,
+    embed_open: RwSignal<bool>,
+}
 
-    // Re-run as you type (debounced); keep the script across reloads (not in embeds: the
-    // widgets of a course page would overwrite each other's and the app's).
-    let pending: StoredValue<Option<TimeoutHandle>, LocalStorage> = StoredValue::new_local(None);
-    Effect::new(move |first: Option<()>| {
-        let script = state.script.get();
-        if first.is_none() {
-            return;
-        }
-        if !embed {
-            save(SCRIPT_KEY, &script);
-        }
-        if let Some(h) = pending.get_value() {
-            h.clear();
-        }
-        let handle =
-            set_timeout_with_handle(move || run_now(state), Duration::from_millis(250)).ok();
-        pending.set_value(handle);
-    });
-    // The address bar always holds a link to what is shown (debounced; not in embeds,
-    // whose link is the course page's).
-    let hash_timer: StoredValue<Option<TimeoutHandle>, LocalStorage> = StoredValue::new_local(None);
-    Effect::new(move |_| {
-        state.script.track();
-        state.step.track();
-        state.pinned.track();
-        state.picked.track();
-        state.theme.track();
-        state.hidden.track();
-        state.read_only.track();
-        if embed {
-            return;
-        }
-        if let Some(h) = hash_timer.get_value() {
-            h.clear();
-        }
-        // Small scripts (almost all) compress in well under a millisecond: written at once,
-        // so that even a reload right after a keystroke keeps it. Long ones are debounced.
-        let write = move || share_ui::write_hash(&share::encode(&share_ui::current_state(state)));
-        if state.script.with_untracked(|s| s.len()) <= HASH_AT_ONCE_BYTES {
-            hash_timer.set_value(None);
-            write();
+impl Page {
+    fn new() -> Page {
+        let embed = is_embed_page();
+        i18n::init(embed);
+        let route = lesson_route();
+        let in_lesson = route.is_some();
+        let (initial, link_notice) = if in_lesson {
+            // The lesson sets the script when it is loaded; the hash is the lesson's.
+            let mut s = SharedState::new(String::new());
+            s.read_only = true;
+            (s, None)
         } else {
-            let handle = set_timeout_with_handle(write, Duration::from_millis(300)).ok();
-            hash_timer.set_value(handle);
+            initial_state(embed)
+        };
+        let theme = match initial.theme {
+            Theme::Auto if !embed => match load(THEME_KEY).as_deref() {
+                Some("dark") => Theme::Dark,
+                Some("light") => Theme::Light,
+                _ => Theme::Auto,
+            },
+            chosen => chosen,
+        };
+        let dark = match theme {
+            Theme::Auto => prefers_dark(),
+            Theme::Light => false,
+            Theme::Dark => true,
+        };
+        if embed {
+            if let Some(document) = web_sys::window().and_then(|w| w.document()) {
+                document.set_title(&initial.accessible_title());
+            }
         }
-    });
-    if !embed {
-        // Leaving the page (closing the tab, following a link) within a long script's debounce
-        // still leaves the latest state in the history entry: the pending write happens now.
-        let flush = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || {
-            if let Some(Some(pending)) = hash_timer.try_get_value() {
-                pending.clear();
-                share_ui::write_hash(&share::encode(&share_ui::current_state(state)));
+        let state = AppState {
+            script: RwSignal::new(initial.script),
+            trace: RwSignal::new(Arc::new(Trace::default())),
+            notice: RwSignal::new(None),
+            step: RwSignal::new(initial.step),
+            hover: RwSignal::new(None),
+            picked: RwSignal::new(initial.picked),
+            dark: RwSignal::new(dark),
+            engine: RwSignal::new(EngineInfo::cpu(Msg::new("engine-reference"))),
+            pinned: RwSignal::new(initial.pinned.as_ref().map(share_ui::hover_of)),
+            theme: RwSignal::new(theme),
+            hidden: RwSignal::new(initial.hidden),
+            read_only: RwSignal::new(initial.read_only),
+            link_notice: RwSignal::new(link_notice),
+            embed,
+            lesson: in_lesson,
+        };
+        provide_context(state);
+        let lesson_ctx = route.map(|r| lesson::start(state, r, embed));
+        // Following a link to a lesson, to the list or from a lesson (a new hash) opens it.
+        let hash_nav = window_event_listener(leptos::ev::hashchange, move |_| {
+            let hash = web_sys::window()
+                .and_then(|w| w.location().hash().ok())
+                .unwrap_or_default();
+            if in_lesson || crate::lesson_play::route(&hash, "").is_some() {
+                if let Some(w) = web_sys::window() {
+                    let _ = w.location().reload();
+                }
             }
         });
-        if let Some(window) = web_sys::window() {
-            let _ =
-                window.add_event_listener_with_callback("pagehide", flush.as_ref().unchecked_ref());
-        }
-        // The listener lives as long as the page.
-        flush.forget();
-    }
-    // Hover (else the pinned cell): highlight imperatively after every change of hover, pin
-    // or of what is drawn.
-    Effect::new(move |_| {
-        let hover = state.hover.get();
-        let pinned = state.pinned.get();
-        state.step.track();
-        state.trace.track();
-        apply_highlight(&hover.or(pinned));
-    });
-    // The pinned cell's ring: only when the pin or what is drawn changes, not at every hover.
-    Effect::new(move |_| {
-        let pinned = state.pinned.get();
-        state.step.track();
-        state.trace.track();
-        mark_cells(&PINNED, "data-pinned", &pinned);
-    });
-    Effect::new(move |_| {
-        let dark = state.dark.get();
-        if let Some(root) = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.document_element())
-        {
-            let _ = root.set_attribute("data-theme", if dark { "dark" } else { "light" });
-        }
-    });
-    // ←/→ step when the editor is not focused; Home/End jump.
-    let keys = window_event_listener(leptos::ev::keydown, move |ev: web_sys::KeyboardEvent| {
-        let in_editor = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .map(|el| matches!(el.tag_name().as_str(), "TEXTAREA" | "INPUT"))
-            .unwrap_or(false);
-        if in_editor {
-            return;
-        }
-        let n = state.trace.with_untracked(|t| t.steps.len());
-        let step = state.step.get_untracked();
-        match ev.key().as_str() {
-            "ArrowRight" => state.step.set((step + 1).min(n.saturating_sub(1))),
-            "ArrowLeft" => state.step.set(step.saturating_sub(1)),
-            "Home" => state.step.set(0),
-            "End" => state.step.set(n.saturating_sub(1)),
-            "Escape" if state.pinned.get_untracked().is_some() => state.pinned.set(None),
-            _ => return,
-        }
-        ev.prevent_default();
-    });
-    on_cleanup(move || keys.remove());
+        on_cleanup(move || hash_nav.remove());
+        run_now(state);
+        start_gpu(state);
 
+        // Re-run as you type (debounced); keep the script across reloads (not in embeds: the
+        // widgets of a course page would overwrite each other's and the app's).
+        let pending: StoredValue<Option<TimeoutHandle>, LocalStorage> =
+            StoredValue::new_local(None);
+        Effect::new(move |first: Option<()>| {
+            let script = state.script.get();
+            if first.is_none() {
+                return;
+            }
+            if !embed && !in_lesson {
+                save(SCRIPT_KEY, &script);
+            }
+            if let Some(h) = pending.get_value() {
+                h.clear();
+            }
+            let handle =
+                set_timeout_with_handle(move || run_now(state), Duration::from_millis(250)).ok();
+            pending.set_value(handle);
+        });
+        // The address bar always holds a link to what is shown (debounced; not in embeds,
+        // whose link is the course page's).
+        let hash_timer: StoredValue<Option<TimeoutHandle>, LocalStorage> =
+            StoredValue::new_local(None);
+        Effect::new(move |_| {
+            state.script.track();
+            state.step.track();
+            state.pinned.track();
+            state.picked.track();
+            state.theme.track();
+            state.hidden.track();
+            state.read_only.track();
+            if embed || in_lesson {
+                return;
+            }
+            if let Some(h) = hash_timer.get_value() {
+                h.clear();
+            }
+            // Small scripts (almost all) compress in well under a millisecond: written at once,
+            // so that even a reload right after a keystroke keeps it. Long ones are debounced.
+            let write =
+                move || share_ui::write_hash(&share::encode(&share_ui::current_state(state)));
+            if state.script.with_untracked(|s| s.len()) <= HASH_AT_ONCE_BYTES {
+                hash_timer.set_value(None);
+                write();
+            } else {
+                let handle = set_timeout_with_handle(write, Duration::from_millis(300)).ok();
+                hash_timer.set_value(handle);
+            }
+        });
+        if !embed && !in_lesson {
+            // Leaving the page (closing the tab, following a link) within a long script's debounce
+            // still leaves the latest state in the history entry: the pending write happens now.
+            let flush = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || {
+                if let Some(Some(pending)) = hash_timer.try_get_value() {
+                    pending.clear();
+                    share_ui::write_hash(&share::encode(&share_ui::current_state(state)));
+                }
+            });
+            if let Some(window) = web_sys::window() {
+                let _ = window
+                    .add_event_listener_with_callback("pagehide", flush.as_ref().unchecked_ref());
+            }
+            // The listener lives as long as the page.
+            flush.forget();
+        }
+        // Hover (else the pinned cell): highlight imperatively after every change of hover, pin
+        // or of what is drawn.
+        Effect::new(move |_| {
+            let hover = state.hover.get();
+            let pinned = state.pinned.get();
+            state.step.track();
+            state.trace.track();
+            apply_highlight(&hover.or(pinned));
+        });
+        // The pinned cell's ring: only when the pin or what is drawn changes, not at every hover.
+        Effect::new(move |_| {
+            let pinned = state.pinned.get();
+            state.step.track();
+            state.trace.track();
+            mark_cells(&PINNED, "data-pinned", &pinned);
+        });
+        Effect::new(move |_| {
+            let dark = state.dark.get();
+            if let Some(root) = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.document_element())
+            {
+                let _ = root.set_attribute("data-theme", if dark { "dark" } else { "light" });
+            }
+        });
+        // ←/→ step when the editor is not focused; Home/End jump.
+        let keys = window_event_listener(leptos::ev::keydown, move |ev: web_sys::KeyboardEvent| {
+            let in_editor = ev
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .map(|el| matches!(el.tag_name().as_str(), "TEXTAREA" | "INPUT"))
+                .unwrap_or(false);
+            if in_editor {
+                return;
+            }
+            let n = state.trace.with_untracked(|t| t.steps.len());
+            let step = state.step.get_untracked();
+            match ev.key().as_str() {
+                "ArrowRight" => state.step.set((step + 1).min(n.saturating_sub(1))),
+                "ArrowLeft" => state.step.set(step.saturating_sub(1)),
+                "Home" => state.step.set(0),
+                "End" => state.step.set(n.saturating_sub(1)),
+                "Escape" if state.pinned.get_untracked().is_some() => state.pinned.set(None),
+                _ => return,
+            }
+            ev.prevent_default();
+        });
+        on_cleanup(move || keys.remove());
+        if embed {
+            // After the first render, so that there is content to measure.
+            request_animation_frame(share_ui::post_height_to_parent);
+        }
+        Page {
+            state,
+            embed,
+            in_lesson,
+            lesson: lesson_ctx,
+            embed_open: RwSignal::new(false),
+        }
+    }
+}
+
+/// The page's view (in the language of the moment).
+fn page_view(page: Page) -> impl IntoView {
+    let Page {
+        state,
+        embed,
+        in_lesson,
+        lesson: lesson_ctx,
+        embed_open,
+    } = page;
+    let index_page =
+        lesson_ctx.is_some_and(|c| c.route.get_value() == crate::lesson_play::Route::Index);
     let toggle_theme = move |_| {
         let next = !state.dark.get_untracked();
         state.dark.set(next);
@@ -529,16 +600,11 @@ pub fn App() -> impl IntoView {
             save(THEME_KEY, if next { "dark" } else { "light" });
         }
     };
-    let embed_open = RwSignal::new(false);
     let shows = move |p: PanelKind| state.hidden.with(|h| !h.contains(&p));
     let left_shown =
         move || shows(PanelKind::Editor) || shows(PanelKind::Steps) || shows(PanelKind::Output);
     let right_shown =
         move || shows(PanelKind::Memory) || shows(PanelKind::Storage) || shows(PanelKind::Views);
-    if embed {
-        // After the first render, so that there is content to measure.
-        request_animation_frame(share_ui::post_height_to_parent);
-    }
     let header = if embed {
         view! { <EmbedBar/> }.into_any()
     } else {
@@ -546,22 +612,62 @@ pub fn App() -> impl IntoView {
             <header class="top">
                 <div class="brand">
                     <h1>"Stridescope"</h1>
-                    <p class="tagline">"How PyTorch tensors live in memory: storages, strides, views and aliasing."</p>
+                    <p class="tagline">{t("app-tagline")}</p>
                 </div>
                 <div class="top-actions">
-                    <ShareBar embed_open=embed_open/>
-                    <span class="badge engine" data-testid="engine-badge" title=move || state.engine.get().detail>
+                    <nav class="top-nav" aria-label=t("lesson-open-index")>
+                        {if in_lesson {
+                            view! { <a class="ghost-link" href="index.html" data-testid="playground-link">{t("lesson-playground")}</a> }.into_any()
+                        } else {
+                            view! { <a class="ghost-link" href="#lessons" data-testid="lessons-link">{t("lesson-open-index")}</a> }.into_any()
+                        }}
+                    </nav>
+                    {(!in_lesson).then(|| view! { <ShareBar embed_open=embed_open/> })}
+                    <span class="badge engine" data-testid="engine-badge" title=move || tm(&state.engine.get().detail)>
                         {move || {
                             let e = state.engine.get();
-                            format!("{} · {}", e.kind, e.detail)
+                            tf("engine-badge", &[("kind", e.kind.into()), ("detail", tm(&e.detail).into())])
                         }}
                     </span>
-                    <button class="ghost" on:click=toggle_theme aria-label="Toggle dark mode" data-testid="theme-toggle">
-                        {move || if state.dark.get() { "☀ Light" } else { "☾ Dark" }}
+                    <i18n::LangSwitch/>
+                    <button class="ghost" on:click=toggle_theme data-testid="theme-toggle" aria-pressed=move || state.dark.get().to_string()>
+                        {t("theme-dark")}
                     </button>
                 </div>
             </header>
-            <EmbedDialog open=embed_open/>
+            {(!in_lesson).then(|| view! { <EmbedDialog open=embed_open/> })}
+        }
+        .into_any()
+    };
+    let compact_lesson = embed && in_lesson;
+    let editor_shown =
+        move || shows(PanelKind::Editor) && (!compact_lesson || !state.read_only.get());
+    let main = if index_page {
+        view! {
+            <main class="layout single">
+                <section class="left"><lesson::LessonIndex/></section>
+            </main>
+        }
+        .into_any()
+    } else {
+        view! {
+            <main class="layout" class:lesson-layout=in_lesson class:single=move || !(left_shown() && right_shown()) on:click=move |ev| pin_clicked_cell(state, lesson_ctx, &ev)>
+                <Show when=move || left_shown() || in_lesson>
+                    <section class="left" aria-label=move || if in_lesson { t("lesson-player") } else { t("region-left") }>
+                        {in_lesson.then(|| view! { <lesson::LessonPlayer/> })}
+                        <Show when=editor_shown><Editor/></Show>
+                        <Show when=move || shows(PanelKind::Steps) && !compact_lesson><StepControls/></Show>
+                        <Show when=move || shows(PanelKind::Output)><OutputPanel/></Show>
+                    </section>
+                </Show>
+                <Show when=right_shown>
+                    <section class="right" aria-label=t("region-right")>
+                        <Show when=move || shows(PanelKind::Memory)><MemoryPanel/></Show>
+                        <Show when=move || shows(PanelKind::Storage)><StoragePanel/></Show>
+                        <Show when=move || shows(PanelKind::Views)><ViewsPanel/></Show>
+                    </section>
+                </Show>
+            </main>
         }
         .into_any()
     };
@@ -569,25 +675,31 @@ pub fn App() -> impl IntoView {
         <div class="app" class:embed=embed>
             {header}
             <LinkNotice/>
-            {(!embed).then(|| view! { <LinkOptionsBar/> })}
-            <main class="layout" class:single=move || !(left_shown() && right_shown()) on:click=move |ev| pin_clicked_cell(state, &ev)>
-                <Show when=left_shown>
-                    <section class="left" aria-label="Script and steps">
-                        <Show when=move || shows(PanelKind::Editor)><Editor/></Show>
-                        <Show when=move || shows(PanelKind::Steps)><StepControls/></Show>
-                        <Show when=move || shows(PanelKind::Output)><OutputPanel/></Show>
-                    </section>
-                </Show>
-                <Show when=right_shown>
-                    <section class="right" aria-label="Memory">
-                        <Show when=move || shows(PanelKind::Memory)><MemoryPanel/></Show>
-                        <Show when=move || shows(PanelKind::Storage)><StoragePanel/></Show>
-                        <Show when=move || shows(PanelKind::Views)><ViewsPanel/></Show>
-                    </section>
-                </Show>
-            </main>
+            {(!embed && !in_lesson).then(|| view! { <LinkOptionsBar/> })}
+            {main}
         </div>
     }
+}
+
+/// The whole app, drawn again in the new language when the reader switches (the state lives
+/// in signals made once, outside): its texts are plain strings, not one effect each.
+#[component]
+pub fn App() -> impl IntoView {
+    let state = Page::new();
+    move || {
+        i18n::lang();
+        untrack(|| page_view(state))
+    }
+}
+
+/// The lesson route of the page's address, if any (`#lesson=`, `#lessons`,
+/// `#lesson-data=`, `?lesson=`).
+fn lesson_route() -> Option<crate::lesson_play::Route> {
+    let location = web_sys::window()?.location();
+    crate::lesson_play::route(
+        &location.hash().unwrap_or_default(),
+        &location.search().unwrap_or_default(),
+    )
 }
 
 /// Whether this page is the widget for iframes: `embed.html` (its body says so) or `?embed`.
@@ -606,7 +718,7 @@ fn is_embed_page() -> bool {
 /// What the page opens with: the link in the address (with the query's options over it),
 /// else the script kept from the last visit, else the default scenario. A link that cannot
 /// be opened gives the default scenario and the reason.
-fn initial_state(embed: bool) -> (SharedState, Option<String>) {
+fn initial_state(embed: bool) -> (SharedState, Option<Msg>) {
     let location = web_sys::window().map(|w| w.location());
     let hash = location
         .as_ref()
@@ -627,7 +739,7 @@ fn initial_state(embed: bool) -> (SharedState, Option<String>) {
         }
         Err(e) => (
             SharedState::new(crate::DEFAULT_SCENARIO),
-            Some(e.to_string()),
+            Some(link_error_msg(&e)),
         ),
     };
     for problem in share::apply_query(&mut state, &query) {
@@ -636,9 +748,31 @@ fn initial_state(embed: bool) -> (SharedState, Option<String>) {
     (state, notice)
 }
 
+/// Why a link could not be opened, as a catalog message.
+fn link_error_msg(e: &share::LinkError) -> Msg {
+    use share::LinkError as E;
+    match e {
+        E::TooLong { chars } => Msg::new("link-too-long")
+            .arg("chars", *chars)
+            .arg("max", share::MAX_HASH_CHARS),
+        E::NotALink => Msg::new("link-not-a-link"),
+        E::FutureVersion { version } => Msg::new("link-future")
+            .arg("version", *version)
+            .arg("max", share::LINK_VERSION),
+        E::UnknownVersion { version } => Msg::new("link-unknown-version").arg("version", *version),
+        E::BadEncoding => Msg::new("link-bad-encoding"),
+        E::Truncated { reason } => Msg::new("link-truncated").arg("reason", reason),
+        E::Oversized => Msg::new("link-oversized").arg("max", share::MAX_STATE_BYTES),
+        E::BadState { reason } => Msg::new("link-bad-state").arg("reason", reason),
+        E::ScriptTooLong { bytes } => Msg::new("link-script-too-long")
+            .arg("bytes", *bytes)
+            .arg("max", share::MAX_SCRIPT_BYTES),
+    }
+}
+
 /// A click on a storage or view cell pins it (its highlight stays, and goes into links); a
 /// click on the pinned cell unpins it.
-fn pin_clicked_cell(state: AppState, ev: &web_sys::MouseEvent) {
+fn pin_clicked_cell(state: AppState, lesson: Option<lesson::LessonCtx>, ev: &web_sys::MouseEvent) {
     let Some(cell) = ev
         .target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
@@ -656,6 +790,13 @@ fn pin_clicked_cell(state: AppState, ev: &web_sys::MouseEvent) {
     else {
         return;
     };
+    // An open `cells` question takes clicks on its storage's cells.
+    let storage_cell = cell.get_attribute("data-testid").as_deref() == Some("storage-cell");
+    if let (true, Some(ctx)) = (storage_cell, lesson) {
+        if lesson::cell_clicked(ctx, &storage, offset) {
+            return;
+        }
+    }
     let view = cell
         .closest("[data-testid=view]")
         .ok()
@@ -688,27 +829,34 @@ pub fn StepControls() -> impl IntoView {
     let label = move || {
         let n = count();
         if n == 0 {
-            return "No statements yet: type PyTorch in the editor".to_string();
+            return t("steps-empty");
         }
         let i = state.step.get().min(n - 1);
         let line = state
             .trace
             .with(|t| t.steps.get(i).map(|s| s.line).unwrap_or(0));
-        crate::ui_model::step_label(i, n, line)
+        tf(
+            "step-label",
+            &[
+                ("n", (i + 1).into()),
+                ("count", n.into()),
+                ("line", line.into()),
+            ],
+        )
     };
     view! {
-        <nav class="steps-bar" aria-label="Steps">
+        <nav class="steps-bar" aria-label=t("steps-nav")>
             <div class="buttons">
-                <button data-testid="step-first" aria-label="First step" on:click=move |_| go(0)>"«"</button>
-                <button data-testid="step-prev" aria-label="Previous step" on:click=move |_| go(state.step.get_untracked().saturating_sub(1))>"‹ Prev"</button>
-                <button data-testid="step-next" aria-label="Next step" on:click=move |_| go(state.step.get_untracked() + 1)>"Next ›"</button>
-                <button data-testid="step-last" aria-label="Last step" on:click=move |_| go(usize::MAX)>"»"</button>
+                <button data-testid="step-first" aria-label=t("step-first") title=t("step-first") on:click=move |_| go(0)>"«"</button>
+                <button data-testid="step-prev" title=t("step-prev-title") on:click=move |_| go(state.step.get_untracked().saturating_sub(1))>{t("step-prev")}</button>
+                <button data-testid="step-next" title=t("step-next-title") on:click=move |_| go(state.step.get_untracked() + 1)>{t("step-next")}</button>
+                <button data-testid="step-last" aria-label=t("step-last") title=t("step-last") on:click=move |_| go(usize::MAX)>"»"</button>
             </div>
             <input
                 type="range"
                 class="timeline"
                 data-testid="timeline"
-                aria-label="Timeline"
+                aria-label=t("timeline")
                 min="0"
                 max=move || count().saturating_sub(1).to_string()
                 prop:value=move || state.step.get().to_string()

@@ -7,8 +7,30 @@ use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
+use super::i18n::{t, tf, tm};
 use super::{AppState, Hover};
 use crate::share::{self, EmbedOptions, PanelKind, PinnedCell, SharedState, Theme};
+
+/// The catalog id of a panel's label.
+fn panel_label(p: PanelKind) -> &'static str {
+    match p {
+        PanelKind::Editor => "panel-editor",
+        PanelKind::Steps => "panel-steps",
+        PanelKind::Output => "panel-output",
+        PanelKind::Memory => "panel-memory",
+        PanelKind::Storage => "panel-storage",
+        PanelKind::Views => "panel-views",
+    }
+}
+
+/// The catalog id of a theme's name.
+fn theme_label(theme: Theme) -> &'static str {
+    match theme {
+        Theme::Auto => "theme-auto",
+        Theme::Light => "theme-light-name",
+        Theme::Dark => "theme-dark-name",
+    }
+}
 
 /// The pinned cell of the page, as a link stores it.
 pub fn pinned_of(hover: &Hover) -> PinnedCell {
@@ -66,7 +88,7 @@ pub fn embed_address() -> String {
 }
 
 /// The full app's address beside this page, for "Open in Stridescope" from an embed.
-fn app_address() -> String {
+pub(crate) fn app_address() -> String {
     let embed = embed_address();
     format!("{}index.html", embed.trim_end_matches("embed.html"))
 }
@@ -84,7 +106,7 @@ pub fn write_hash(hash: &str) {
     }
 }
 
-fn copy_to_clipboard(text: &str, done: impl FnOnce(bool) + 'static) {
+pub(crate) fn copy_to_clipboard(text: &str, done: impl FnOnce(bool) + 'static) {
     let Some(window) = web_sys::window() else {
         done(false);
         return;
@@ -146,7 +168,14 @@ fn diagram(state: AppState) -> Option<(String, usize)> {
         let options = crate::export::DiagramOptions {
             highlight,
             dark,
-            heading: crate::ui_model::step_label(i, t.steps.len(), step.line),
+            heading: tf(
+                "step-label",
+                &[
+                    ("n", (i + 1).into()),
+                    ("count", t.steps.len().into()),
+                    ("line", step.line.into()),
+                ],
+            ),
         };
         Some((crate::export::diagram_svg(step, &options), i + 1))
     })
@@ -154,15 +183,16 @@ fn diagram(state: AppState) -> Option<(String, usize)> {
 
 fn export_svg(state: AppState, status: RwSignal<String>) {
     let Some((svg, k)) = diagram(state) else {
-        status.set("Nothing to export yet.".into());
+        status.set(t("export-nothing"));
         return;
     };
     match svg_blob(&svg) {
         Some(blob) => {
-            download(&blob, &format!("stridescope-step-{k}.svg"));
-            status.set(format!("Saved stridescope-step-{k}.svg"));
+            let name = format!("stridescope-step-{k}.svg");
+            download(&blob, &name);
+            status.set(tf("export-saved", &[("name", name.into())]));
         }
-        None => status.set("This browser could not make the SVG file.".into()),
+        None => status.set(t("export-svg-failed")),
     }
 }
 
@@ -171,11 +201,11 @@ const MAX_PNG_SIDE: f64 = 16_000.0;
 
 fn export_png(state: AppState, status: RwSignal<String>) {
     let Some((svg, k)) = diagram(state) else {
-        status.set("Nothing to export yet.".into());
+        status.set(t("export-nothing"));
         return;
     };
     let Some(blob) = svg_blob(&svg) else {
-        status.set("This browser could not draw the PNG.".into());
+        status.set(t("export-png-failed"));
         return;
     };
     let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
@@ -184,7 +214,7 @@ fn export_png(state: AppState, status: RwSignal<String>) {
     let Ok(image) = web_sys::HtmlImageElement::new() else {
         return;
     };
-    status.set("Drawing the PNG…".into());
+    status.set(t("export-png-drawing"));
     let img = image.clone();
     let src = url.clone();
     let onload = Closure::once_into_js(move || {
@@ -218,9 +248,9 @@ fn export_png(state: AppState, status: RwSignal<String>) {
             Closure::once_into_js(move |png: JsValue| match png.dyn_into::<web_sys::Blob>() {
                 Ok(png) => {
                     download(&png, &name);
-                    status.set(format!("Saved {name}"));
+                    status.set(tf("export-saved", &[("name", name.into())]));
                 }
-                Err(_) => status.set("This browser could not encode the PNG.".into()),
+                Err(_) => status.set(t("export-png-encode-failed")),
             });
         let _ = canvas.to_blob(saved.unchecked_ref());
     });
@@ -240,24 +270,22 @@ pub fn ShareBar(embed_open: RwSignal<bool>) -> impl IntoView {
         let pinned = state.pinned.get_untracked().is_some();
         copy_to_clipboard(&url, move |ok| {
             status.set(if ok && pinned {
-                "Link copied: it opens this script at this step, with the pinned cell highlighted."
-                    .into()
+                t("copied-pinned")
             } else if ok {
-                "Link copied: it opens this script at this step (click a cell to pin it into the link)."
-                    .into()
+                t("copied-plain")
             } else {
-                "Copy the link below (the browser did not allow the clipboard).".into()
+                t("copy-refused")
             });
         });
     };
     view! {
-        <div class="share-bar" role="group" aria-label="Share and export">
-            <button class="ghost" data-testid="copy-link" on:click=copy_link title="Copy a link to exactly this state">"Copy link"</button>
-            <button class="ghost" data-testid="embed-open" aria-haspopup="dialog" on:click=move |_| embed_open.set(true)>"Embed…"</button>
-            <button class="ghost" data-testid="export-svg" on:click=move |_| export_svg(state, status) title="Download this step's diagram as SVG">"⤓ SVG"</button>
-            <button class="ghost" data-testid="export-png" on:click=move |_| export_png(state, status) title="Download this step's diagram as PNG">"⤓ PNG"</button>
+        <div class="share-bar" role="group" aria-label=t("share-group")>
+            <button class="ghost" data-testid="copy-link" on:click=copy_link title=t("copy-link-title")>{t("copy-link")}</button>
+            <button class="ghost" data-testid="embed-open" aria-haspopup="dialog" on:click=move |_| embed_open.set(true)>{t("embed-open")}</button>
+            <button class="ghost" data-testid="export-svg" on:click=move |_| export_svg(state, status) title=t("export-svg-title")>{t("export-svg")}</button>
+            <button class="ghost" data-testid="export-png" on:click=move |_| export_png(state, status) title=t("export-png-title")>{t("export-png")}</button>
             <Show when=move || !link.get().is_empty()>
-                <input class="share-url" data-testid="share-url" readonly aria-label="Link to this state" prop:value=move || link.get() on:focus=move |ev| {
+                <input class="share-url" data-testid="share-url" readonly aria-label=t("share-url") prop:value=move || link.get() on:focus=move |ev| {
                     if let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) {
                         input.select();
                     }
@@ -316,9 +344,9 @@ pub fn EmbedDialog(open: RwSignal<bool>) -> impl IntoView {
     let copy = move |_| {
         copy_to_clipboard(&snippet(), move |ok| {
             copied.set(if ok {
-                "Snippet copied.".into()
+                t("embed-copied")
             } else {
-                "Select the snippet and copy it (the browser did not allow the clipboard).".into()
+                t("embed-copy-refused")
             });
         })
     };
@@ -340,7 +368,7 @@ pub fn EmbedDialog(open: RwSignal<bool>) -> impl IntoView {
                                     }
                                 });
                             }/>
-                        {p.label()}
+                        {t(panel_label(p))}
                     </label>
                 }
             })
@@ -356,25 +384,25 @@ pub fn EmbedDialog(open: RwSignal<bool>) -> impl IntoView {
                     }
                 }>
                 <div class="dialog-head">
-                    <h2 id="embed-title">"Embed this in a course page"</h2>
-                    <button class="ghost" aria-label="Close" data-testid="embed-close" on:click=move |_| close() autofocus>"✕"</button>
+                    <h2 id="embed-title">{t("embed-title")}</h2>
+                    <button class="ghost" aria-label=t("close") data-testid="embed-close" on:click=move |_| close() autofocus>"✕"</button>
                 </div>
-                <p class="hint">"Paste the snippet into any HTML page. The state lives in the link: no server, no account. See EMBEDDING.md for every option."</p>
+                <p class="hint">{t("embed-intro")}</p>
                 <fieldset>
-                    <legend>"Panels"</legend>
+                    <legend>{t("embed-panels")}</legend>
                     <div class="checks">{panel_boxes}</div>
                 </fieldset>
                 <div class="dialog-grid">
-                    <label class="check"><input type="checkbox" data-testid="embed-readonly" prop:checked=move || read_only.get() on:change=move |ev| read_only.set(event_target_checked(&ev))/>"Read-only editor"</label>
-                    <label class="check"><input type="checkbox" data-testid="embed-autoheight" prop:checked=move || auto_height.get() on:change=move |ev| auto_height.set(event_target_checked(&ev))/>"Grow with its content"</label>
-                    <label>"Theme "
+                    <label class="check"><input type="checkbox" data-testid="embed-readonly" prop:checked=move || read_only.get() on:change=move |ev| read_only.set(event_target_checked(&ev))/>{t("embed-readonly")}</label>
+                    <label class="check"><input type="checkbox" data-testid="embed-autoheight" prop:checked=move || auto_height.get() on:change=move |ev| auto_height.set(event_target_checked(&ev))/>{t("embed-autoheight")}</label>
+                    <label>{t("embed-theme")}" "
                         <select data-testid="embed-theme" on:change=move |ev| theme.set(Theme::from_name(&event_target_value(&ev)).unwrap_or_default())>
                             {[Theme::Auto, Theme::Light, Theme::Dark].into_iter().map(|t| view! {
-                                <option value=t.name() selected=move || theme.get() == t>{t.name()}</option>
+                                <option value=t.name() selected=move || theme.get() == t>{crate::app::i18n::t(theme_label(t))}</option>
                             }).collect_view()}
                         </select>
                     </label>
-                    <label>"Start at step "
+                    <label>{t("embed-step")}" "
                         <input type="number" min="1" data-testid="embed-step" prop:value=move || start_step.get().to_string()
                             on:input=move |ev| {
                                 if let Ok(n) = event_target_value(&ev).parse::<usize>() {
@@ -382,7 +410,7 @@ pub fn EmbedDialog(open: RwSignal<bool>) -> impl IntoView {
                                 }
                             }/>
                     </label>
-                    <label>"Height (px) "
+                    <label>{t("embed-height")}" "
                         <input type="number" min="120" max="4000" step="20" data-testid="embed-height" prop:value=move || height.get().to_string()
                             on:input=move |ev| {
                                 if let Ok(n) = event_target_value(&ev).parse::<u32>() {
@@ -390,16 +418,16 @@ pub fn EmbedDialog(open: RwSignal<bool>) -> impl IntoView {
                                 }
                             }/>
                     </label>
-                    <label class="wide">"Title for screen readers "
+                    <label class="wide">{t("embed-a11y-title")}" "
                         <input type="text" maxlength="200" data-testid="embed-title" placeholder=move || { state.script.track(); current_state(state).accessible_title() }
                             prop:value=move || title.get() on:input=move |ev| title.set(event_target_value(&ev))/>
                     </label>
                 </div>
-                <label class="snippet-label" for="embed-snippet">"Snippet"</label>
+                <label class="snippet-label" for="embed-snippet">{t("embed-snippet")}</label>
                 <textarea id="embed-snippet" class="snippet" readonly data-testid="embed-snippet" rows="6" prop:value=snippet></textarea>
                 <div class="dialog-actions">
-                    <button class="ghost primary" data-testid="embed-copy" on:click=copy>"Copy snippet"</button>
-                    <a class="ghost-link" data-testid="embed-preview" href=preview target="_blank" rel="noopener">"Open the widget ↗"</a>
+                    <button class="ghost primary" data-testid="embed-copy" on:click=copy>{t("embed-copy")}</button>
+                    <a class="ghost-link" data-testid="embed-preview" href=preview target="_blank" rel="noopener">{t("embed-preview")}</a>
                     <span role="status" aria-live="polite">{move || copied.get()}</span>
                 </div>
             </div>
@@ -414,9 +442,9 @@ pub fn LinkNotice() -> impl IntoView {
     view! {
         <Show when=move || state.link_notice.get().is_some()>
             <div class="link-notice" role="alert" data-testid="link-notice">
-                <span>{move || state.link_notice.get().unwrap_or_default()}</span>
-                " Showing the default scenario instead."
-                <button class="ghost" aria-label="Dismiss" on:click=move |_| state.link_notice.set(None)>"✕"</button>
+                <span>{move || state.link_notice.get().map(|m| tm(&m)).unwrap_or_default()}</span>
+                " "{t("link-default")}
+                <button class="ghost" aria-label=t("dismiss") on:click=move |_| state.link_notice.set(None)>"✕"</button>
             </div>
         </Show>
     }
@@ -436,20 +464,20 @@ pub fn LinkOptionsBar() -> impl IntoView {
                         let mut parts = Vec::new();
                         let hidden = state.hidden.get();
                         if !hidden.is_empty() {
-                            let names: Vec<&str> = hidden.iter().map(|p| p.label()).collect();
-                            parts.push(format!("This link hides: {}.", names.join(", ")));
+                            let names: Vec<String> = hidden.iter().map(|p| t(panel_label(*p))).collect();
+                            parts.push(tf("link-hides", &[("panels", names.join(", ").into())]));
                         }
                         if state.read_only.get() {
-                            parts.push("Its editor is read-only.".to_string());
+                            parts.push(t("link-readonly"));
                         }
                         parts.join(" ")
                     }}
                 </span>
                 <Show when=move || !state.hidden.with(Vec::is_empty)>
-                    <button class="ghost" data-testid="show-all-panels" on:click=move |_| state.hidden.set(Vec::new())>"Show all panels"</button>
+                    <button class="ghost" data-testid="show-all-panels" on:click=move |_| state.hidden.set(Vec::new())>{t("show-all-panels")}</button>
                 </Show>
                 <Show when=move || state.read_only.get()>
-                    <button class="ghost" data-testid="make-editable" on:click=move |_| state.read_only.set(false)>"Edit the script"</button>
+                    <button class="ghost" data-testid="make-editable" on:click=move |_| state.read_only.set(false)>{t("edit-script")}</button>
                 </Show>
             </div>
         </Show>
@@ -463,8 +491,8 @@ pub fn EmbedBar() -> impl IntoView {
     let open_full = move || format!("{}#{}", app_address(), share::encode(&current_state(state)));
     view! {
         <header class="embed-bar">
-            <a class="brand-mini" href=move || { state.script.track(); state.step.track(); state.pinned.track(); open_full() } target="_blank" rel="noopener" data-testid="open-full">"Stridescope ↗"</a>
-            <span class="badge engine" data-testid="engine-badge" title=move || state.engine.get().detail>
+            <a class="brand-mini" href=move || { state.script.track(); state.step.track(); state.pinned.track(); open_full() } target="_blank" rel="noopener" data-testid="open-full" title=t("open-full-title")>{t("open-full")}</a>
+            <span class="badge engine" data-testid="engine-badge" title=move || tm(&state.engine.get().detail)>
                 {move || state.engine.get().kind}
             </span>
         </header>

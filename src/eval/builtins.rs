@@ -196,6 +196,10 @@ impl Evaluator {
             }
             "type" => Ok(Value::Str(match x {
                 Value::Tensor(_) => "<class 'torch.Tensor'>".to_string(),
+                Value::NdArray(_) => "<class 'numpy.ndarray'>".to_string(),
+                Value::NpScalar(d, _) => {
+                    format!("<class 'numpy.{}'>", crate::print::numpy_str::numpy_dtype_name(*d))
+                }
                 Value::Size(_) => "<class 'torch.Size'>".to_string(),
                 Value::DType(_) => "<class 'torch.dtype'>".to_string(),
                 other => format!("<class '{}'>", other.type_name()),
@@ -251,6 +255,10 @@ impl Evaluator {
             Value::Str(s) => Ok(Value::Int(s.chars().count() as i64)),
             Value::Range(a, b, c) => Ok(Value::Int(range_len(*a, *b, *c))),
             Value::Storage(id, dtype) => Ok(Value::Int(self.storage_len(*id, *dtype))),
+            Value::NdArray(a) => match a.borrow().tensor.shape().first() {
+                Some(&n) => Ok(Value::Int(n)),
+                None => Err(ScriptError::Type("len() of unsized object".into())),
+            },
             Value::Tensor(t) => {
                 let t = t.borrow().tensor.clone();
                 if t.ndim() == 0 {

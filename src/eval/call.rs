@@ -122,6 +122,7 @@ impl Evaluator {
                 }),
             Value::NdArray(a) => self.ndarray_attribute(a, name),
             Value::NpDType(d) => self.numpy_dtype_attribute(*d, name),
+            Value::NpScalar(d, _) => self.numpy_scalar_attribute(&object, *d, name),
             Value::Storage(id, dtype) => self.storage_attribute(*id, *dtype, name),
             Value::DType(d) => match name {
                 "itemsize" => Ok(Value::Int(d.item_size() as i64)),
@@ -244,6 +245,7 @@ impl Evaluator {
             ))),
             Value::Storage(id, dtype) => self.call_storage(id, dtype, &name, &pos),
             Value::NdArray(a) => self.call_ndarray(&a, &name, pos, kw),
+            Value::NpScalar(_, s) => Ok(super::numpy::scalar_item(s)),
             Value::None => self.call_builtin(&name, pos, kw),
             Value::Module(m) => self.call_module(&m, &name, pos, kw),
             other => Err(ScriptError::Type(format!(
@@ -285,7 +287,12 @@ impl Evaluator {
 
     /// Applies a metadata op: in place (`t_`, `transpose_`, `unsqueeze_`) changes the object
     /// every name shares; otherwise a new view.
-    pub(super) fn metadata_result(&mut self, this: &TensorRef, out: Tensor, name: &str) -> R<Value> {
+    pub(super) fn metadata_result(
+        &mut self,
+        this: &TensorRef,
+        out: Tensor,
+        name: &str,
+    ) -> R<Value> {
         if let Some(base) = name.strip_suffix('_') {
             let mut obj = this.borrow_mut();
             obj.tensor = out;
@@ -295,7 +302,6 @@ impl Evaluator {
         }
         Ok(Value::tensor(out, name, None))
     }
-
 }
 
 /// Python slice indices of a sequence of `len`.

@@ -362,6 +362,14 @@ impl Evaluator {
                 Ok((0..len).map(|k| Value::Int(start + k * step)).collect())
             }
             Value::Size(dims) => Ok(dims.iter().map(|&d| Value::Int(d)).collect()),
+            Value::NdArray(a) => {
+                let n = a.borrow().tensor.shape().first().copied().ok_or_else(|| {
+                    ScriptError::Type("iteration over a 0-d array".into())
+                })?;
+                (0..n)
+                    .map(|i| self.ndarray_get_item(a, &Value::Int(i)))
+                    .collect()
+            }
             Value::Tensor(t) => {
                 let tensor = t.borrow().tensor.clone();
                 if tensor.ndim() == 0 {

@@ -648,3 +648,30 @@ fn dtype_class(d: DType) -> String {
         None => String::new(),
     }
 }
+
+impl Evaluator {
+    /// `x.dtype`, `x.item()`, ... of a NumPy scalar.
+    pub(super) fn numpy_scalar_attribute(&mut self, x: &Value, d: DType, name: &str) -> R<Value> {
+        match name {
+            "dtype" => Ok(Value::NpDType(d)),
+            "ndim" => Ok(Value::Int(0)),
+            "shape" => Ok(Value::Tuple(vec![])),
+            "size" => Ok(Value::Int(1)),
+            "itemsize" | "nbytes" => Ok(Value::Int(d.item_size() as i64)),
+            "item" | "tolist" => Ok(Value::Method(Box::new(x.clone()), name.into())),
+            _ => Err(ScriptError::Attribute(format!(
+                "'numpy.{}' object has no attribute '{name}'",
+                numpy_dtype_name(d)
+            ))),
+        }
+    }
+}
+
+/// `x.item()` of a NumPy scalar: the Python number.
+pub(super) fn scalar_item(s: Scalar) -> Value {
+    match s {
+        Scalar::Bool(b) => Value::Bool(b),
+        Scalar::Int(i) => Value::Int(i),
+        Scalar::Float(f) => Value::Float(f),
+    }
+}

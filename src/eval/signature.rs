@@ -76,21 +76,27 @@ impl ParamType {
 
     /// Whether `v` is accepted, as PyTorch's parser checks it before any conversion.
     fn accepts(self, v: &Value) -> bool {
-        let int_like = |v: &Value| match v {
+        // An `int` takes a 0-d integer tensor (`__index__`); an int list's items take any
+        // one-element integer tensor, as PyTorch's parser does.
+        let int_like = |v: &Value, any_one: bool| match v {
             Value::Int(_) | Value::Bool(_) => true,
             Value::Tensor(t) => {
                 let t = t.borrow();
-                !t.tensor.dtype.is_floating() && t.tensor.numel() == 1
+                !t.tensor.dtype.is_floating()
+                    && t.tensor.numel() == 1
+                    && (any_one || t.tensor.ndim() == 0)
             }
             _ => false,
         };
         match self {
             ParamType::Tensor => matches!(v, Value::Tensor(_)),
-            ParamType::Int => int_like(v),
+            ParamType::Int => int_like(v, false),
             ParamType::IntList(size) => match v {
-                Value::Tuple(items) | Value::List(items) => items.iter().all(int_like),
+                Value::Tuple(items) | Value::List(items) => {
+                    items.iter().all(|x| int_like(x, true))
+                }
                 Value::Size(_) => true,
-                v if size.is_some() => int_like(v),
+                v if size.is_some() => int_like(v, false),
                 _ => false,
             },
             ParamType::Float | ParamType::Scalar => match v {
@@ -359,13 +365,12 @@ fn bind_one(schema: &Schema, args: &CallArgs) -> Result<Vec<Option<Value>>, Mism
         && ParamType::Int.accepts(&args.pos[0]);
     if varargs {
         for (i, v) in args.pos.iter().enumerate() {
-            if !ParamType::Int.accepts(v) {
+            if !ParamType::IntList(None).accepts(&Value::Tuple(vec![v.clone()])) {
                 return Err(Mismatch(format!(
-                    "{}(): argument '{}' (position {}) must be {}, not {}",
+                    "{}(): argument '{}' failed to unpack the object at pos {} with error \"type must be tuple of ints,but got {}\"",
                     name,
                     params[0].name,
                     i + 1,
-                    params[0].ty.display(),
                     v.type_name()
                 )));
             }

@@ -28,7 +28,7 @@ if (/^\s*import\s/m.test(glue)) {
 // Inline scripts end at the first `</script`: keep the glue from ever containing one.
 glue = glue.replace(/<\/script/gi, '<\\/script');
 const wasm = readFileSync(join(dir, wasmName)).toString('base64');
-const css = ['style.css', 'share.css']
+const css = ['style.css', 'share.css', 'lesson.css']
   .filter((f) => files.includes(f))
   .map((f) => readFileSync(join(dir, f), 'utf8'))
   .join('\n');

@@ -676,7 +676,7 @@ fn slice_indices(
     let clamp = |v: i64, lo: i64, hi: i64| v.max(lo).min(hi);
     let norm = |v: Option<i64>, default: i64, lo: i64, hi: i64| match v {
         None => default,
-        Some(v) if v < 0 => clamp(v + n, lo, hi),
+        Some(v) if v < 0 => clamp(v.saturating_add(n), lo, hi),
         Some(v) => clamp(v, lo, hi),
     };
     let (first, last) = if step > 0 {
@@ -684,14 +684,13 @@ fn slice_indices(
     } else {
         (norm(start, n - 1, -1, n - 1), norm(stop, -1, -1, n - 1))
     };
-    let len = if step > 0 {
-        if last > first {
-            (last - first + step - 1) / step
-        } else {
-            0
-        }
-    } else if first > last {
-        (first - last + (-step) - 1) / (-step)
+    let (span, by) = if step > 0 {
+        (i128::from(last) - i128::from(first), i128::from(step))
+    } else {
+        (i128::from(first) - i128::from(last), -i128::from(step))
+    };
+    let len = if span > 0 {
+        ((span + by - 1) / by) as i64
     } else {
         0
     };

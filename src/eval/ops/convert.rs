@@ -89,8 +89,26 @@ pub(crate) static OPS: &[OpDef] = &[
 
 /// The device types PyTorch's device strings may name.
 const DEVICE_TYPES: &[&str] = &[
-    "cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
-    "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone",
+    "cpu",
+    "cuda",
+    "ipu",
+    "xpu",
+    "mkldnn",
+    "opengl",
+    "opencl",
+    "ideep",
+    "hip",
+    "ve",
+    "fpga",
+    "maia",
+    "xla",
+    "lazy",
+    "vulkan",
+    "mps",
+    "meta",
+    "hpu",
+    "mtia",
+    "privateuseone",
 ];
 
 /// Parses a device string (`cpu`, `cuda:0`) as `torch.device` does: the type and an index.
@@ -107,9 +125,12 @@ fn parse_device(text: &str) -> R<(String, Option<i64>)> {
     }
     let index = match index {
         None => None,
-        Some(i) => Some(i.parse::<i64>().ok().filter(|n| *n >= 0).ok_or_else(|| {
-            ScriptError::Runtime(format!("Invalid device string: '{text}'"))
-        })?),
+        Some(i) => Some(
+            i.parse::<i64>()
+                .ok()
+                .filter(|n| *n >= 0)
+                .ok_or_else(|| ScriptError::Runtime(format!("Invalid device string: '{text}'")))?,
+        ),
     };
     Ok((kind.to_string(), index))
 }
@@ -127,13 +148,18 @@ fn device(_: &mut Evaluator, call: &OpCall) -> R<Value> {
     let (kind, index) = match call.value("type") {
         Some(Value::Device(d)) => parse_device(d)?,
         Some(Value::Str(s)) => parse_device(s)?,
-        _ => return Err(ScriptError::Type("device() received an invalid combination of arguments".into())),
+        _ => {
+            return Err(ScriptError::Type(
+                "device() received an invalid combination of arguments".into(),
+            ))
+        }
     };
     let index = match call.value("index") {
         Some(Value::Int(i)) => {
             if index.is_some() {
                 return Err(ScriptError::Runtime(
-                    "type (string) must not include an index because index was passed explicitly: ".to_string()
+                    "type (string) must not include an index because index was passed explicitly: "
+                        .to_string()
                         + &device_text(&kind, index),
                 ));
             }
@@ -165,7 +191,9 @@ fn to(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let t = this.borrow().tensor.clone();
     match call.value("device") {
         Some(Value::Str(s) | Value::Device(s)) => check_device(s)?,
-        Some(Value::Int(_)) => return Err(ScriptError::Runtime("No CUDA GPUs are available".into())),
+        Some(Value::Int(_)) => {
+            return Err(ScriptError::Runtime("No CUDA GPUs are available".into()))
+        }
         _ => {}
     }
     let dtype = match call.value("tensor") {
@@ -252,7 +280,10 @@ fn is_complex(_: &mut Evaluator, call: &OpCall) -> R<Value> {
 }
 
 fn is_tensor(_: &mut Evaluator, call: &OpCall) -> R<Value> {
-    Ok(Value::Bool(matches!(call.value("obj"), Some(Value::Tensor(_)))))
+    Ok(Value::Bool(matches!(
+        call.value("obj"),
+        Some(Value::Tensor(_))
+    )))
 }
 
 fn promote_types(_: &mut Evaluator, call: &OpCall) -> R<Value> {

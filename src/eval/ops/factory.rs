@@ -248,7 +248,9 @@ fn empty_strided(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
 fn like(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let name = call.name.as_str();
     let src = call.tensor("input").ok_or_else(|| {
-        ScriptError::Type(format!("{name}() missing 1 required positional arguments: \"input\""))
+        ScriptError::Type(format!(
+            "{name}() missing 1 required positional arguments: \"input\""
+        ))
     })?;
     let dtype = call.dtype("dtype").unwrap_or(src.dtype);
     check_options(call, dtype)?;
@@ -326,10 +328,7 @@ fn linspace(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             })
             .collect()
     } else {
-        let (s, e) = (
-            dtype.round(start).to_f64(),
-            dtype.round(end).to_f64(),
-        );
+        let (s, e) = (dtype.round(start).to_f64(), dtype.round(end).to_f64());
         let step = if steps > 1 {
             (e - s) / (steps - 1) as f64
         } else {

@@ -1,5 +1,5 @@
 //! Index- and mask-driven copies: `where`, `masked_fill(_)`, `index_select`, `gather`,
-//! `scatter(_)` and `take`, with PyTorch's checks, dtypes and output strides.
+//! `scatter(_)` (with `reduce='add'|'multiply'`) and `take`, with PyTorch's checks, dtypes and output strides.
 //!
 //! Each of them reads an index or a mask tensor's values to decide where every element goes,
 //! work the engine has no kernel for (its kernels walk strided views; none is driven by the
@@ -64,8 +64,8 @@ pub(crate) static OPS: &[OpDef] = &[
     OpDef {
         names: &["scatter"],
         schemas: &[
-            "Tensor self, int dim, Tensor index, Tensor src",
-            "Tensor self, int dim, Tensor index, Scalar value",
+            "Tensor self, int dim, Tensor index, Tensor src, *, str? reduce=None",
+            "Tensor self, int dim, Tensor index, Scalar value, *, str? reduce=None",
         ],
         forms: Forms::Both,
         rule: scatter,
@@ -73,8 +73,8 @@ pub(crate) static OPS: &[OpDef] = &[
     OpDef {
         names: &["scatter_"],
         schemas: &[
-            "Tensor self, int dim, Tensor index, Tensor src",
-            "Tensor self, int dim, Tensor index, Scalar value",
+            "Tensor self, int dim, Tensor index, Tensor src, *, str? reduce=None",
+            "Tensor self, int dim, Tensor index, Scalar value, *, str? reduce=None",
         ],
         forms: Forms::Method,
         rule: scatter,
@@ -354,6 +354,15 @@ fn scatter(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         }
         return Err(ScriptError::Runtime(msg));
     }
+    let reduce = match call.value("reduce") {
+        None => None,
+        Some(Value::Str(r)) if r == "add" || r == "multiply" => Some(r.clone()),
+        Some(_) => {
+            return Err(ScriptError::Runtime(
+                "reduce argument must be either add or multiply.".into(),
+            ))
+        }
+    };
     let value = match &src {
         Some(_) => None,
         None => {
@@ -396,7 +405,10 @@ fn scatter(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             }
         };
         if let Some(slot) = values.get_mut(at as usize) {
-            *slot = v;
+            *slot = match reduce.as_deref() {
+                None => v,
+                Some(r) => combine(*slot, v, r == "add", t.dtype),
+            };
         }
     }
     if call.name.ends_with('_') {
@@ -411,6 +423,22 @@ fn scatter(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         "scatter",
     )?;
     Ok(Value::tensor(out, "scatter", Some(t.storage)))
+}
+
+/// `scatter`'s `reduce=`: `old + v` (`add`) or `old * v` (`multiply`), in the dtype's
+/// arithmetic (integers wrap; floats are rounded when written).
+fn combine(old: Scalar, v: Scalar, add: bool, dtype: DType) -> Scalar {
+    if dtype.is_floating() {
+        let (a, b) = (old.to_f64(), v.to_f64());
+        Scalar::Float(if add { a + b } else { a * b })
+    } else {
+        let (a, b) = (old.to_wrapped_int(), v.to_wrapped_int());
+        Scalar::Int(if add {
+            a.wrapping_add(b)
+        } else {
+            a.wrapping_mul(b)
+        })
+    }
 }
 
 /// `take(index)`: elements of `self` flattened, at `index` (negative counts from the end).

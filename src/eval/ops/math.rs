@@ -29,8 +29,8 @@ pub(crate) static OPS: &[OpDef] = &[
     },
     OpDef {
         names: &[
-            "sqrt_", "rsqrt_", "exp_", "log_", "log2_", "log10_", "sin_", "cos_", "tan_",
-            "tanh_", "sigmoid_",
+            "sqrt_", "rsqrt_", "exp_", "log_", "log2_", "log10_", "sin_", "cos_", "tan_", "tanh_",
+            "sigmoid_",
         ],
         schemas: &["Tensor self"],
         forms: Forms::Both,

@@ -47,6 +47,10 @@ pub(crate) static OPS: &[OpDef] = &[
     },
 ];
 
+/// One slice along the dim: the row-major indices of its elements, and its (position along
+/// the dim, value) pairs in sorted order.
+type SortedSlice = (Vec<usize>, Vec<(usize, Scalar)>);
+
 /// NaN sorts as the largest value.
 fn order(a: &Scalar, b: &Scalar) -> Ordering {
     match (is_nan(*a), is_nan(*b)) {
@@ -74,7 +78,7 @@ fn sorted_slices(
     dim: i64,
     descending: bool,
     what: &str,
-) -> R<Vec<(Vec<usize>, Vec<(usize, Scalar)>)>> {
+) -> R<Vec<SortedSlice>> {
     let reduce = slices(t, dim)?;
     let g = groups(ev, t, &reduce, what)?;
     Ok(g.groups

@@ -69,7 +69,10 @@ pub(crate) static OPS: &[OpDef] = &[
     },
     OpDef {
         names: &["pow_"],
-        schemas: &["Tensor self, Tensor exponent", "Tensor self, Scalar exponent"],
+        schemas: &[
+            "Tensor self, Tensor exponent",
+            "Tensor self, Scalar exponent",
+        ],
         forms: Forms::Method,
         rule: pow,
     },
@@ -250,9 +253,7 @@ fn products(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         "bmm" => {
             for (t, which) in [(&a, "batch1"), (&b, "batch2")] {
                 if t.ndim() != 3 {
-                    return Err(ScriptError::Runtime(format!(
-                        "{which} must be a 3D tensor"
-                    )));
+                    return Err(ScriptError::Runtime(format!("{which} must be a 3D tensor")));
                 }
             }
             ev.matmul(&a, &b)?
@@ -322,16 +323,20 @@ fn fill_(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let this = call.self_ref()?;
     let t = this.borrow().tensor.clone();
     let v = if call.overload() == 0 {
-        let v = call.tensor("value").ok_or_else(|| {
-            ScriptError::Type("fill_(): argument 'value' must be Tensor".into())
-        })?;
+        let v = call
+            .tensor("value")
+            .ok_or_else(|| ScriptError::Type("fill_(): argument 'value' must be Tensor".into()))?;
         if v.ndim() != 0 {
             return Err(ScriptError::Runtime(format!(
                 "fill_ only supports 0-dimension value tensor but got tensor with {} dimensions.",
                 v.ndim()
             )));
         }
-        ev.engine.values(&v).first().copied().unwrap_or(Scalar::Int(0))
+        ev.engine
+            .values(&v)
+            .first()
+            .copied()
+            .unwrap_or(Scalar::Int(0))
     } else {
         let v = ev.arg_scalar(call, "value")?.unwrap_or(Scalar::Int(0));
         // A Python number goes through `Scalar::to<T>()`, which checks range.
@@ -389,22 +394,23 @@ fn clamp(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let this = call.self_ref()?;
     let t = this.borrow().tensor.clone();
     let inplace = call.name.ends_with('_');
-    let out = if call.overload() == 0 && (call.tensor("min").is_some() || call.tensor("max").is_some()) {
-        let out = clamp_tensors(ev, &t, call.tensor("min"), call.tensor("max"), inplace)?;
-        if inplace {
-            ev.copy_into(&t, &out, false)?;
-            return Ok(Value::Tensor(this));
-        }
-        out
-    } else {
-        let min = ev.arg_scalar(call, "min")?;
-        let max = ev.arg_scalar(call, "max")?;
-        let out = ev.unary_op(UnaryOp::Clamp { min, max }, &t, inplace, "clamp")?;
-        if inplace {
-            return Ok(Value::Tensor(this));
-        }
-        out
-    };
+    let out =
+        if call.overload() == 0 && (call.tensor("min").is_some() || call.tensor("max").is_some()) {
+            let out = clamp_tensors(ev, &t, call.tensor("min"), call.tensor("max"), inplace)?;
+            if inplace {
+                ev.copy_into(&t, &out, false)?;
+                return Ok(Value::Tensor(this));
+            }
+            out
+        } else {
+            let min = ev.arg_scalar(call, "min")?;
+            let max = ev.arg_scalar(call, "max")?;
+            let out = ev.unary_op(UnaryOp::Clamp { min, max }, &t, inplace, "clamp")?;
+            if inplace {
+                return Ok(Value::Tensor(this));
+            }
+            out
+        };
     if let Some(Value::Tensor(o)) = call.value("out") {
         let o = Rc::clone(o);
         let target = ev.resize_out(&o, out.shape(), MemoryFormat::Contiguous)?;

@@ -153,7 +153,12 @@ fn item(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             t.numel()
         )));
     }
-    let v = ev.engine.values(&t).first().copied().unwrap_or(Scalar::Int(0));
+    let v = ev
+        .engine
+        .values(&t)
+        .first()
+        .copied()
+        .unwrap_or(Scalar::Int(0));
     Ok(scalar_value(v))
 }
 

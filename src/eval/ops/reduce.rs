@@ -93,7 +93,9 @@ pub(crate) static OPS: &[OpDef] = &[
     },
     OpDef {
         names: &["allclose"],
-        schemas: &["Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False"],
+        schemas: &[
+            "Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False",
+        ],
         forms: Forms::Both,
         rule: allclose,
     },
@@ -233,7 +235,11 @@ fn max_min(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
                 "{base}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
             )));
         }
-        let op = if largest { ReduceOp::Amax } else { ReduceOp::Amin };
+        let op = if largest {
+            ReduceOp::Amax
+        } else {
+            ReduceOp::Amin
+        };
         let out = ev.reduce(op, &t, Some(&[]), false, None)?;
         return Ok(Value::tensor(out, base, None));
     };
@@ -451,10 +457,7 @@ fn std_var(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         .map(|group| {
             let n = group.len() as f64;
             let mean = group.iter().map(|(_, v)| v.to_f64()).sum::<f64>() / n;
-            let ss: f64 = group
-                .iter()
-                .map(|(_, v)| (v.to_f64() - mean).powi(2))
-                .sum();
+            let ss: f64 = group.iter().map(|(_, v)| (v.to_f64() - mean).powi(2)).sum();
             let var = ss / (n - correction).max(0.0);
             let r = if is_std { var.sqrt() } else { var };
             t.dtype.round(Scalar::Float(r))

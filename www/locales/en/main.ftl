@@ -1,0 +1,251 @@
+# Stridescope's words in English. Every message id here must also be in
+# ../zh-CN/main.ftl, with the same variables (a native test checks it).
+# PyTorch's own error messages are never here: they stay as PyTorch prints them.
+
+## The page
+
+doc-title = Stridescope: how PyTorch tensors live in memory
+app-tagline = How PyTorch tensors live in memory: storages, strides, views and aliasing.
+lang-label = Language
+theme-light = ☀ Light theme
+theme-dark = ☾ Dark theme
+region-left = Script and steps
+region-right = Memory
+dismiss = Dismiss
+close = Close
+
+## The engine badge
+
+engine-badge = { $kind } · { $detail }
+engine-reference = reference engine
+engine-browser-adapter = browser adapter
+engine-gpu-ran = { $adapter } · { $gpu } ops as compute shaders, { $cpu } on the CPU
+engine-gpu-verified = { $adapter } · { $gpu } ops as compute shaders, { $cpu } on the CPU · { $count } storages read back and verified
+engine-gpu-busy = WebGPU busy; reference engine
+engine-gpu-differs = WebGPU's { $id } differed from the reference; showing the CPU engine's results
+engine-gpu-lost = WebGPU device lost ({ $reason })
+engine-no-adapter = no WebGPU adapter
+
+## Steps
+
+steps-nav = Steps
+steps-empty = No statements yet: type PyTorch in the editor
+step-label = Step { $n } of { $count } · line { $line }
+step-first = First step
+step-prev = ‹ Prev
+step-prev-title = Previous step (←)
+step-next = Next ›
+step-next-title = Next step (→)
+step-last = Last step
+timeline = Timeline
+
+## The editor
+
+editor-title = Script
+editor-hint = Re-runs as you type · Ctrl+Enter runs now
+editor-hint-readonly = Read-only here · step through it, hover and click cells
+editor-label = PyTorch script
+errors-by-line = Errors by line
+error-at-line = line { $line }
+error-at-column = line { $line }, col { $column }
+notice-too-long = This script is { $size } in { $lines } lines; the browser runs scripts up to { $max } and { $maxlines } lines, so the page stays responsive. Shorten it to run it (nothing you typed is lost).
+
+## Output and errors
+
+output-empty = Nothing to show yet.
+error-column = { $error } (col { $column })
+created-view = a view of { $of } (no copy)
+created-copy = a copy into new storage { $storage } (from { $of })
+created-new = new storage { $storage }
+explain-caption = Why view fails: the old layout is made of contiguous subspaces (boxes). A new dim may merge or split dims only within one subspace; the red ones would have to cross a boundary. reshape copies instead.
+explain-dim = dim { $dim }
+explain-dim-detail = size { $size } · stride { $stride }
+explain-subspace = contiguous subspace { $k }
+explain-new-dim = new dim { $dim }
+explain-new-size = size { $size }
+explain-new-spans = size { $size } · spans two subspaces
+explain-old = old { $shape }
+explain-new = new { $shape }
+
+## Memory
+
+mem-live = { $bytes } live in { $count } { $count ->
+    [one] storage
+   *[other] storages
+}
+mem-view = { $op }: 0 B
+mem-allocated = { $op }: +{ $bytes }
+mem-this-step = this step
+mem-nothing = this step: 0 B
+
+## Storages
+
+storages-title = Storages
+storages-hint = flat memory; marks show which views reach each cell
+storage-header = { $id } · { $dtype } · { $bytes } · { $count } elements
+storage-header-owned = { $id } · { $dtype } · { $bytes } · { $count } elements · created for { $owner }
+storage-too-many = { $count } elements: too many to draw
+storage-virtual = { $count } elements of { $id }, drawn as they scroll into view
+jump-caption = { $name } · dim { $dim }: each step jumps { $stride } { $stride ->
+    [one] element
+   *[other] elements
+} = { $bytes } bytes
+
+## Tensors
+
+views-title = Tensors
+views-hint = hover a cell to see where it lives, click (or Enter) to pin it; pick a dim to see its stride
+formula = { $name }[{ $index }]: { $formula }
+view-meta = shape { $shape } · stride { $stride } · offset { $offset } · { $dtype }
+relation-owns = owns { $storage }
+relation-view = view of { $storage }
+badge-contiguous = contiguous
+badge-channels-last = channels_last
+badge-not-contiguous = not contiguous
+dim-chip = { $axis } { $size } · stride { $stride }
+axes = rows: { $rows } · columns: { $cols }
+grid-label = cells of { $name }: arrow keys move between cells, the formula above tells where each lives
+view-cell = { $name }[{ $index }] = { $value }, { $storage } element { $offset }
+
+## Sharing and export
+
+share-group = Share and export
+copy-link = Copy link
+copy-link-title = Copy a link to exactly this state
+embed-open = Embed…
+export-svg = ⤓ SVG
+export-svg-title = Download this step's diagram as SVG
+export-png = ⤓ PNG
+export-png-title = Download this step's diagram as PNG
+share-url = Link to this state
+copied-pinned = Link copied: it opens this script at this step, with the pinned cell highlighted.
+copied-plain = Link copied: it opens this script at this step (click a cell to pin it into the link).
+copy-refused = Copy the link below (the browser did not allow the clipboard).
+export-nothing = Nothing to export yet.
+export-saved = Saved { $name }
+export-svg-failed = This browser could not make the SVG file.
+export-png-failed = This browser could not draw the PNG.
+export-png-drawing = Drawing the PNG…
+export-png-encode-failed = This browser could not encode the PNG.
+
+## The Embed dialog
+
+embed-title = Embed this in a course page
+embed-intro = Paste the snippet into any HTML page. The state lives in the link: no server, no account. See EMBEDDING.md for every option.
+embed-panels = Panels
+panel-editor = Script editor
+panel-steps = Step controls
+panel-output = Output
+panel-memory = Memory
+panel-storage = Storage
+panel-views = Views
+embed-readonly = Read-only editor
+embed-autoheight = Grow with its content
+embed-theme = Theme
+theme-auto = auto
+theme-light-name = light
+theme-dark-name = dark
+embed-step = Start at step
+embed-height = Height (px)
+embed-a11y-title = Title for screen readers
+embed-snippet = Snippet
+embed-copy = Copy snippet
+embed-preview = Open the widget ↗
+embed-copied = Snippet copied.
+embed-copy-refused = Select the snippet and copy it (the browser did not allow the clipboard).
+open-full = Stridescope ↗
+open-full-title = Open this in the full Stridescope app
+
+## Links that could not be opened
+
+link-default = Showing the default scenario instead.
+link-too-long = This link is too long to be a Stridescope link ({ $chars } characters; links hold at most { $max }).
+link-not-a-link = This link's address does not hold a Stridescope state (it should start with #v1.).
+link-future = This link was made by a newer Stridescope (link format { $version }; this page reads formats up to { $max }). Open it with the newer version.
+link-unknown-version = This link's format (version { $version }) is not one Stridescope ever wrote.
+link-bad-encoding = This link is damaged: its data is not valid base64url. Was it cut or changed when it was copied?
+link-truncated = This link is incomplete or damaged: its data does not unpack ({ $reason }). Was it cut when it was copied?
+link-oversized = This link unpacks to more than { $max } bytes, more than any Stridescope state.
+link-bad-state = This link's data is not a Stridescope state ({ $reason }).
+link-script-too-long = This link's script is { $bytes } bytes; Stridescope runs scripts up to { $max } bytes.
+link-hides = This link hides: { $panels }.
+link-readonly = Its editor is read-only.
+show-all-panels = Show all panels
+edit-script = Edit the script
+
+## The lesson player
+
+lesson-player = Lesson
+lesson-loading = Loading the lesson…
+lesson-progress = { $done } of { $total } questions done
+lesson-question-n = Question { $n } of { $total }
+lesson-answer-label = Your answer
+lesson-choices-label = Choices
+lesson-pick = Pick one of the choices first.
+lesson-check = Check
+lesson-hint = Hint
+lesson-show-me = Show me
+lesson-next = Next
+lesson-finish = Back to the lessons
+lesson-complete = Lesson complete: all { $total } questions done.
+lesson-correct = Right!
+lesson-wrong = Not yet.
+lesson-revealed = Shown: the answer is { $answer }.
+lesson-revealed-cells = Shown: the view reads storage cells { $cells }.
+lesson-revealed-task = Shown: one solution is below.
+lesson-solution = A solution
+lesson-kind-cells = Click the storage cells this view reads, in the diagram or with the buttons below. Selected: { $count }.
+lesson-cells-group = Cells of storage { $storage }
+lesson-cell = cell { $offset }: { $value }
+lesson-kind-task = Add your code in the editor, below the lesson's code, then Check.
+lesson-concealed = shape, stride and offset hidden until you answer
+lesson-ungradable = This question cannot be graded: { $error }
+lesson-load-failed = This lesson could not be opened: { $reason }
+lesson-not-found = there is no lesson “{ $id }” in the track
+lesson-bad-id = “{ $id }” is not a lesson id
+lesson-cross-origin = lessons open only from this site ({ $origin }), and { $url } is elsewhere
+lesson-bad-url = “{ $url }” is not an address
+lesson-fetch-failed = { $url } could not be loaded ({ $reason })
+lesson-parse-error = the lesson has a mistake at line { $line }: { $error }
+lesson-share = Share this lesson
+lesson-share-copied = Link copied: it carries the whole lesson, no server needed.
+lesson-share-url = Link to this lesson
+lesson-index-title = Lessons
+lesson-index-intro = Short lessons that ask before they show: predict what PyTorch does, then see the engine's answer.
+lesson-index-progress = { $done } of { $total } done
+lesson-index-failed = The list of lessons could not be loaded: { $reason }
+lesson-open-index = Lessons
+lesson-playground = Playground
+
+## Feedback on answers (PyTorch's error text inside stays in English)
+
+fb-empty = Type a value, such as (1, 3) or torch.float32.
+fb-too-long = This value is too long ({ $chars } characters).
+fb-syntax = This is not valid Python: { $message }
+fb-code = `{ $code }` is code, not a value: type the value itself (a number, a tuple such as (1, 3), True/False, a dtype such as torch.float32).
+fb-too-deep = This value nests tuples and lists too deeply.
+fb-gave-other = You gave { $name }'s { $attribute ->
+    [storage_offset] storage offset
+    [numel] number of elements
+    [nbytes] size in bytes
+   *[other] { $attribute }
+}.
+fb-reversed = You gave the right values in reverse order.
+fb-wrong-type = You gave a { $given }; the answer is a { $expected }, and in Python a { $given } never equals a { $expected }.
+fb-not-equal = You gave { $given }; the engine says { $expected }.
+fb-cells-both = The view also reads cells { $missing }, and it does not read cells { $extra }.
+fb-cells-missing = The view also reads cells { $missing }.
+fb-cells-extra = The view does not read cells { $extra }.
+fb-cells-right = These are the cells the view reads.
+fb-task-error = Your code raised, at its line { $line }: { $error }
+fb-task-check = Not yet: after your code, `{ $expr }` is not True.
+fb-task-raised = After your code, `{ $expr }` raised: { $error }
+fb-task-copied = Your code copied: +{ $bytes } B. This task can be done without allocating.
+fb-task-allocated = Your code allocated +{ $bytes } B; the task takes exactly { $expected } B.
+
+## Cells in the drawings (screen readers); %name% and the like are filled in by the page
+
+cell-view-template = %name%[%index%] = %value%, %storage% element %at%
+cell-storage-template = %storage% element %at%: %value%, no view reaches it
+cell-storage-reached-template = %storage% element %at%: %value%, reached by %names%
+cell-too-many-template = %count% elements: too many to record

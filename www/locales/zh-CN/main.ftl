@@ -1,0 +1,247 @@
+# Stridescope 的简体中文文案。每条消息都必须与 ../en/main.ftl 一一对应，变量也要相同
+# （有原生测试检查）。PyTorch 自己的报错信息不在这里：它们保持 PyTorch 原样输出的英文。
+
+## 页面
+
+doc-title = Stridescope：PyTorch 张量在内存里是什么样子
+app-tagline = 看清 PyTorch 张量在内存中的样子：存储、步长、视图与别名。
+lang-label = 语言
+theme-light = ☀ 浅色主题
+theme-dark = ☾ 深色主题
+region-left = 脚本与步骤
+region-right = 内存
+dismiss = 关闭提示
+close = 关闭
+
+## 引擎标签
+
+engine-badge = { $kind } · { $detail }
+engine-reference = 参考引擎
+engine-browser-adapter = 浏览器适配器
+engine-gpu-ran = { $adapter } · { $gpu } 个算子跑在计算着色器上，{ $cpu } 个在 CPU 上
+engine-gpu-verified = { $adapter } · { $gpu } 个算子跑在计算着色器上，{ $cpu } 个在 CPU 上 · 已回读并校验 { $count } 个存储
+engine-gpu-busy = WebGPU 正忙，改用参考引擎
+engine-gpu-differs = WebGPU 的 { $id } 与参考结果不一致，现在显示的是 CPU 引擎的结果
+engine-gpu-lost = WebGPU 设备丢失（{ $reason }）
+engine-no-adapter = 没有可用的 WebGPU 适配器
+
+## 步骤
+
+steps-nav = 步骤
+steps-empty = 还没有语句：在编辑器里写点 PyTorch 代码吧
+step-label = 第 { $n } 步，共 { $count } 步 · 第 { $line } 行
+step-first = 第一步
+step-prev = ‹ 上一步
+step-prev-title = 上一步（←）
+step-next = 下一步 ›
+step-next-title = 下一步（→）
+step-last = 最后一步
+timeline = 时间轴
+
+## 编辑器
+
+editor-title = 脚本
+editor-hint = 边写边运行 · Ctrl+Enter 立即运行
+editor-hint-readonly = 此处只读 · 可以逐步执行、悬停和点击单元格
+editor-label = PyTorch 脚本
+errors-by-line = 按行列出的错误
+error-at-line = 第 { $line } 行
+error-at-column = 第 { $line } 行，第 { $column } 列
+notice-too-long = 这段脚本有 { $size }，共 { $lines } 行；为了让页面保持流畅，浏览器里最多运行 { $max }、{ $maxlines } 行的脚本。删短一些就能运行（你写的内容不会丢失）。
+
+## 输出与错误
+
+output-empty = 暂时没有可显示的内容。
+error-column = { $error }（第 { $column } 列）
+created-view = { $of } 的视图（没有复制）
+created-copy = 复制到新存储 { $storage }（来自 { $of }）
+created-new = 新存储 { $storage }
+explain-caption = view 为什么失败：原来的布局由若干个连续子空间（方框）组成。新的维度只能在同一个子空间内合并或拆分原有维度；红色的维度必须跨越子空间的边界，所以不行。reshape 遇到这种情况会复制数据。
+explain-dim = 第 { $dim } 维
+explain-dim-detail = 大小 { $size } · 步长 { $stride }
+explain-subspace = 连续子空间 { $k }
+explain-new-dim = 新的第 { $dim } 维
+explain-new-size = 大小 { $size }
+explain-new-spans = 大小 { $size } · 跨越两个子空间
+explain-old = 原形状 { $shape }
+explain-new = 新形状 { $shape }
+
+## 内存
+
+mem-live = { $count } 个存储，共 { $bytes }
+mem-view = { $op }：0 B
+mem-allocated = { $op }：+{ $bytes }
+mem-this-step = 这一步
+mem-nothing = 这一步：0 B
+
+## 存储
+
+storages-title = 存储
+storages-hint = 一维的平坦内存；标记表示哪些视图会访问每个单元
+storage-header = { $id } · { $dtype } · { $bytes } · { $count } 个元素
+storage-header-owned = { $id } · { $dtype } · { $bytes } · { $count } 个元素 · 为 { $owner } 创建
+storage-too-many = { $count } 个元素：太多了，无法绘制
+storage-virtual = { $id } 的 { $count } 个元素，滚动到可见区域时才绘制
+jump-caption = { $name } · 第 { $dim } 维：每走一步跳过 { $stride } 个元素 = { $bytes } 字节
+
+## 张量
+
+views-title = 张量
+views-hint = 悬停在单元格上可以看到它在存储中的位置，点击（或按 Enter）固定；选一个维度查看它的步长
+formula = { $name }[{ $index }]：{ $formula }
+view-meta = 形状 { $shape } · 步长 { $stride } · 偏移 { $offset } · { $dtype }
+relation-owns = 拥有 { $storage }
+relation-view = { $storage } 的视图
+badge-contiguous = 连续
+badge-channels-last = channels_last
+badge-not-contiguous = 不连续
+dim-chip = { $axis } { $size } · 步长 { $stride }
+axes = 行：{ $rows } · 列：{ $cols }
+grid-label = { $name } 的单元格：用方向键在单元格之间移动，上方的公式会告诉你每个元素存放在哪里
+view-cell = { $name }[{ $index }] = { $value }，{ $storage } 的元素 { $offset }
+
+## 分享与导出
+
+share-group = 分享与导出
+copy-link = 复制链接
+copy-link-title = 复制一个能精确还原当前状态的链接
+embed-open = 嵌入…
+export-svg = ⤓ SVG
+export-svg-title = 把这一步的示意图下载为 SVG
+export-png = ⤓ PNG
+export-png-title = 把这一步的示意图下载为 PNG
+share-url = 当前状态的链接
+copied-pinned = 链接已复制：打开后会显示这段脚本的这一步，并高亮固定的单元格。
+copied-plain = 链接已复制：打开后会显示这段脚本的这一步（点击一个单元格可以把它固定进链接）。
+copy-refused = 请手动复制下面的链接（浏览器不允许访问剪贴板）。
+export-nothing = 还没有可以导出的内容。
+export-saved = 已保存 { $name }
+export-svg-failed = 这个浏览器无法生成 SVG 文件。
+export-png-failed = 这个浏览器无法绘制 PNG。
+export-png-drawing = 正在绘制 PNG…
+export-png-encode-failed = 这个浏览器无法编码 PNG。
+
+## 嵌入对话框
+
+embed-title = 嵌入到课程网页
+embed-intro = 把这段代码粘贴到任意 HTML 页面即可。状态全部保存在链接里：不需要服务器，也不需要账号。所有选项见 EMBEDDING.md。
+embed-panels = 面板
+panel-editor = 脚本编辑器
+panel-steps = 步骤控制
+panel-output = 输出
+panel-memory = 内存
+panel-storage = 存储
+panel-views = 视图
+embed-readonly = 只读编辑器
+embed-autoheight = 随内容自动调整高度
+embed-theme = 主题
+theme-auto = 自动
+theme-light-name = 浅色
+theme-dark-name = 深色
+embed-step = 从第几步开始
+embed-height = 高度（像素）
+embed-a11y-title = 给屏幕阅读器的标题
+embed-snippet = 嵌入代码
+embed-copy = 复制代码
+embed-preview = 打开这个小组件 ↗
+embed-copied = 代码已复制。
+embed-copy-refused = 请选中代码后手动复制（浏览器不允许访问剪贴板）。
+open-full = Stridescope ↗
+open-full-title = 在完整版 Stridescope 中打开
+
+## 打不开的链接
+
+link-default = 现在显示的是默认示例。
+link-too-long = 这个链接太长了，不像是 Stridescope 链接（{ $chars } 个字符；链接最多 { $max } 个字符）。
+link-not-a-link = 这个地址里没有 Stridescope 的状态（它应当以 #v1. 开头）。
+link-future = 这个链接是由更新版本的 Stridescope 生成的（链接格式 { $version }；本页面最高只能读取格式 { $max }）。请用新版本打开。
+link-unknown-version = 这个链接的格式（版本 { $version }）不是 Stridescope 生成过的格式。
+link-bad-encoding = 这个链接已损坏：数据不是合法的 base64url。复制的时候是不是被截断或改动了？
+link-truncated = 这个链接不完整或已损坏：数据无法解压（{ $reason }）。复制的时候是不是被截断了？
+link-oversized = 这个链接解压后超过 { $max } 字节，比任何 Stridescope 状态都大。
+link-bad-state = 这个链接的数据不是 Stridescope 的状态（{ $reason }）。
+link-script-too-long = 这个链接里的脚本有 { $bytes } 字节；Stridescope 最多运行 { $max } 字节的脚本。
+link-hides = 这个链接隐藏了：{ $panels }。
+link-readonly = 它的编辑器是只读的。
+show-all-panels = 显示所有面板
+edit-script = 编辑脚本
+
+## 课程播放器
+
+lesson-player = 课程
+lesson-loading = 正在加载课程…
+lesson-progress = 已完成 { $done } / { $total } 题
+lesson-question-n = 第 { $n } 题，共 { $total } 题
+lesson-answer-label = 你的答案
+lesson-choices-label = 选项
+lesson-pick = 请先选择一个选项。
+lesson-check = 检查
+lesson-hint = 提示
+lesson-show-me = 直接看答案
+lesson-next = 继续
+lesson-finish = 返回课程列表
+lesson-complete = 本课完成：{ $total } 道题全部做完。
+lesson-correct = 答对了！
+lesson-wrong = 还不对。
+lesson-revealed = 答案是 { $answer }。
+lesson-revealed-cells = 答案：这个视图读取的是存储单元 { $cells }。
+lesson-revealed-task = 下面是一种参考解法。
+lesson-solution = 参考解法
+lesson-kind-cells = 点击这个视图读取的存储单元：可以直接点示意图，也可以用下面的按钮。已选 { $count } 个。
+lesson-cells-group = 存储 { $storage } 的单元
+lesson-cell = 单元 { $offset }：{ $value }
+lesson-kind-task = 在编辑器里课程代码的下方写上你的代码，然后点“检查”。
+lesson-concealed = 形状、步长和偏移在你作答后才显示
+lesson-ungradable = 这道题无法判分：{ $error }
+lesson-load-failed = 无法打开这节课：{ $reason }
+lesson-not-found = 课程中没有 “{ $id }” 这一课
+lesson-bad-id = “{ $id }” 不是合法的课程 id
+lesson-cross-origin = 只能打开本站（{ $origin }）的课程，而 { $url } 来自其他网站
+lesson-bad-url = “{ $url }” 不是一个地址
+lesson-fetch-failed = 无法加载 { $url }（{ $reason }）
+lesson-parse-error = 课程文件第 { $line } 行有错误：{ $error }
+lesson-share = 分享这节课
+lesson-share-copied = 链接已复制：整节课都在链接里，不需要服务器。
+lesson-share-url = 这节课的链接
+lesson-index-title = 课程
+lesson-index-intro = 每节课都很短，先提问再揭晓：先预测 PyTorch 会怎么做，再看引擎给出的答案。
+lesson-index-progress = 已完成 { $done } / { $total }
+lesson-index-failed = 无法加载课程列表：{ $reason }
+lesson-open-index = 课程
+lesson-playground = 练习场
+
+## 答题反馈（其中 PyTorch 的报错原文保持英文）
+
+fb-empty = 请输入一个值，例如 (1, 3) 或 torch.float32。
+fb-too-long = 这个值太长了（{ $chars } 个字符）。
+fb-syntax = 这不是合法的 Python：{ $message }
+fb-code = `{ $code }` 是代码，不是值：请直接写出值本身（数字、像 (1, 3) 这样的元组、True/False，或 torch.float32 这样的 dtype）。
+fb-too-deep = 这个值里元组和列表嵌套得太深了。
+fb-gave-other = 你给出的是 { $name } 的{ $attribute ->
+    [stride] 步长
+    [shape] 形状
+    [storage_offset] 存储偏移
+    [numel] 元素个数
+    [nbytes] 字节数
+    [dtype] 数据类型
+   *[other] { $attribute }
+}。
+fb-reversed = 数值都对，但顺序反了。
+fb-wrong-type = 你给出的是 { $given }，而答案是 { $expected }；在 Python 里 { $given } 永远不等于 { $expected }。
+fb-not-equal = 你给出的是 { $given }，引擎算出的是 { $expected }。
+fb-cells-both = 这个视图还读取了单元 { $missing }，并且不读取单元 { $extra }。
+fb-cells-missing = 这个视图还读取了单元 { $missing }。
+fb-cells-extra = 这个视图并不读取单元 { $extra }。
+fb-cells-right = 这些正是这个视图读取的单元。
+fb-task-error = 你的代码在第 { $line } 行抛出了异常：{ $error }
+fb-task-check = 还没完成：运行你的代码之后，`{ $expr }` 不是 True。
+fb-task-raised = 运行你的代码之后，`{ $expr }` 抛出了异常：{ $error }
+fb-task-copied = 你的代码发生了复制：+{ $bytes } B。这个任务不需要分配任何内存就能完成。
+fb-task-allocated = 你的代码分配了 +{ $bytes } B；这个任务要求正好 { $expected } B。
+
+## 示意图中的单元格（供屏幕阅读器朗读）；%name% 等占位符由页面填入
+
+cell-view-template = %name%[%index%] = %value%，%storage% 的元素 %at%
+cell-storage-template = %storage% 的元素 %at%: %value%，没有视图访问它
+cell-storage-reached-template = %storage% 的元素 %at%: %value%，被 %names% 访问
+cell-too-many-template = %count% 个元素：太多了，没有记录
