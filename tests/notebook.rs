@@ -39,9 +39,7 @@ fn an_endless_loop_stops_at_the_step_limit_and_keeps_the_steps_before_it() {
         ..Limits::default()
     };
     let mut ev = Evaluator::new(Box::new(CpuEngine::new()), limits);
-    let trace = ev.run(
-        "a = torch.zeros(3)\nfor i in range(10**9):\n    a.add_(1)\nb = a.clone()",
-    );
+    let trace = ev.run("a = torch.zeros(3)\nfor i in range(10**9):\n    a.add_(1)\nb = a.clone()");
     assert_eq!(trace.steps.len(), 2, "the script stops at the loop");
     assert_eq!(trace.steps[0].error, None);
     let error = trace.steps[1].error.as_deref().unwrap();
@@ -52,7 +50,11 @@ fn an_endless_loop_stops_at_the_step_limit_and_keeps_the_steps_before_it() {
     assert!(first > 9_000.0, "{first}");
     let mut ev = Evaluator::new(Box::new(CpuEngine::new()), Limits::default());
     let trace = ev.run("x = 0\nwhile True:\n    x = x + 1");
-    assert!(trace.steps[1].error.as_deref().unwrap().contains("executed statements"));
+    assert!(trace.steps[1]
+        .error
+        .as_deref()
+        .unwrap()
+        .contains("executed statements"));
 }
 
 #[test]
@@ -65,11 +67,19 @@ fn break_continue_and_nested_blocks() {
 
 #[test]
 fn an_exception_in_a_block_stops_the_block_and_names_its_line() {
-    let trace = trace_script("a = torch.arange(4)\nfor i in range(3):\n    b = a.view(i + 1, 3)\nb");
+    let trace =
+        trace_script("a = torch.arange(4)\nfor i in range(3):\n    b = a.view(i + 1, 3)\nb");
     let step = &trace.steps[1];
-    assert!(step.error.as_deref().unwrap().starts_with("RuntimeError: shape '[1, 3]' is invalid"));
+    assert!(step
+        .error
+        .as_deref()
+        .unwrap()
+        .starts_with("RuntimeError: shape '[1, 3]' is invalid"));
     assert_eq!(step.error_line, Some(3));
-    assert_eq!(errors(&trace)[2].as_deref(), Some("NameError: name 'b' is not defined"));
+    assert_eq!(
+        errors(&trace)[2].as_deref(),
+        Some("NameError: name 'b' is not defined")
+    );
 }
 
 #[test]
@@ -107,16 +117,29 @@ fn augmented_assignment_on_a_tensor_is_in_place_and_aliases_see_it() {
     let trace = trace_script("a = torch.zeros(2, 2)\nb = a.t()\na += 1\nb[0, 1] *= 5\na");
     let last = trace.steps.last().unwrap();
     let a = &last.tensors[0];
-    let values: Vec<f64> = a.values.as_ref().unwrap().iter().map(|v| v.0.to_f64()).collect();
+    let values: Vec<f64> = a
+        .values
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|v| v.0.to_f64())
+        .collect();
     assert_eq!(values, vec![1.0, 1.0, 5.0, 1.0]);
-    assert_eq!(trace.steps[2].allocated_bytes, 0, "`a += 1` allocates nothing");
+    assert_eq!(
+        trace.steps[2].allocated_bytes, 0,
+        "`a += 1` allocates nothing"
+    );
     assert_eq!(a.storage, last.tensors[1].storage);
 }
 
 #[test]
 fn del_frees_the_storage_when_its_last_name_goes() {
     let trace = trace_script("a = torch.zeros(4)\nb = a[1:]\ndel a\ndel b\na");
-    assert_eq!(trace.steps[2].storages.len(), 1, "b still holds the storage");
+    assert_eq!(
+        trace.steps[2].storages.len(),
+        1,
+        "b still holds the storage"
+    );
     assert_eq!(trace.steps[3].storages.len(), 0, "freed with its last name");
     assert_eq!(trace.steps[3].live_bytes, 0);
     assert_eq!(
@@ -140,7 +163,11 @@ fn imports_bind_their_modules_and_unknown_ones_are_named() {
     let errs = errors(&trace);
     assert!(errs[..7].iter().all(Option::is_none), "{errs:?}");
     let x = &trace.steps[6].tensors[0];
-    assert_eq!(x.values.as_ref().unwrap()[0].0.to_f64(), 0.0, "relu in place");
+    assert_eq!(
+        x.values.as_ref().unwrap()[0].0.to_f64(),
+        0.0,
+        "relu in place"
+    );
     assert_eq!(
         errs[7].as_deref(),
         Some("ModuleNotFoundError: No module named 'pandas'")

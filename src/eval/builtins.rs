@@ -68,10 +68,7 @@ impl Evaluator {
             }
             "zip" => {
                 no_kw(name, kw)?;
-                let lists = pos
-                    .iter()
-                    .map(|v| self.iterate(v))
-                    .collect::<R<Vec<_>>>()?;
+                let lists = pos.iter().map(|v| self.iterate(v)).collect::<R<Vec<_>>>()?;
                 let n = lists.iter().map(Vec::len).min().unwrap_or(0);
                 return Ok(Value::List(
                     (0..n)
@@ -131,7 +128,11 @@ impl Evaluator {
                 let mut total = pos
                     .get(1)
                     .cloned()
-                    .or_else(|| kw.iter().find(|(k, _)| k == "start").map(|(_, v)| v.clone()))
+                    .or_else(|| {
+                        kw.iter()
+                            .find(|(k, _)| k == "start")
+                            .map(|(_, v)| v.clone())
+                    })
                     .unwrap_or(Value::Int(0));
                 for item in self.iterate(x)? {
                     total = self.binary(BinOp::Add, total, item)?;
@@ -198,7 +199,10 @@ impl Evaluator {
                 Value::Tensor(_) => "<class 'torch.Tensor'>".to_string(),
                 Value::NdArray(_) => "<class 'numpy.ndarray'>".to_string(),
                 Value::NpScalar(d, _) => {
-                    format!("<class 'numpy.{}'>", crate::print::numpy_str::numpy_dtype_name(*d))
+                    format!(
+                        "<class 'numpy.{}'>",
+                        crate::print::numpy_str::numpy_dtype_name(*d)
+                    )
                 }
                 Value::Size(_) => "<class 'torch.Size'>".to_string(),
                 Value::DType(_) => "<class 'torch.dtype'>".to_string(),
@@ -484,9 +488,7 @@ fn range(args: Vec<i64>) -> R<Value> {
         }
     };
     if step == 0 {
-        return Err(ScriptError::Value(
-            "range() arg 3 must not be zero".into(),
-        ));
+        return Err(ScriptError::Value("range() arg 3 must not be zero".into()));
     }
     Ok(Value::Range(start, stop, step))
 }

@@ -145,7 +145,9 @@ impl Evaluator {
             Value::Tensor(t) => {
                 let tensor = t.borrow().tensor.clone();
                 let out = self.index_view(&tensor, index)?;
-                Ok(Value::tensor(out, "index", None))
+                // Advanced indexing copies: the trace says "copy of" the indexed storage.
+                let copied_from = (out.storage != tensor.storage).then_some(tensor.storage);
+                Ok(Value::tensor(out, "index", copied_from))
             }
             Value::Storage(id, dtype) => self.storage_get_item(*id, *dtype, index),
             Value::NamedTuple(_, fields) => {

@@ -133,7 +133,11 @@ impl Evaluator {
     /// The items of `*value` in a call or display.
     fn iterate_for_star(&mut self, v: &Value) -> R<Vec<Value>> {
         match v {
-            Value::Tuple(_) | Value::List(_) | Value::Size(_) | Value::Tensor(_) | Value::Range(..)
+            Value::Tuple(_)
+            | Value::List(_)
+            | Value::Size(_)
+            | Value::Tensor(_)
+            | Value::Range(..)
             | Value::Str(_) => self.iterate(v),
             other => Err(ScriptError::Type(format!(
                 "Value after * must be an iterable, not {}",
@@ -218,7 +222,9 @@ impl Evaluator {
             Value::Int(i) => Formattable::Int(*i),
             Value::Float(f) => Formattable::Float(*f),
             Value::Bool(b) => Formattable::Bool(*b),
-            Value::Str(s) => return format_with_spec(Formattable::Str(s), spec).map_err(ScriptError::Value),
+            Value::Str(s) => {
+                return format_with_spec(Formattable::Str(s), spec).map_err(ScriptError::Value)
+            }
             Value::Tensor(t) if !spec.is_empty() => {
                 let tensor = t.borrow().tensor.clone();
                 if tensor.ndim() != 0 {
@@ -255,5 +261,4 @@ impl Evaluator {
             other => self.repr(other),
         }
     }
-
 }

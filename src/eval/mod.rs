@@ -363,9 +363,13 @@ impl Evaluator {
             }
             Value::Size(dims) => Ok(dims.iter().map(|&d| Value::Int(d)).collect()),
             Value::NdArray(a) => {
-                let n = a.borrow().tensor.shape().first().copied().ok_or_else(|| {
-                    ScriptError::Type("iteration over a 0-d array".into())
-                })?;
+                let n = a
+                    .borrow()
+                    .tensor
+                    .shape()
+                    .first()
+                    .copied()
+                    .ok_or_else(|| ScriptError::Type("iteration over a 0-d array".into()))?;
                 (0..n)
                     .map(|i| self.ndarray_get_item(a, &Value::Int(i)))
                     .collect()

@@ -15,7 +15,12 @@ const MATH: &[&str] = &["sqrt", "floor", "ceil", "prod", "isclose", "log", "exp"
 impl Evaluator {
     /// `module.name`.
     pub(super) fn module_attribute(&mut self, module: &str, name: &str) -> R<Value> {
-        let method = || Ok(Value::Method(Box::new(Value::Module(module.into())), name.into()));
+        let method = || {
+            Ok(Value::Method(
+                Box::new(Value::Module(module.into())),
+                name.into(),
+            ))
+        };
         match (module, name) {
             ("torch.nn", "functional") => Ok(Value::Module("torch.nn.functional".into())),
             ("torch.nn", n) if NN_LAYERS.contains(&n) => method(),
@@ -99,7 +104,11 @@ impl Evaluator {
                 } else {
                     "relu"
                 };
-                self.call(Value::Method(Box::new(input), method.into()), vec![], vec![])
+                self.call(
+                    Value::Method(Box::new(input), method.into()),
+                    vec![],
+                    vec![],
+                )
             }
             "math" => self.call_math(name, &pos),
             "numpy" => self.call_numpy(name, pos, kw),
@@ -121,7 +130,11 @@ impl Evaluator {
             "Identity" => Ok(input),
             _ => {
                 let method = if inplace { "relu_" } else { "relu" };
-                self.call(Value::Method(Box::new(input), method.into()), vec![], vec![])
+                self.call(
+                    Value::Method(Box::new(input), method.into()),
+                    vec![],
+                    vec![],
+                )
             }
         }
     }

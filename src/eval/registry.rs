@@ -78,7 +78,12 @@ fn table() -> &'static HashMap<&'static str, Entry> {
             let method: Vec<Schema> = parsed
                 .iter()
                 .map(|s| Schema {
-                    params: s.params.iter().skip(usize::from(has_self)).cloned().collect(),
+                    params: s
+                        .params
+                        .iter()
+                        .skip(usize::from(has_self))
+                        .cloned()
+                        .collect(),
                 })
                 .collect();
             let function: Vec<Schema> = parsed
@@ -134,7 +139,9 @@ impl Evaluator {
         let call = CallArgs { name, pos, kw };
         Some(bind(&entry.function, &call).and_then(|args| {
             let this = match args.values.first() {
-                Some(Some(Value::Tensor(t))) if args.names.first().is_some_and(|n| n == "input") => {
+                Some(Some(Value::Tensor(t)))
+                    if args.names.first().is_some_and(|n| n == "input") =>
+                {
                     Some(Rc::clone(t))
                 }
                 _ => None,
@@ -156,7 +163,9 @@ impl Evaluator {
         pos: &[Value],
         kw: &[(String, Value)],
     ) -> Option<R<Value>> {
-        let entry = table().get(name).filter(|e| e.def.forms != Forms::Function)?;
+        let entry = table()
+            .get(name)
+            .filter(|e| e.def.forms != Forms::Function)?;
         let call = CallArgs { name, pos, kw };
         Some(bind(&entry.method, &call).and_then(|mut args| {
             // Methods see `self` as the first argument, as the function form does.
@@ -246,14 +255,6 @@ impl OpCall {
         match self.value(name) {
             Some(Value::MemoryFormat(f)) => *f,
             _ => default,
-        }
-    }
-
-    /// A string argument.
-    pub(crate) fn str(&self, name: &str) -> Option<&str> {
-        match self.value(name) {
-            Some(Value::Str(s)) => Some(s),
-            _ => None,
         }
     }
 }

@@ -76,7 +76,9 @@ impl Evaluator {
             Value::Printed(text) => text.clone(),
             Value::NdArray(a) => self.ndarray_text(a, false)?,
             Value::NpScalar(d, s) => crate::print::numpy_str::numpy_scalar_repr(*d, *s),
-            Value::NpDType(d) => format!("dtype('{}')", crate::print::numpy_str::numpy_dtype_name(*d)),
+            Value::NpDType(d) => {
+                format!("dtype('{}')", crate::print::numpy_str::numpy_dtype_name(*d))
+            }
             Value::NamedTuple(kind, fields) => {
                 // PyTorch's structseq repr: one field per line.
                 let parts = fields

@@ -92,9 +92,7 @@ impl ParamType {
             ParamType::Tensor => matches!(v, Value::Tensor(_)),
             ParamType::Int => int_like(v, false),
             ParamType::IntList(size) => match v {
-                Value::Tuple(items) | Value::List(items) => {
-                    items.iter().all(|x| int_like(x, true))
-                }
+                Value::Tuple(items) | Value::List(items) => items.iter().all(|x| int_like(x, true)),
                 Value::Size(_) => true,
                 v if size.is_some() => int_like(v, false),
                 _ => false,
@@ -188,23 +186,6 @@ impl Schema {
     fn allows_varargs(&self) -> bool {
         self.positional_count() == 1 && matches!(self.params[0].ty, ParamType::IntList(_))
     }
-
-    /// The signature as PyTorch lists it under "expected one of".
-    pub(crate) fn display(&self) -> String {
-        let parts: Vec<String> = self
-            .params
-            .iter()
-            .map(|p| {
-                let mut s = format!("{} {}", p.ty.display(), p.name);
-                if let Some(d) = &p.default {
-                    s.push_str(" = ");
-                    s.push_str(d);
-                }
-                s
-            })
-            .collect();
-        format!("({})", parts.join(", "))
-    }
 }
 
 /// Arguments bound to one overload's parameters, by position in the schema.
@@ -225,14 +206,6 @@ impl Bound {
             Some(Value::None) | None => None,
             Some(v) => Some(v),
         }
-    }
-
-    /// Whether the argument named `name` was given at all (even as `None`).
-    pub(crate) fn given(&self, name: &str) -> bool {
-        self.names
-            .iter()
-            .position(|n| n == name)
-            .is_some_and(|i| self.values[i].is_some())
     }
 }
 
@@ -360,9 +333,8 @@ fn bind_one(schema: &Schema, args: &CallArgs) -> Result<Vec<Option<Value>>, Mism
         )));
     }
     // Varargs (`view(2, 3)`) only when the first argument is itself an int.
-    let varargs = schema.allows_varargs()
-        && !args.pos.is_empty()
-        && ParamType::Int.accepts(&args.pos[0]);
+    let varargs =
+        schema.allows_varargs() && !args.pos.is_empty() && ParamType::Int.accepts(&args.pos[0]);
     if varargs {
         for (i, v) in args.pos.iter().enumerate() {
             if !ParamType::IntList(None).accepts(&Value::Tuple(vec![v.clone()])) {
@@ -447,7 +419,11 @@ fn bind_one(schema: &Schema, args: &CallArgs) -> Result<Vec<Option<Value>>, Mism
 mod tests {
     use super::*;
 
-    fn bind_text(schemas: &[&str], pos: Vec<Value>, kw: Vec<(&str, Value)>) -> Result<Bound, String> {
+    fn bind_text(
+        schemas: &[&str],
+        pos: Vec<Value>,
+        kw: Vec<(&str, Value)>,
+    ) -> Result<Bound, String> {
         let schemas: Vec<Schema> = schemas.iter().map(|s| Schema::parse(s).unwrap()).collect();
         let kw: Vec<(String, Value)> = kw.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
         bind(
@@ -476,7 +452,11 @@ mod tests {
 
     #[test]
     fn pytorch_messages() {
-        let e = bind_text(&["int dim0, int dim1"], vec![Value::Str("x".into())], vec![]);
+        let e = bind_text(
+            &["int dim0, int dim1"],
+            vec![Value::Str("x".into())],
+            vec![],
+        );
         assert_eq!(
             e.unwrap_err(),
             "TypeError: f(): argument 'dim0' (position 1) must be int, not str"
@@ -516,6 +496,6 @@ mod tests {
         )
         .unwrap();
         assert_eq!(b.overload, 1);
-        assert!(b.get("dim").is_none() && !b.given("dim"));
+        assert!(b.get("dim").is_none());
     }
 }

@@ -46,7 +46,10 @@ pub enum Value {
     /// `torchvision.io` (its dotted name).
     Module(String),
     /// An `nn` layer object (`nn.ReLU(inplace=True)`), called on a tensor.
-    Layer { kind: String, inplace: bool },
+    Layer {
+        kind: String,
+        inplace: bool,
+    },
     /// The default random generator (what `torch.manual_seed` returns).
     Generator,
     /// `range(start, stop, step)`, iterated lazily.

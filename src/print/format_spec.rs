@@ -110,9 +110,7 @@ pub fn format_with_spec(value: Formattable, spec: &str) -> Result<String, String
         Formattable::Bool(_) => "bool",
         Formattable::Str(_) => "str",
     };
-    let unknown = |c: char| {
-        format!("Unknown format code '{c}' for object of type '{type_name}'")
-    };
+    let unknown = |c: char| format!("Unknown format code '{c}' for object of type '{type_name}'");
     let (negative, body) = match value {
         Formattable::Str(text) => {
             if let Some(c) = s.kind.filter(|&c| c != 's') {
@@ -151,9 +149,7 @@ pub fn format_with_spec(value: Formattable, spec: &str) -> Result<String, String
                     radix(i.unsigned_abs(), 16, s.alternate, "0X").to_uppercase(),
                 ),
                 Some('c') => (false, char::from_u32(i as u32).unwrap_or('?').to_string()),
-                Some(c @ ('e' | 'E' | 'f' | 'F' | 'g' | 'G' | '%')) => {
-                    float_body(i as f64, &s, c)
-                }
+                Some(c @ ('e' | 'E' | 'f' | 'F' | 'g' | 'G' | '%')) => float_body(i as f64, &s, c),
                 Some(c) => return Err(unknown(c)),
             }
         }
@@ -171,7 +167,10 @@ pub fn format_with_spec(value: Formattable, spec: &str) -> Result<String, String
                     }
                     None => pyfmt::repr(x.abs()),
                 };
-                (x.is_sign_negative() && !x.is_nan(), group_float(&text, s.grouping))
+                (
+                    x.is_sign_negative() && !x.is_nan(),
+                    group_float(&text, s.grouping),
+                )
             }
             Some(c @ ('e' | 'E' | 'f' | 'F' | 'g' | 'G' | '%' | 'n')) => {
                 float_body(x, &s, if c == 'n' { 'g' } else { c })
@@ -239,7 +238,7 @@ fn group(digits: &str, sep: Option<char>) -> String {
     let n = digits.len();
     let mut out = String::with_capacity(n + n / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (n - i) % 3 == 0 {
+        if i > 0 && (n - i).is_multiple_of(3) {
             out.push(sep);
         }
         out.push(c);
@@ -289,7 +288,7 @@ mod tests {
 
     #[test]
     fn matches_python() {
-        assert_eq!(f(Formattable::Float(3.14159), ".2f"), "3.14");
+        assert_eq!(f(Formattable::Float(1.23456), ".2f"), "1.23");
         assert_eq!(f(Formattable::Float(-2.5), "8.3f"), "  -2.500");
         assert_eq!(f(Formattable::Float(1234567.891), ",.1f"), "1,234,567.9");
         assert_eq!(f(Formattable::Float(0.25), ".1%"), "25.0%");

@@ -27,7 +27,11 @@ pub enum StatementKind {
     /// A bare expression, whose value the notebook shows.
     Expr(Expr),
     /// `a += b` (Python's `__iadd__`: in place for a tensor, a new binding for a number).
-    AugAssign { target: Target, op: BinOp, value: Expr },
+    AugAssign {
+        target: Target,
+        op: BinOp,
+        value: Expr,
+    },
     /// `del a, b[0]`.
     Del(Vec<Target>),
     /// `import numpy as np`, `import torch.nn.functional as F`, `from torch import nn`: binds

@@ -1,36 +1,53 @@
 //! Tensor semantics: what each op does to shapes, strides, offsets, dtypes and storages,
 //! with PyTorch's rules and error messages. Data movement goes through the engine.
 
-mod index;
 mod arith;
+mod convert;
+mod factory;
+mod index;
 mod indexed;
 mod join;
+mod math;
+mod numpy_bridge;
+mod ordered;
+mod pointwise;
+mod query;
 mod random;
+mod reduce;
 mod reorder;
 mod split;
 mod view_rules;
 mod views;
-mod pointwise;
-mod factory;
-mod reduce;
-mod convert;
-mod query;
-mod ordered;
-mod math;
-mod numpy_bridge;
 
 use super::registry::OpDef;
 use super::value::Value;
 use super::{Evaluator, R};
 
 /// Every family's table of ops (see [`super::registry`]).
-pub(crate) static FAMILIES: &[&[OpDef]] = &[views::OPS, split::OPS, super::storage::OPS, random::OPS, join::OPS, reorder::OPS, indexed::OPS, index::OPS, arith::OPS, pointwise::OPS, factory::OPS, reduce::OPS, convert::OPS, query::OPS, numpy_bridge::OPS, ordered::OPS, math::OPS];
+pub(crate) static FAMILIES: &[&[OpDef]] = &[
+    views::OPS,
+    split::OPS,
+    super::storage::OPS,
+    random::OPS,
+    join::OPS,
+    reorder::OPS,
+    indexed::OPS,
+    index::OPS,
+    arith::OPS,
+    pointwise::OPS,
+    factory::OPS,
+    reduce::OPS,
+    convert::OPS,
+    query::OPS,
+    numpy_bridge::OPS,
+    ordered::OPS,
+    math::OPS,
+];
 use crate::engine::{BinaryOp, Operand, ReduceOp, UnaryOp};
 use crate::script::ast::BinOp;
 use crate::tensor::layout::{
     broadcast_shapes, compute_view_strides, contiguous_strides, elementwise_output_strides,
-    infer_dense_strides, iteration_order, list_str, numel_of, wrap_dim,
-    OperandLayout,
+    infer_dense_strides, iteration_order, list_str, numel_of, wrap_dim, OperandLayout,
 };
 use crate::tensor::{Category, DType, Layout, MemoryFormat, Scalar, ScriptError, Tensor};
 
@@ -345,9 +362,6 @@ impl Evaluator {
         Ok(t)
     }
 
-
-
-
     // ----- copies -----
 
     /// Copies `src` into a fresh tensor with `strides`.
@@ -493,7 +507,6 @@ impl Evaluator {
         self.note_write(dst);
         Ok(())
     }
-
 
     /// A Python number as a scalar.
     pub(super) fn scalar_of(&self, v: &Value) -> Option<Scalar> {
@@ -1179,7 +1192,6 @@ fn sequential_order(dst: &Tensor, inputs: &[&Tensor]) -> Option<Vec<Vec<i64>>> {
     }
     differs.then_some(indices)
 }
-
 
 /// The `NotImplementedError` of a CPU kernel that has no bool version.
 fn not_for_bool(dtype: DType, kernel: &str) -> R<()> {
