@@ -76,6 +76,10 @@ pub struct TensorRecord {
     pub element_size: usize,
     /// Elements in logical row-major order; null when the tensor is too large to record.
     pub values: Option<Vec<TraceScalar>>,
+    /// For a NumPy array drawn as a view (only in the page's steps, never in the trace's
+    /// `tensors`): its strides in bytes, as `a.strides` reports them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ndarray_strides: Option<Vec<i64>>,
 }
 
 /// A NumPy array variable: its view of a storage, with NumPy's byte strides.

@@ -276,6 +276,52 @@ pub fn step_label(index: usize, count: usize, line: usize) -> String {
     format!("Step {} of {count} · line {line}", index + 1)
 }
 
+/// The steps as the page walks them, as Python Tutor does: a compound statement (`for`, `if`,
+/// `while`) is preceded by each statement its blocks executed (its `substeps`, with the state
+/// after each), then shown itself with everything it printed and the state after the block.
+///
+/// NumPy arrays sharing a storage are drawn as more views of it: they join the step's tensors
+/// with their byte strides in `ndarray_strides`.
+pub fn flatten_substeps(mut trace: crate::trace::Trace) -> crate::trace::Trace {
+    let mut steps = Vec::with_capacity(trace.steps.len());
+    for mut step in std::mem::take(&mut trace.steps) {
+        for mut inner in std::mem::take(&mut step.substeps) {
+            arrays_as_views(&mut inner);
+            steps.push(inner);
+        }
+        arrays_as_views(&mut step);
+        steps.push(step);
+    }
+    trace.steps = steps;
+    trace
+}
+
+/// Appends a step's NumPy arrays to its tensors (see [`flatten_substeps`]).
+fn arrays_as_views(step: &mut crate::trace::Step) {
+    for a in std::mem::take(&mut step.arrays) {
+        let storage_nbytes = step
+            .storages
+            .iter()
+            .find(|s| s.id == a.storage)
+            .map(|s| s.nbytes)
+            .unwrap_or(0);
+        step.tensors.push(crate::trace::TensorRecord {
+            contiguous: false,
+            channels_last: false,
+            name: a.name,
+            dtype: a.dtype,
+            shape: a.shape,
+            stride: a.element_strides,
+            storage_offset: a.storage_offset,
+            storage: a.storage,
+            storage_nbytes,
+            element_size: a.itemsize,
+            values: a.values,
+            ndarray_strides: Some(a.strides),
+        });
+    }
+}
+
 /// `120 B`, `1.5 KiB`.
 pub fn bytes_text(n: usize) -> String {
     crate::eval::human_bytes(n as u64)
@@ -752,6 +798,23 @@ pub fn storage_slots(n: usize) -> Vec<Option<usize>> {
 
 #[cfg(test)]
 mod html_tests {
+
+    #[test]
+    fn a_loop_is_walked_statement_by_statement() {
+        let trace = crate::eval::trace_script(
+            "a = torch.zeros(2)\nfor i in range(2):\n    a[i] = i + 1\nb = a",
+        );
+        assert_eq!(trace.steps.len(), 3);
+        let flat = flatten_substeps(trace);
+        let lines: Vec<usize> = flat.steps.iter().map(|s| s.line).collect();
+        assert_eq!(lines, vec![1, 3, 3, 2, 4]);
+        assert_eq!(
+            flat.steps[1].writes.len(),
+            1,
+            "each iteration's write is its own step"
+        );
+    }
+
     use super::*;
     use std::collections::{HashMap, HashSet};
 

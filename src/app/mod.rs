@@ -187,6 +187,7 @@ pub fn run_now(state: AppState) {
     let script = state.script.get_untracked();
     match run_script(&script) {
         Ok((trace, on_gpu)) => {
+            let trace = crate::ui_model::flatten_substeps(trace);
             let n = trace.steps.len();
             state.notice.set(None);
             if on_gpu {

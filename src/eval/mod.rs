@@ -7,6 +7,7 @@
 
 mod builtins;
 mod call;
+mod complex;
 mod exec;
 mod expr;
 mod modules;
@@ -23,7 +24,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::rc::Rc;
 
 use crate::engine::{CpuEngine, Engine};
-use crate::script::ast::{BinOp, Statement, Target, UnaryOp};
+use crate::script::ast::{BinOp, Expr, ExprKind, Statement, Target, UnaryOp};
 use crate::script::parser::parse_script;
 use crate::tensor::{DType, ScriptError, StorageId, Tensor};
 use crate::trace::{Creation, Step, StorageRecord, TensorRecord, Trace, TraceScalar, WriteRecord};
@@ -254,8 +255,11 @@ impl Evaluator {
                 }
                 Ok(())
             }
-            Target::Subscript { object, index } => {
-                let object = self.eval(object)?;
+            Target::Subscript {
+                object: object_expr,
+                index,
+            } => {
+                let object = self.eval(object_expr)?;
                 let index = self.eval(index)?;
                 match object {
                     Value::Tensor(t) => {
@@ -263,6 +267,7 @@ impl Evaluator {
                         self.set_item(&tensor, &index, &value)
                     }
                     Value::NdArray(a) => self.ndarray_set_item(&a, &index, &value),
+                    Value::List(items) => self.set_list_item(object_expr, items, &index, value),
                     other => Err(ScriptError::Type(format!(
                         "'{}' object does not support item assignment",
                         other.type_name()
@@ -277,6 +282,63 @@ impl Evaluator {
                     object.type_name()
                 )))
             }
+        }
+    }
+
+    /// `xs[i] = v` on a Python list. Lists are values here, so the changed list is stored
+    /// back where it was read from: the name it is bound to (`xs[0] = 5`), or, for a nested
+    /// list (`lst[0][0] = 9`), the item of the enclosing list, and so on outwards. A list
+    /// that is no name's or item's (a call's result) is changed and dropped, as in Python.
+    fn set_list_item(
+        &mut self,
+        object: &Expr,
+        mut items: Vec<Value>,
+        index: &Value,
+        value: Value,
+    ) -> R<()> {
+        let i = match index {
+            Value::Int(i) => *i,
+            Value::Bool(b) => i64::from(*b),
+            Value::Slice(..) => {
+                return Err(ScriptError::NotImplemented(
+                    "assigning to a slice of a list is not supported here".into(),
+                ))
+            }
+            other => {
+                return Err(ScriptError::Type(format!(
+                    "list indices must be integers or slices, not {}",
+                    other.type_name()
+                )))
+            }
+        };
+        let n = items.len() as i64;
+        let at = if i < 0 { i + n } else { i };
+        if at < 0 || at >= n {
+            return Err(ScriptError::Index(
+                "list assignment index out of range".into(),
+            ));
+        }
+        items[at as usize] = value;
+        let changed = Value::List(items);
+        match &object.kind {
+            ExprKind::Name(name) => {
+                self.bind(name, changed);
+                Ok(())
+            }
+            ExprKind::Subscript {
+                object: outer,
+                index: outer_index,
+            } => {
+                let container = self.eval(outer)?;
+                let outer_index = self.eval(outer_index)?;
+                match container {
+                    Value::List(outer_items) => {
+                        self.set_list_item(outer, outer_items, &outer_index, changed)
+                    }
+                    _ => Ok(()),
+                }
+            }
+            _ => Ok(()),
         }
     }
 
@@ -400,6 +462,8 @@ impl Evaluator {
             (UnaryOp::Neg, Value::Int(i)) => Ok(Value::Int(i.checked_neg().ok_or_else(overflow)?)),
             (UnaryOp::Neg, Value::Bool(b)) => Ok(Value::Int(-i64::from(*b))),
             (UnaryOp::Neg, Value::Float(f)) => Ok(Value::Float(-f)),
+            (UnaryOp::Neg, Value::Complex(re, im)) => Ok(Value::Complex(-re, -im)),
+            (UnaryOp::Pos, Value::Complex(..)) => Ok(v),
             (UnaryOp::Invert, Value::Int(i)) => Ok(Value::Int(!i)),
             (UnaryOp::Invert, Value::Bool(b)) => Ok(Value::Int(!i64::from(*b))),
             (_, Value::Tensor(t)) => {
@@ -432,6 +496,7 @@ impl Evaluator {
             Value::Bool(b) => *b,
             Value::Int(i) => *i != 0,
             Value::Float(f) => *f != 0.0,
+            Value::Complex(re, im) => *re != 0.0 || *im != 0.0,
             Value::Str(s) => !s.is_empty(),
             Value::Tuple(x) | Value::List(x) => !x.is_empty(),
             Value::Size(x) => !x.is_empty(),
@@ -672,6 +737,7 @@ impl Evaluator {
                 channels_last: tensor.layout.is_channels_last_contiguous(),
                 element_size: tensor.dtype.item_size(),
                 values,
+                ndarray_strides: None,
             });
             let previous = before
                 .iter()
@@ -793,6 +859,9 @@ pub fn human_bytes(n: u64) -> String {
 /// Python arithmetic and comparisons on plain numbers (and a few sequence operations).
 fn python_binary(op: BinOp, a: &Value, b: &Value) -> R<Value> {
     use Value::*;
+    if let Some(result) = complex::complex_binary(op, a, b) {
+        return result;
+    }
     let num = |v: &Value| -> Option<Result<i64, f64>> {
         match v {
             Bool(b) => Some(Ok(i64::from(*b))),
@@ -911,9 +980,57 @@ fn python_binary(op: BinOp, a: &Value, b: &Value) -> R<Value> {
             (BinOp::Add, Tuple(x), Tuple(y)) => Ok(Tuple(x.iter().chain(y).cloned().collect())),
             (BinOp::Add, List(x), List(y)) => Ok(List(x.iter().chain(y).cloned().collect())),
             (BinOp::Add, Str(x), Str(y)) => Ok(Str(format!("{x}{y}"))),
+            (BinOp::Mul, List(_) | Tuple(_) | Str(_), Int(_) | Bool(_)) => repeat_sequence(a, b),
+            (BinOp::Mul, Int(_) | Bool(_), List(_) | Tuple(_) | Str(_)) => repeat_sequence(b, a),
+            (BinOp::Mul, List(_) | Tuple(_) | Str(_), other)
+            | (BinOp::Mul, other, List(_) | Tuple(_) | Str(_)) => Err(ScriptError::Type(format!(
+                "can't multiply sequence by non-int of type '{}'",
+                other.type_name()
+            ))),
             _ => unsupported(),
         },
     }
+}
+
+/// The most items `[x] * n` may build: a bigger repetition stops with a clear error instead
+/// of exhausting a browser tab's memory.
+const MAX_REPEATED_ITEMS: i64 = 10_000_000;
+
+/// `n` copies of `items`, one after the other (the same objects, as Python repeats references).
+fn repeat_items(items: &[Value], n: usize) -> Vec<Value> {
+    let mut out = Vec::with_capacity(items.len() * n);
+    for _ in 0..n {
+        out.extend(items.iter().cloned());
+    }
+    out
+}
+
+/// Python's sequence repetition `seq * n` (`[0, 1] * 9`, `(1,) * 3`, `"ab" * 2`); `n <= 0`
+/// gives an empty sequence.
+fn repeat_sequence(seq: &Value, times: &Value) -> R<Value> {
+    let n = match times {
+        Value::Int(i) => *i,
+        Value::Bool(b) => i64::from(*b),
+        _ => 0,
+    }
+    .max(0);
+    let len = match seq {
+        Value::List(x) | Value::Tuple(x) => x.len(),
+        Value::Str(s) => s.chars().count(),
+        _ => 0,
+    } as i64;
+    if len.saturating_mul(n) > MAX_REPEATED_ITEMS {
+        return Err(ScriptError::Runtime(format!(
+            "sequence repetition: {len} items * {n} is more than Stridescope's limit of {MAX_REPEATED_ITEMS} items"
+        )));
+    }
+    let n = n as usize;
+    Ok(match seq {
+        Value::List(x) => Value::List(repeat_items(x, n)),
+        Value::Tuple(x) => Value::Tuple(repeat_items(x, n)),
+        Value::Str(s) => Value::Str(s.repeat(n)),
+        other => other.clone(),
+    })
 }
 
 /// Python's `==` on plain values (see [`session::python_eq`]).

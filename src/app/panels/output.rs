@@ -15,21 +15,23 @@ pub fn OutputPanel() -> impl IntoView {
     view! {
         <div class="panel output-panel" aria-live="polite">
             {move || match state.with_current(|s| {
-                (s.line, s.column, s.source.clone(), s.output.clone(), s.error.clone(), s.explain.clone(), s.created.clone())
+                (s.line, s.column, s.source.clone(), s.output.clone(), s.error.clone(), s.explain.clone(), s.created.clone(), s.warnings.clone(), s.error_line)
             }) {
                 None => view! { <p class="muted">{t("output-empty")}</p> }.into_any(),
-                Some((line, column, source, output, error, explain, created)) => {
+                Some((line, column, source, output, error, explain, created, warnings, error_line)) => {
                     view! {
                         <div class="stmt">
                             <span class="prompt">{format!("[{line}]")}</span>
                             <code>{source}</code>
                         </div>
+                        {warnings.into_iter().map(|w| view! { <pre class="warning" data-testid="warning">{w}</pre> }).collect_view()}
                         {output.map(|o| view! { <pre class="output" data-testid="output">{o}</pre> })}
                         {error.map(|e| {
                             // PyTorch's text as PyTorch prints it; the column is ours.
-                            let text = match column {
-                                Some(c) => tf("error-column", &[("error", e.into()), ("column", c.into())]),
-                                None => e,
+                            let text = match (column, error_line) {
+                                (Some(c), _) => tf("error-column", &[("error", e.into()), ("column", c.into())]),
+                                (None, Some(l)) => tf("error-line", &[("error", e.into()), ("line", l.into())]),
+                                (None, None) => e,
                             };
                             view! {
                                 <pre class="error" data-testid="error" role="alert">{text}</pre>

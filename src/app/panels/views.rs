@@ -339,6 +339,9 @@ fn tensor_view(
                         ("dtype", (&t.dtype).into()),
                     ])}</span> }.into_any()
                 }}
+                {t.ndarray_strides.as_ref().map(|b| view! {
+                    <span class="meta mono ndarray">{tf("view-ndarray", &[("strides", dims_text(b).into())])}</span>
+                })}
                 <span class="relation">{relation}</span>
                 {badges}
             </header>

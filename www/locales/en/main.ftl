@@ -249,3 +249,5 @@ cell-view-template = %name%[%index%] = %value%, %storage% element %at%
 cell-storage-template = %storage% element %at%: %value%, no view reaches it
 cell-storage-reached-template = %storage% element %at%: %value%, reached by %names%
 cell-too-many-template = %count% elements: too many to record
+view-ndarray = NumPy array · strides in bytes { $strides }
+error-line = { $error }  (raised at line { $line })

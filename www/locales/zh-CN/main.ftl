@@ -245,3 +245,5 @@ cell-view-template = %name%[%index%] = %value%，%storage% 的元素 %at%
 cell-storage-template = %storage% 的元素 %at%: %value%，没有视图访问它
 cell-storage-reached-template = %storage% 的元素 %at%: %value%，被 %names% 访问
 cell-too-many-template = %count% 个元素：太多了，没有记录
+view-ndarray = NumPy 数组 · 字节步长 { $strides }
+error-line = { $error }（在第 { $line } 行引发）
