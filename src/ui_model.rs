@@ -305,8 +305,13 @@ fn arrays_as_views(step: &mut crate::trace::Step) {
             .find(|s| s.id == a.storage)
             .map(|s| s.nbytes)
             .unwrap_or(0);
+        let layout = crate::tensor::Layout {
+            shape: a.shape.clone(),
+            strides: a.element_strides.clone(),
+            offset: a.storage_offset,
+        };
         step.tensors.push(crate::trace::TensorRecord {
-            contiguous: false,
+            contiguous: layout.is_contiguous(),
             channels_last: false,
             name: a.name,
             dtype: a.dtype,

@@ -165,6 +165,9 @@ impl Evaluator {
         }
         let printed = std::mem::replace(&mut self.stdout, outer_stdout);
         if !printed.is_empty() {
+            if step.output.is_none() {
+                step.output = Some(printed.strip_suffix('\n').unwrap_or(&printed).to_string());
+            }
             step.stdout = Some(printed.clone());
         }
         self.stdout.push_str(&printed);
