@@ -7,19 +7,9 @@ use crate::tensor::{DType, Scalar};
 
 /// NumPy's name of a dtype (`float32`, `int64`, `bool`).
 pub fn numpy_dtype_name(dtype: DType) -> &'static str {
-    match dtype {
-        DType::Bool => "bool",
-        DType::UInt8 => "uint8",
-        DType::Int8 => "int8",
-        DType::Int16 => "int16",
-        DType::Int32 => "int32",
-        DType::Int64 => "int64",
-        DType::Float16 => "float16",
-        // NumPy has no bfloat16; PyTorch refuses to share one.
-        DType::BFloat16 => "bfloat16",
-        DType::Float32 => "float32",
-        DType::Float64 => "float64",
-    }
+    // NumPy spells every dtype PyTorch shares with it as the trace does (it has no bfloat16:
+    // PyTorch refuses to share one).
+    dtype.name()
 }
 
 const LINE_WIDTH: usize = 75;

@@ -74,27 +74,6 @@ enum Operand {
     Weak(Scalar),
 }
 
-fn binary_op(op: BinOp) -> Option<BinaryOp> {
-    Some(match op {
-        BinOp::Add => BinaryOp::Add,
-        BinOp::Sub => BinaryOp::Sub,
-        BinOp::Mul => BinaryOp::Mul,
-        BinOp::Div => BinaryOp::Div,
-        BinOp::FloorDiv => BinaryOp::FloorDiv,
-        BinOp::Mod => BinaryOp::Rem,
-        BinOp::Pow => BinaryOp::Pow,
-        BinOp::Eq => BinaryOp::Eq,
-        BinOp::Ne => BinaryOp::Ne,
-        BinOp::Lt => BinaryOp::Lt,
-        BinOp::Le => BinaryOp::Le,
-        BinOp::Gt => BinaryOp::Gt,
-        BinOp::Ge => BinaryOp::Ge,
-        BinOp::BitAnd => BinaryOp::BitAnd,
-        BinOp::BitOr => BinaryOp::BitOr,
-        BinOp::BitXor => BinaryOp::BitXor,
-        _ => return None,
-    })
-}
 
 /// The dtype NumPy computes `a op b` in (before `/` makes integers float).
 fn result_dtype(ops: &[&Operand]) -> DType {
@@ -179,7 +158,7 @@ impl Evaluator {
             return self.tensor_binary(op, &as_tensor(a), &as_tensor(b));
         }
         let (x, y) = (self.operand(a)?, self.operand(b)?);
-        let Some(bop) = binary_op(op) else {
+        let Some(bop) = crate::eval::ops::binary_op(op) else {
             return Err(ScriptError::Type(format!(
                 "unsupported operand type(s) for {}: '{}' and '{}'",
                 crate::eval::binop_symbol(op),
@@ -248,7 +227,7 @@ impl Evaluator {
         out: &TensorRef,
     ) -> R<Value> {
         let (x, y) = (self.operand(a)?, self.operand(b)?);
-        let Some(bop) = binary_op(op) else {
+        let Some(bop) = crate::eval::ops::binary_op(op) else {
             return Err(ScriptError::Type(format!(
                 "unsupported operand type(s) for {}=: 'ndarray' and '{}'",
                 crate::eval::binop_symbol(op),

@@ -2,9 +2,11 @@
 //! with PyTorch's rules and error messages. Data movement goes through the engine.
 
 mod arith;
+mod complex;
 mod convert;
 mod factory;
 mod index;
+mod index_along;
 mod indexed;
 mod join;
 mod math;
@@ -26,12 +28,14 @@ use super::{Evaluator, R};
 /// Every family's table of ops (see [`super::registry`]).
 pub(crate) static FAMILIES: &[&[OpDef]] = &[
     views::OPS,
+    complex::OPS,
     split::OPS,
     super::storage::OPS,
     random::OPS,
     join::OPS,
     reorder::OPS,
     indexed::OPS,
+    index_along::OPS,
     index::OPS,
     arith::OPS,
     pointwise::OPS,
@@ -198,8 +202,10 @@ fn check_clamp_bounds(dtype: DType, min: Option<Scalar>, max: Option<Scalar>) ->
     Ok(())
 }
 
-fn bin_op(op: BinOp) -> BinaryOp {
-    match op {
+/// The engine's operator for a Python binary operator; `None` for those that are not
+/// elementwise (`@`, `in`, `is`).
+pub(in crate::eval) fn binary_op(op: BinOp) -> Option<BinaryOp> {
+    Some(match op {
         BinOp::Add => BinaryOp::Add,
         BinOp::Sub => BinaryOp::Sub,
         BinOp::Mul => BinaryOp::Mul,
@@ -216,8 +222,13 @@ fn bin_op(op: BinOp) -> BinaryOp {
         BinOp::BitAnd => BinaryOp::BitAnd,
         BinOp::BitOr => BinaryOp::BitOr,
         BinOp::BitXor => BinaryOp::BitXor,
-        BinOp::MatMul | BinOp::In | BinOp::NotIn | BinOp::Is | BinOp::IsNot => BinaryOp::Mul,
-    }
+        BinOp::MatMul | BinOp::In | BinOp::NotIn | BinOp::Is | BinOp::IsNot => return None,
+    })
+}
+
+/// [`binary_op`] for the elementwise paths, which never see the other operators.
+fn bin_op(op: BinOp) -> BinaryOp {
+    binary_op(op).unwrap_or(BinaryOp::Mul)
 }
 
 impl Evaluator {
@@ -327,6 +338,9 @@ impl Evaluator {
         values: &[Scalar],
         what: &str,
     ) -> R<Tensor> {
+        // Host values are real numbers: an op computing on values in the evaluator does not
+        // know complex elements (complex literals and draws build their float halves).
+        complex::refuse_complex_dtype(what, dtype)?;
         let item = dtype.item_size();
         let nbytes = values
             .len()
@@ -580,6 +594,11 @@ impl Evaluator {
         y: &ElementwiseInput,
         out: Option<&Tensor>,
     ) -> R<Tensor> {
+        for input in [x, y] {
+            if let ElementwiseInput::Tensor(t) = input {
+                complex::refuse_complex(&format!("{op:?}").to_lowercase(), &[t])?;
+            }
+        }
         self.check_bool_op(op, x, y)?;
         if let Some(out) = out {
             self.check_no_internal_overlap(out)?;
@@ -735,6 +754,7 @@ impl Evaluator {
         inplace: bool,
         name: &str,
     ) -> R<Tensor> {
+        complex::refuse_complex(name, &[t])?;
         if let UnaryOp::Clamp { min, max } = op {
             if min.is_none() && max.is_none() {
                 return Err(ScriptError::Runtime(
@@ -835,6 +855,7 @@ impl Evaluator {
         keepdim: bool,
         dtype: Option<DType>,
     ) -> R<Tensor> {
+        complex::refuse_complex(&format!("{op:?}").to_lowercase(), &[t])?;
         let name = match op {
             ReduceOp::Sum => "sum",
             ReduceOp::Mean => "mean",
@@ -916,6 +937,7 @@ impl Evaluator {
     /// leading dims collapse without a copy, and `bmm` over broadcast batch dims otherwise.
     /// Each path raises its own kernel's errors, in that kernel's order.
     pub(super) fn matmul(&mut self, a: &Tensor, b: &Tensor) -> R<Tensor> {
+        complex::refuse_complex("matmul", &[a, b])?;
         let (da, db) = (a.ndim(), b.ndim());
         if da == 0 || db == 0 {
             return Err(ScriptError::Runtime(format!(
