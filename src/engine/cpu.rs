@@ -59,7 +59,8 @@ fn to_compute(value: Scalar, compute: DType) -> Scalar {
         Category::Integral => Scalar::Int(compute.round(value).to_wrapped_int()),
         // Inputs are first cast to the common dtype (a Python number or a 0-dim tensor of
         // another dtype too), then widened to the opmath type (f32, or f64 for f64).
-        Category::Floating => Scalar::Float(compute.round(value).to_f64()),
+        // Complex arithmetic is refused by the evaluator; only real halves reach here.
+        Category::Floating | Category::Complex => Scalar::Float(compute.round(value).to_f64()),
     }
 }
 
@@ -275,11 +276,17 @@ impl Engine for CpuEngine {
     }
 
     fn copy(&mut self, dst: &Tensor, src: &Tensor) {
+        if let Some(pieces) = crate::engine::complex_copy_pieces(dst, src) {
+            return crate::engine::run_real_pieces(self, pieces);
+        }
         let values = self.gather(src);
         self.scatter(dst, values);
     }
 
     fn fill(&mut self, dst: &Tensor, value: Scalar) {
+        if let Some(pieces) = crate::engine::complex_fill_pieces(dst, value) {
+            return crate::engine::run_real_pieces(self, pieces);
+        }
         let n = dst.numel().max(0) as usize;
         self.scatter(dst, std::iter::repeat_n(value, n));
     }
@@ -434,6 +441,10 @@ impl Engine for CpuEngine {
     }
 
     fn values(&mut self, view: &Tensor) -> Vec<Scalar> {
+        // A complex view's values are its real and imaginary halves in turn.
+        if view.dtype.is_complex() {
+            return self.values(&view.as_real());
+        }
         self.gather(view)
     }
 }

@@ -86,6 +86,53 @@ pub enum EngineError {
     Device(String),
 }
 
+/// One piece of a copy or fill that involves complex tensors, rewritten on their float
+/// halves (`Tensor::as_real`), so that the engines' float paths move complex bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RealPiece {
+    /// `dst[i] = convert(src[i])` on real views.
+    Copy(Tensor, Tensor),
+    /// `dst[i] = value` on a real view.
+    Fill(Tensor, Scalar),
+}
+
+/// A copy `dst <- src` where either side is complex, as copies and fills of float views:
+/// complex to complex copies both halves; real to complex writes the real halves and zeros
+/// the imaginary ones; complex to real reads the real halves (PyTorch's cast discards the
+/// imaginary part). `None` when neither side is complex.
+pub fn complex_copy_pieces(dst: &Tensor, src: &Tensor) -> Option<Vec<RealPiece>> {
+    match (dst.dtype.is_complex(), src.dtype.is_complex()) {
+        (false, false) => None,
+        (true, true) => Some(vec![RealPiece::Copy(dst.as_real(), src.as_real())]),
+        (true, false) => Some(vec![
+            RealPiece::Copy(dst.complex_part(0), src.clone()),
+            RealPiece::Fill(dst.complex_part(1), Scalar::Float(0.0)),
+        ]),
+        (false, true) => Some(vec![RealPiece::Copy(dst.clone(), src.complex_part(0))]),
+    }
+}
+
+/// A fill of a complex tensor with a real number: the real halves get `value`, the
+/// imaginary halves zero. `None` when `dst` is not complex.
+pub fn complex_fill_pieces(dst: &Tensor, value: Scalar) -> Option<Vec<RealPiece>> {
+    dst.dtype.is_complex().then(|| {
+        vec![
+            RealPiece::Fill(dst.complex_part(0), value),
+            RealPiece::Fill(dst.complex_part(1), Scalar::Float(0.0)),
+        ]
+    })
+}
+
+/// Runs pieces from `complex_copy_pieces`/`complex_fill_pieces` on an engine.
+pub fn run_real_pieces(engine: &mut dyn Engine, pieces: Vec<RealPiece>) {
+    for piece in pieces {
+        match piece {
+            RealPiece::Copy(d, s) => engine.copy(&d, &s),
+            RealPiece::Fill(d, v) => engine.fill(&d, v),
+        }
+    }
+}
+
 /// Where storages live and where the data-moving work of a script runs.
 ///
 /// Every view handed to an engine was validated by the evaluator: in bounds of its

@@ -195,7 +195,8 @@ impl Evaluator {
                 }
                 Ok(Value::Bool(!want))
             }
-            "type" => Ok(Value::Str(match x {
+            // A class shows as `<class '...'>` with no quotes: the text is the value's repr.
+            "type" => Ok(Value::Printed(match x {
                 Value::Tensor(_) => "<class 'torch.Tensor'>".to_string(),
                 Value::NdArray(_) => "<class 'numpy.ndarray'>".to_string(),
                 Value::NpScalar(d, _) => {
@@ -303,10 +304,10 @@ impl Evaluator {
             Value::Tensor(t) => {
                 let t = t.borrow().tensor.clone();
                 if t.numel() != 1 {
-                    return Err(ScriptError::Runtime(format!(
-                        "a Tensor with {} elements cannot be converted to Scalar",
-                        t.numel()
-                    )));
+                    // `Tensor.__int__`/`__float__` say it their own way (unlike `item()`).
+                    return Err(ScriptError::Value(
+                        "only one element tensors can be converted to Python scalars".into(),
+                    ));
                 }
                 self.engine
                     .values(&t)

@@ -51,10 +51,17 @@ impl Evaluator {
                     "is_cuda" => return Ok(Value::Bool(false)),
                     // No tensor requires grad here (autograd is not modelled): every tensor
                     // is a leaf without a `grad_fn`.
-                    "requires_grad" => return Ok(Value::Bool(false)),
+                    "requires_grad" => return Ok(Value::Bool(t.borrow().requires_grad)),
                     "is_leaf" => return Ok(Value::Bool(true)),
                     "grad_fn" | "grad" => return Ok(Value::None),
                     "device" => return Ok(Value::Device("cpu".into())),
+                    "real" | "imag" => return self.complex_attribute(&tensor, name),
+                    // A complex adjoint is a lazily conjugated view, which is not modelled.
+                    "mH" | "H" if tensor.dtype.is_complex() => {
+                        return Err(ScriptError::NotImplemented(format!(
+                            "tensor.{name} of a complex tensor (a conjugate view) is not supported by Stridescope"
+                        )))
+                    }
                     "T" => {
                         let dims: Vec<i64> = (0..tensor.ndim() as i64).rev().collect();
                         let out = self.permute(&tensor, &dims)?;

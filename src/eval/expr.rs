@@ -3,7 +3,7 @@
 
 use super::value::Value;
 use super::{Evaluator, R};
-use crate::script::ast::{ComprehensionKind, Expr, ExprKind, FStringPart, Generator};
+use crate::script::ast::{ComprehensionKind, Expr, ExprKind, FStringPart, Generator, Target};
 use crate::tensor::ScriptError;
 
 impl Evaluator {
@@ -12,6 +12,7 @@ impl Evaluator {
         match &expr.kind {
             ExprKind::Int(i) => Ok(Value::Int(*i)),
             ExprKind::Float(f) => Ok(Value::Float(*f)),
+            ExprKind::Imag(f) => Ok(Value::Complex(0.0, *f)),
             ExprKind::Bool(b) => Ok(Value::Bool(*b)),
             ExprKind::None => Ok(Value::None),
             ExprKind::Str(s) => Ok(Value::Str(s.clone())),
@@ -100,7 +101,7 @@ impl Evaluator {
                 generators,
             } => {
                 let mut out = Vec::new();
-                self.comprehension(element, generators, &mut out)?;
+                self.scoped_comprehension(element, generators, &mut out)?;
                 Ok(match kind {
                     ComprehensionKind::List | ComprehensionKind::Generator => Value::List(out),
                     ComprehensionKind::Set => {
@@ -144,6 +145,39 @@ impl Evaluator {
                 other.type_name()
             ))),
         }
+    }
+
+    /// Runs a comprehension in its own scope: as in Python 3, its loop variables do not leak
+    /// into the enclosing scope, and a name they shadow keeps its value afterwards.
+    fn scoped_comprehension(
+        &mut self,
+        element: &Expr,
+        generators: &[Generator],
+        out: &mut Vec<Value>,
+    ) -> R<()> {
+        let mut names = Vec::new();
+        for g in generators {
+            target_names(&g.target, &mut names);
+        }
+        let saved: Vec<(String, Option<Value>)> = names
+            .into_iter()
+            .map(|n| {
+                let old = self
+                    .vars
+                    .iter()
+                    .find(|(v, _)| *v == n)
+                    .map(|(_, v)| v.clone());
+                (n, old)
+            })
+            .collect();
+        let result = self.comprehension(element, generators, out);
+        for (name, old) in saved {
+            match old {
+                Some(v) => self.bind(&name, v),
+                None => self.vars.retain(|(n, _)| *n != name),
+            }
+        }
+        result
     }
 
     /// Runs the generators of a comprehension, pushing each element's value.
@@ -260,5 +294,22 @@ impl Evaluator {
             Value::NdArray(_) | Value::NpScalar(..) | Value::NpDType(_) => self.numpy_str_of(v),
             other => self.repr(other),
         }
+    }
+}
+
+/// The names a comprehension's `for` target binds (`x`, `i, (a, b)`), each once.
+fn target_names(target: &Target, out: &mut Vec<String>) {
+    match target {
+        Target::Name(n) => {
+            if !out.contains(n) {
+                out.push(n.clone());
+            }
+        }
+        Target::Tuple(items) => {
+            for t in items {
+                target_names(t, out);
+            }
+        }
+        Target::Subscript { .. } | Target::Attribute { .. } => {}
     }
 }

@@ -263,6 +263,12 @@ impl Evaluator {
                 let index = self.eval(index)?;
                 match object {
                     Value::Tensor(t) => {
+                        if t.borrow().requires_grad {
+                            return Err(ScriptError::Runtime(
+                                "a leaf Variable that requires grad is being used in an in-place operation."
+                                    .into(),
+                            ));
+                        }
                         let tensor = t.borrow().tensor.clone();
                         self.set_item(&tensor, &index, &value)
                     }

@@ -63,6 +63,7 @@ pub(super) fn ndarray(tensor: Tensor, made_by: &str) -> Value {
         tensor,
         made_by: made_by.to_string(),
         copied_from: None,
+        requires_grad: false,
     })))
 }
 

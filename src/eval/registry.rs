@@ -151,6 +151,7 @@ impl Evaluator {
                 this,
                 args,
             };
+            super::ops::check_complex_support(&op)?;
             (entry.def.rule)(self, &op)
         }))
     }
@@ -166,6 +167,12 @@ impl Evaluator {
         let entry = table()
             .get(name)
             .filter(|e| e.def.forms != Forms::Function)?;
+        if name.ends_with('_') && name != "requires_grad_" && this.borrow().requires_grad {
+            return Some(Err(ScriptError::Runtime(
+                "a leaf Variable that requires grad is being used in an in-place operation."
+                    .into(),
+            )));
+        }
         let call = CallArgs { name, pos, kw };
         Some(bind(&entry.method, &call).and_then(|mut args| {
             // Methods see `self` as the first argument, as the function form does.
@@ -176,6 +183,7 @@ impl Evaluator {
                 this: Some(Rc::clone(this)),
                 args,
             };
+            super::ops::check_complex_support(&op)?;
             (entry.def.rule)(self, &op)
         }))
     }

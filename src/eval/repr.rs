@@ -15,6 +15,7 @@ impl Evaluator {
             Value::Bool(b) => if *b { "True" } else { "False" }.into(),
             Value::Int(i) => i.to_string(),
             Value::Float(f) => py_float_repr(*f),
+            Value::Complex(re, im) => py_complex_repr(*re, *im),
             Value::Str(s) => py_str_repr(s),
             Value::Ellipsis => "Ellipsis".into(),
             Value::Slice(a, b, c) => {
@@ -47,7 +48,8 @@ impl Evaluator {
                     format_tensor(t.dtype, &shape, &values)
                 } else {
                     // Summarized: only the edge items are read.
-                    let read = self.element_reader(&t);
+                    // (A complex tensor is read as its float halves: real, imaginary in turn.)
+                    let read = self.element_reader(&t.as_real());
                     format_tensor_with(t.dtype, &shape, &read)
                 }
             }
@@ -125,4 +127,35 @@ pub(super) fn py_str_repr(s: &str) -> String {
     }
     out.push(quote);
     out
+}
+
+/// Python's `repr(complex)`: `2j`, `(1+2j)`, `(1.5-0.25j)` (parts without a trailing `.0`).
+pub(crate) fn py_complex_repr(re: f64, im: f64) -> String {
+    let part = |x: f64| {
+        let r = py_float_repr(x);
+        r.strip_suffix(".0").map(str::to_string).unwrap_or(r)
+    };
+    if re == 0.0 && re.is_sign_positive() {
+        return format!("{}j", part(im));
+    }
+    let sign = if im.is_sign_negative() && !im.is_nan() {
+        "-"
+    } else {
+        "+"
+    };
+    format!("({}{}{}j)", part(re), sign, part(im.abs()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::py_complex_repr;
+
+    #[test]
+    fn complex_repr_is_python_s() {
+        assert_eq!(py_complex_repr(0.0, 2.0), "2j");
+        assert_eq!(py_complex_repr(1.0, 2.0), "(1+2j)");
+        assert_eq!(py_complex_repr(3.0, -1.0), "(3-1j)");
+        assert_eq!(py_complex_repr(1.5, 0.25), "(1.5+0.25j)");
+        assert_eq!(py_complex_repr(-0.0, 1.0), "(-0+1j)");
+    }
 }

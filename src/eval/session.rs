@@ -71,7 +71,7 @@ pub fn python_eq(a: &Value, b: &Value) -> bool {
         (DType(x), DType(y)) => x == y,
         (Device(x), Device(y)) => x == y,
         (MemoryFormat(x), MemoryFormat(y)) => x == y,
-        (Str(x), Str(y)) => x == y,
+        (Str(x), Str(y)) | (Printed(x), Printed(y)) => x == y,
         (None, None) | (Ellipsis, Ellipsis) => true,
         (Storage(x, dx), Storage(y, dy)) => x == y && dx == dy,
         (Tensor(x), Tensor(y)) => Rc::ptr_eq(x, y),

@@ -142,7 +142,7 @@ impl Schema {
     pub(crate) fn parse(text: &str) -> Result<Schema, String> {
         let mut params = Vec::new();
         let mut keyword_only = false;
-        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        for part in split_params(text).into_iter().filter(|p| !p.is_empty()) {
             if part == "*" {
                 keyword_only = true;
                 continue;
@@ -317,6 +317,25 @@ fn describe_args(args: &CallArgs) -> String {
     }
     text.push(')');
     text
+}
+
+/// A schema's parameters: split at the commas outside brackets (`int[] dims=[0,1]` is one).
+fn split_params(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(text[start..].trim());
+    parts
 }
 
 fn bind_one(schema: &Schema, args: &CallArgs) -> Result<Vec<Option<Value>>, Mismatch> {

@@ -17,6 +17,9 @@ pub struct TensorObject {
     pub made_by: String,
     /// For copies, the storage copied from.
     pub copied_from: Option<StorageId>,
+    /// `requires_grad=True`: a leaf that autograd tracks (Stridescope records the flag and
+    /// PyTorch's refusals; it computes no gradients).
+    pub requires_grad: bool,
 }
 
 /// A Python value.
@@ -26,6 +29,8 @@ pub enum Value {
     Bool(bool),
     Int(i64),
     Float(f64),
+    /// A Python `complex`: real and imaginary parts.
+    Complex(f64, f64),
     Str(String),
     Ellipsis,
     Slice(Option<i64>, Option<i64>, Option<i64>),
@@ -77,6 +82,7 @@ impl Value {
             tensor,
             made_by: made_by.to_string(),
             copied_from,
+            requires_grad: false,
         })))
     }
 
@@ -87,6 +93,7 @@ impl Value {
             Value::Bool(_) => "bool",
             Value::Int(_) => "int",
             Value::Float(_) => "float",
+            Value::Complex(..) => "complex",
             Value::Str(_) => "str",
             Value::Ellipsis => "ellipsis",
             Value::Slice(..) => "slice",

@@ -19,6 +19,8 @@ enum Elem {
     Bool(bool),
     Int(i64),
     Float(f64),
+    /// A complex element: real and imaginary parts.
+    Complex(f64, f64),
 }
 
 impl Elem {
@@ -40,6 +42,7 @@ impl Elem {
             Elem::Bool(false) => "False".to_string(),
             Elem::Int(i) => i.to_string(),
             Elem::Float(f) => py_float_repr(f),
+            Elem::Complex(re, im) => format!("{}+{}j", py_float_repr(re), py_float_repr(im)),
         }
     }
 
@@ -47,7 +50,7 @@ impl Elem {
         match self {
             Elem::Bool(b) => f64::from(u8::from(b)),
             Elem::Int(i) => i as f64,
-            Elem::Float(f) => f,
+            Elem::Float(f) | Elem::Complex(f, _) => f,
         }
     }
 }
@@ -63,6 +66,11 @@ struct View<'a> {
 
 impl View<'_> {
     fn get(&self, index: usize) -> Elem {
+        if self.dtype.is_complex() {
+            // Complex values come as real, imaginary in turn.
+            let part = |k: usize| (self.element)(index.saturating_mul(2).saturating_add(k));
+            return Elem::Complex(part(0).to_f64(), part(1).to_f64());
+        }
         Elem::of(self.dtype, (self.element)(index))
     }
 
@@ -103,7 +111,7 @@ impl View<'_> {
         dim: usize,
         indent: usize,
         summarize: bool,
-        fmt: &Formatter,
+        fmt: &Formatters,
     ) -> String {
         let rank = self.shape.len() - dim.min(self.shape.len());
         if rank == 0 {
@@ -132,9 +140,9 @@ impl View<'_> {
         shown: &[Option<usize>],
         at: &dyn Fn(usize) -> usize,
         indent: usize,
-        fmt: &Formatter,
+        fmt: &Formatters,
     ) -> String {
-        let element_length = fmt.max_width as i64 + 2;
+        let element_length = fmt.element_length() as i64;
         let room = LINEWIDTH as i64 - indent as i64;
         let per_line = room.div_euclid(element_length).max(1) as usize;
         let data: Vec<String> = shown
@@ -235,6 +243,59 @@ impl Formatter {
     }
 }
 
+/// The formatter of a tensor's elements: one, or for complex tensors one for the real parts
+/// and one for the imaginary parts (`_tensor_str`'s `real_formatter`/`imag_formatter`).
+struct Formatters {
+    first: Formatter,
+    imag: Option<Formatter>,
+}
+
+impl Formatters {
+    fn new(dtype: DType, seen: &[Elem]) -> Formatters {
+        if !dtype.is_complex() {
+            return Formatters {
+                first: Formatter::new(dtype.is_floating(), seen),
+                imag: None,
+            };
+        }
+        let part = |k: usize| -> Vec<Elem> {
+            seen.iter()
+                .map(|e| match e {
+                    Elem::Complex(re, im) => Elem::Float(if k == 0 { *re } else { *im }),
+                    other => Elem::Float(other.as_f64()),
+                })
+                .collect()
+        };
+        Formatters {
+            first: Formatter::new(true, &part(0)),
+            imag: Some(Formatter::new(true, &part(1))),
+        }
+    }
+
+    /// `_vector_str`'s `element_length`: the width plus `, ` (and the imaginary width plus
+    /// `j` for complex elements).
+    fn element_length(&self) -> usize {
+        self.first.max_width + 2 + self.imag.as_ref().map_or(0, |f| f.max_width + 1)
+    }
+
+    /// `_val_formatter` / `_scalar_str`: `1.+2.j`, `3.-1.j`.
+    fn format(&self, value: Elem) -> String {
+        match (value, &self.imag) {
+            (Elem::Complex(re, im), Some(imag)) => {
+                let real_str = self.first.format(Elem::Float(re));
+                let imag_str = format!("{}j", imag.format(Elem::Float(im)));
+                let imag_str = imag_str.trim_start();
+                if imag_str.starts_with('+') || imag_str.starts_with('-') {
+                    format!("{real_str}{imag_str}")
+                } else {
+                    format!("{real_str}+{imag_str}")
+                }
+            }
+            (other, _) => self.first.format(other),
+        }
+    }
+}
+
 /// `_add_suffixes`: appends `, suffix` items, moving one to its own line when the current
 /// last line would pass the line width.
 fn add_suffixes(tensor_str: String, suffixes: &[String], indent: usize) -> String {
@@ -310,7 +371,11 @@ pub fn format_tensor_with(
         }
         "[]".to_string()
     } else {
-        if !matches!(dtype, DType::Float32 | DType::Int64 | DType::Bool) {
+        // The default float dtype, its complex counterpart, int64 and bool print no dtype.
+        if !matches!(
+            dtype,
+            DType::Float32 | DType::Complex64 | DType::Int64 | DType::Bool
+        ) {
             suffixes.push(format!("dtype={}", dtype.torch_repr()));
         }
         tensor_body(dtype, shape, element, numel, indent)
@@ -339,7 +404,7 @@ fn tensor_body(
     let summarize = numel > THRESHOLD;
     let mut seen = Vec::new();
     view.collect(0, 0, summarize, &mut seen);
-    let formatter = Formatter::new(dtype.is_floating(), &seen);
+    let formatter = Formatters::new(dtype, &seen);
     view.render(0, 0, indent, summarize, &formatter)
 }
 
@@ -499,6 +564,27 @@ mod tests {
             s,
             "tensor([0.5000, 1.5000, 2.5000, 3.5000, 4.5000, 5.5000, 6.5000, 7.5000],\n       \
              dtype=torch.float64)"
+        );
+    }
+
+    #[test]
+    fn complex_values_print_as_torch_does() {
+        // Values are real, imaginary in turn.
+        assert_eq!(
+            format_tensor(DType::Complex64, &[2], &floats(&[1.0, 2.0, 3.0, -1.0])),
+            "tensor([1.+2.j, 3.-1.j])"
+        );
+        assert_eq!(
+            format_tensor(DType::Complex64, &[2], &floats(&[1e-5, 1.0, 2.0, 0.0])),
+            "tensor([1.0000e-05+1.j, 2.0000e+00+0.j])"
+        );
+        assert_eq!(
+            format_tensor(DType::Complex128, &[2], &floats(&[1.0, 0.0, -2.0, 0.0])),
+            "tensor([ 1.+0.j, -2.+0.j], dtype=torch.complex128)"
+        );
+        assert_eq!(
+            format_tensor(DType::Complex64, &[0], &[]),
+            "tensor([], dtype=torch.complex64)"
         );
     }
 

@@ -124,6 +124,8 @@ pub struct Expr {
 pub enum ExprKind {
     Int(i64),
     Float(f64),
+    /// An imaginary literal `2j` (its imaginary part).
+    Imag(f64),
     Bool(bool),
     None,
     Str(String),

@@ -18,6 +18,10 @@ pub enum DType {
     BFloat16,
     Float32,
     Float64,
+    /// Two float32 halves (real, imaginary): `torch.complex64` / `torch.cfloat`.
+    Complex64,
+    /// Two float64 halves (real, imaginary): `torch.complex128` / `torch.cdouble`.
+    Complex128,
 }
 
 /// The three promotion categories of PyTorch's type-promotion rules.
@@ -26,10 +30,12 @@ pub enum Category {
     Bool,
     Integral,
     Floating,
+    Complex,
 }
 
 impl DType {
-    /// Every dtype, in a stable order.
+    /// Every real dtype (the ones the engines compute in), in a stable order; the complex
+    /// dtypes are [`DType::COMPLEX`].
     pub const ALL: [DType; 10] = [
         DType::Bool,
         DType::UInt8,
@@ -43,13 +49,17 @@ impl DType {
         DType::Float64,
     ];
 
+    /// The complex dtypes: their bytes are moved as their float halves (`Tensor::as_real`).
+    pub const COMPLEX: [DType; 2] = [DType::Complex64, DType::Complex128];
+
     /// Bytes per element (`element_size()`).
     pub fn item_size(self) -> usize {
         match self {
             DType::Bool | DType::UInt8 | DType::Int8 => 1,
             DType::Int16 | DType::Float16 | DType::BFloat16 => 2,
             DType::Int32 | DType::Float32 => 4,
-            DType::Int64 | DType::Float64 => 8,
+            DType::Int64 | DType::Float64 | DType::Complex64 => 8,
+            DType::Complex128 => 16,
         }
     }
 
@@ -66,6 +76,8 @@ impl DType {
             DType::BFloat16 => "bfloat16",
             DType::Float32 => "float32",
             DType::Float64 => "float64",
+            DType::Complex64 => "complex64",
+            DType::Complex128 => "complex128",
         }
     }
 
@@ -82,6 +94,8 @@ impl DType {
             "bfloat16" => DType::BFloat16,
             "float32" | "float" => DType::Float32,
             "float64" | "double" => DType::Float64,
+            "complex64" | "cfloat" => DType::Complex64,
+            "complex128" | "cdouble" => DType::Complex128,
             _ => return None,
         })
     }
@@ -104,6 +118,8 @@ impl DType {
             DType::BFloat16 => "BFloat16",
             DType::Float32 => "Float",
             DType::Float64 => "Double",
+            DType::Complex64 => "ComplexFloat",
+            DType::Complex128 => "ComplexDouble",
         }
     }
 
@@ -126,6 +142,8 @@ impl DType {
             DType::BFloat16 => "c10::BFloat16",
             DType::Float32 => "float",
             DType::Float64 => "double",
+            DType::Complex64 => "c10::complex<float>",
+            DType::Complex128 => "c10::complex<double>",
         }
     }
 
@@ -141,7 +159,8 @@ impl DType {
             DType::Float16 => (-65504.0, 65504.0),
             DType::BFloat16 => (-bf16::MAX.to_f64(), bf16::MAX.to_f64()),
             DType::Float32 => (-f64::from(f32::MAX), f64::from(f32::MAX)),
-            DType::Float64 => (f64::MIN, f64::MAX),
+            DType::Float64 | DType::Complex128 => (f64::MIN, f64::MAX),
+            DType::Complex64 => (-f64::from(f32::MAX), f64::from(f32::MAX)),
         }
     }
 
@@ -160,11 +179,11 @@ impl DType {
                 _ => (i as f64) < lowest || (i as f64) > max,
             },
             Scalar::Float(f) => {
-                if f.is_infinite() && self.is_floating() {
+                if f.is_infinite() && (self.is_floating() || self.is_complex()) {
                     return false;
                 }
                 if f.is_nan() {
-                    return !self.is_floating();
+                    return !(self.is_floating() || self.is_complex());
                 }
                 f < lowest || f > max
             }
@@ -206,6 +225,8 @@ impl DType {
             DType::BFloat16 => "c10::BFloat16",
             DType::Float32 => "float",
             DType::Float64 => "double",
+            DType::Complex64 => "c10::complex<float>",
+            DType::Complex128 => "c10::complex<double>",
         }
     }
 
@@ -216,7 +237,34 @@ impl DType {
             DType::UInt8 | DType::Int8 | DType::Int16 | DType::Int32 | DType::Int64 => {
                 Category::Integral
             }
+            DType::Complex64 | DType::Complex128 => Category::Complex,
             _ => Category::Floating,
+        }
+    }
+
+    /// True for complex64 and complex128 (`torch.is_complex`).
+    pub fn is_complex(self) -> bool {
+        self.category() == Category::Complex
+    }
+
+    /// The dtype of one half of a complex element (`float32` for `complex64`); other dtypes
+    /// are their own.
+    pub fn real_part(self) -> DType {
+        match self {
+            DType::Complex64 => DType::Float32,
+            DType::Complex128 => DType::Float64,
+            other => other,
+        }
+    }
+
+    /// The complex dtype whose halves are this floating dtype (`complex64` for `float32`,
+    /// `complex128` for `float64`); `None` for the others.
+    pub fn complex_of(self) -> Option<DType> {
+        match self {
+            DType::Float32 => Some(DType::Complex64),
+            DType::Float64 => Some(DType::Complex128),
+            DType::Complex64 | DType::Complex128 => Some(self),
+            _ => None,
         }
     }
 
@@ -246,7 +294,10 @@ impl DType {
             (Float16, BFloat16) => Float32,
             (Float16 | BFloat16, x) => x,
             (Float32, x) => x,
-            (Float64, _) => Float64,
+            (Float64, Complex64) => Complex128,
+            (Float64, x) => x,
+            (Complex64, x) => x,
+            (Complex128, _) => Complex128,
         }
     }
 
@@ -268,6 +319,9 @@ impl DType {
                 Scalar::Float(f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]])))
             }
             DType::Float64 => Scalar::Float(f64::from_le_bytes(b.try_into().unwrap_or([0; 8]))),
+            // The real half: complex values are handled as their `view_as_real`.
+            DType::Complex64 => DType::Float32.read(b, 0),
+            DType::Complex128 => DType::Float64.read(b, 0),
         }
     }
 
@@ -287,12 +341,21 @@ impl DType {
             DType::BFloat16 => out.copy_from_slice(&bf16::from_f32(value.to_f32()).to_le_bytes()),
             DType::Float32 => out.copy_from_slice(&value.to_f32().to_le_bytes()),
             DType::Float64 => out.copy_from_slice(&value.to_f64().to_le_bytes()),
+            // A real number becomes `value + 0j`.
+            DType::Complex64 => {
+                out.fill(0);
+                DType::Float32.write(out, 0, value);
+            }
+            DType::Complex128 => {
+                out.fill(0);
+                DType::Float64.write(out, 0, value);
+            }
         }
     }
 
     /// Rounds a value to what this dtype can hold (`Scalar` in, the stored value out).
     pub fn round(self, value: Scalar) -> Scalar {
-        let mut buf = [0u8; 8];
+        let mut buf = [0u8; 16];
         self.write(&mut buf, 0, value);
         self.read(&buf, 0)
     }
@@ -375,6 +438,22 @@ mod tests {
         assert_eq!(DType::promote(DType::Bool, DType::Int32), DType::Int32);
         assert_eq!(DType::promote(DType::Int64, DType::Float16), DType::Float16);
         assert_eq!(DType::promote(DType::Float64, DType::Int8), DType::Float64);
+        assert_eq!(
+            DType::promote(DType::Float64, DType::Complex64),
+            DType::Complex128
+        );
+        assert_eq!(
+            DType::promote(DType::Complex64, DType::Float16),
+            DType::Complex64
+        );
+        assert_eq!(
+            DType::promote(DType::Int64, DType::Complex128),
+            DType::Complex128
+        );
+        assert_eq!(
+            DType::promote(DType::BFloat16, DType::Complex64),
+            DType::Complex64
+        );
     }
 
     #[test]

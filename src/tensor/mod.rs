@@ -49,6 +49,44 @@ impl Tensor {
         self.layout.numel()
     }
 
+    /// `torch.view_as_real`'s layout of a complex tensor: the float halves, with one more
+    /// dim of size 2 (stride 1), every other stride and the offset doubled. Other tensors
+    /// are returned unchanged.
+    pub fn as_real(&self) -> Tensor {
+        if !self.dtype.is_complex() {
+            return self.clone();
+        }
+        let mut shape = self.layout.shape.clone();
+        shape.push(2);
+        let mut strides: Vec<i64> = self.layout.strides.iter().map(|s| s * 2).collect();
+        strides.push(1);
+        Tensor {
+            storage: self.storage,
+            dtype: self.dtype.real_part(),
+            layout: Layout {
+                shape,
+                strides,
+                offset: self.layout.offset * 2,
+            },
+        }
+    }
+
+    /// The real (`part` 0) or imaginary (`part` 1) halves of a complex tensor, as a strided
+    /// float view of its shape (`x.real` / `x.imag`).
+    pub fn complex_part(&self, part: i64) -> Tensor {
+        let real = self.as_real();
+        let n = self.layout.shape.len();
+        Tensor {
+            storage: self.storage,
+            dtype: real.dtype,
+            layout: Layout {
+                shape: real.layout.shape[..n].to_vec(),
+                strides: real.layout.strides[..n].to_vec(),
+                offset: real.layout.offset + part,
+            },
+        }
+    }
+
     /// The same storage and dtype with another layout.
     pub fn with_layout(&self, layout: Layout) -> Tensor {
         Tensor {

@@ -575,7 +575,8 @@ fn from_i64(v: i64, dtype: DType) -> Scalar {
         DType::Float16 => Scalar::Float(f64::from(f16::from_f32(v as f32))),
         DType::BFloat16 => Scalar::Float(f64::from(bf16::from_f32(v as f32))),
         DType::Float32 => Scalar::Float(f64::from(v as f32)),
-        DType::Float64 => Scalar::Float(v as f64),
+        DType::Float64 | DType::Complex128 => Scalar::Float(v as f64),
+        DType::Complex64 => Scalar::Float(f64::from(v as f32)),
     }
 }
 

@@ -142,7 +142,7 @@ fn compute_form(value: Scalar, compute: DType) -> [u32; 2] {
             [i as u32, (i >> 32) as u32]
         }
         // Cast to the compute dtype, then widened to f32 (as cpu.rs's `to_compute`).
-        Category::Floating => [compute.round(value).to_f32().to_bits(), 0],
+        Category::Floating | Category::Complex => [compute.round(value).to_f32().to_bits(), 0],
     }
 }
 
@@ -178,6 +178,9 @@ fn binary_unsupported(op: BinaryOp, compute: DType) -> Option<String> {
             )),
             _ => None,
         },
+        Category::Complex => {
+            Some("complex arithmetic runs on the CPU engine (no complex WGSL kernels)".to_string())
+        }
     }
 }
 

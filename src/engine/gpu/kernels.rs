@@ -80,6 +80,10 @@ pub fn dtype_code(dtype: DType) -> u32 {
         DType::BFloat16 => 7,
         DType::Float32 => 8,
         DType::Float64 => 9,
+        // The evaluator hands complex tensors to the engines as their `view_as_real`
+        // (float halves), so a complex code is its half's code.
+        DType::Complex64 => 8,
+        DType::Complex128 => 9,
     }
 }
 

@@ -539,6 +539,9 @@ impl Engine for GpuEngine {
     }
 
     fn copy(&mut self, dst: &Tensor, src: &Tensor) {
+        if let Some(pieces) = crate::engine::complex_copy_pieces(dst, src) {
+            return crate::engine::run_real_pieces(self, pieces);
+        }
         if dst.numel() <= 0 {
             return;
         }
@@ -554,6 +557,9 @@ impl Engine for GpuEngine {
     }
 
     fn fill(&mut self, dst: &Tensor, value: Scalar) {
+        if let Some(pieces) = crate::engine::complex_fill_pieces(dst, value) {
+            return crate::engine::run_real_pieces(self, pieces);
+        }
         if dst.numel() <= 0 {
             return;
         }
@@ -659,6 +665,10 @@ impl Engine for GpuEngine {
     }
 
     fn values(&mut self, view: &Tensor) -> Vec<Scalar> {
+        // A complex view's values are its real and imaginary halves in turn.
+        if view.dtype.is_complex() {
+            return self.values(&view.as_real());
+        }
         let bytes = self.read_storage(view.storage);
         let item = view.dtype.item_size();
         view.layout

@@ -48,6 +48,7 @@ fn tensor_view(t: Tensor, made_by: &str) -> Value {
         tensor: t,
         made_by: made_by.to_string(),
         copied_from: None,
+        requires_grad: false,
     })))
 }
 

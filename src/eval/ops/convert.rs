@@ -275,8 +275,7 @@ fn is_floating_point(_: &mut Evaluator, call: &OpCall) -> R<Value> {
 
 /// Stridescope has no complex tensors: always `False`.
 fn is_complex(_: &mut Evaluator, call: &OpCall) -> R<Value> {
-    call.self_tensor()?;
-    Ok(Value::Bool(false))
+    Ok(Value::Bool(call.self_tensor()?.dtype.is_complex()))
 }
 
 fn is_tensor(_: &mut Evaluator, call: &OpCall) -> R<Value> {

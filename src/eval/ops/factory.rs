@@ -26,6 +26,12 @@ macro_rules! like_options {
 /// The table of this family.
 pub(crate) static OPS: &[OpDef] = &[
     OpDef {
+        names: &["requires_grad_"],
+        schemas: &["Tensor self, bool requires_grad=True"],
+        forms: Forms::Method,
+        rule: requires_grad_,
+    },
+    OpDef {
         names: &["arange"],
         schemas: &[
             concat!("Scalar end, ", options!()),
@@ -172,7 +178,7 @@ fn finish(ev: &mut Evaluator, call: &OpCall, t: Tensor, name: &str) -> R<Value> 
         ev.copy_into(&target, &t, false)?;
         return Ok(Value::Tensor(out));
     }
-    Ok(Value::tensor(t, name, None))
+    Ok(with_requires_grad(Value::tensor(t, name, None), call))
 }
 
 /// `torch.arange(end)`, `(start, end)`, `(start, end, step)`.
@@ -384,6 +390,9 @@ fn eye(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
 impl Evaluator {
     /// `torch.tensor(data)`: nested lists of numbers, dtype inferred as PyTorch does.
     pub(crate) fn tensor_literal(&mut self, data: &Value, dtype: Option<DType>) -> R<Tensor> {
+        if dtype.is_some_and(DType::is_complex) || super::complex::holds_complex(data) {
+            return self.complex_literal(data, dtype);
+        }
         fn shape_of(v: &Value, depth: usize, shape: &mut Vec<i64>) -> R<()> {
             if depth > 64 {
                 return Err(ScriptError::Value("too many dimensions".into()));
@@ -589,4 +598,25 @@ fn arange_float_value(start: f64, step: f64, i: i64, n: i64, dtype: DType) -> f6
     } else {
         round(acc(start + acc(step * i as f64)))
     }
+}
+
+/// Marks a new tensor with the call's `requires_grad=` (a leaf that autograd would track).
+pub(super) fn with_requires_grad(v: Value, call: &OpCall) -> Value {
+    if let Value::Tensor(t) = &v {
+        t.borrow_mut().requires_grad = call.flag("requires_grad", false);
+    }
+    v
+}
+
+/// `t.requires_grad_(flag)`: marks (or unmarks) a floating tensor as an autograd leaf.
+fn requires_grad_(_ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    let this = call.self_ref()?;
+    let flag = call.flag("requires_grad", true);
+    if flag && !this.borrow().tensor.dtype.is_floating() {
+        return Err(ScriptError::Runtime(
+            "Only Tensors of floating point dtype can require gradients".into(),
+        ));
+    }
+    this.borrow_mut().requires_grad = flag;
+    Ok(Value::Tensor(this))
 }

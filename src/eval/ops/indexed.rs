@@ -1,5 +1,5 @@
 //! Index- and mask-driven copies: `where`, `masked_fill(_)`, `index_select`, `gather`,
-//! `scatter(_)` (with `reduce='add'|'multiply'`) and `take`, with PyTorch's checks, dtypes and output strides.
+//! `scatter(_)` (with `reduce='add'|'multiply'`), `scatter_add(_)` and `take`, with PyTorch's checks, dtypes and output strides.
 //!
 //! Each of them reads an index or a mask tensor's values to decide where every element goes,
 //! work the engine has no kernel for (its kernels walk strided views; none is driven by the
@@ -76,6 +76,18 @@ pub(crate) static OPS: &[OpDef] = &[
             "Tensor self, int dim, Tensor index, Tensor src, *, str? reduce=None",
             "Tensor self, int dim, Tensor index, Scalar value, *, str? reduce=None",
         ],
+        forms: Forms::Method,
+        rule: scatter,
+    },
+    OpDef {
+        names: &["scatter_add"],
+        schemas: &["Tensor self, int dim, Tensor index, Tensor src"],
+        forms: Forms::Both,
+        rule: scatter,
+    },
+    OpDef {
+        names: &["scatter_add_"],
+        schemas: &["Tensor self, int dim, Tensor index, Tensor src"],
         forms: Forms::Method,
         rule: scatter,
     },
@@ -258,54 +270,14 @@ fn gather(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let t = call.self_tensor()?;
     let dim = ev.arg_int(call, "dim", 0)?;
     let index = call.tensor("index").unwrap_or_else(|| t.clone());
-    let d = wrap_dim(dim, t.ndim()).map_err(index_err)?;
-    check_index_dtype(&index, "gather(): Expected dtype int32/int64 for index")?;
-    if index.ndim().max(1) != t.ndim().max(1) {
-        return Err(ScriptError::Runtime(
-            "Index tensor must have the same number of dimensions as input tensor".into(),
-        ));
-    }
-    for k in 0..index.ndim() {
-        if k != d && index.shape()[k] > t.shape()[k] {
-            return Err(ScriptError::Runtime(format!(
-                "Size does not match at dimension {k} expected index {} to be no larger than self {} apart from dimension {d}",
-                list_str(index.shape()),
-                list_str(t.shape())
-            )));
-        }
-    }
-    ev.check_work(index.numel(), "gather")?;
-    let values = ev.engine.values(&t);
-    let idx: Vec<i64> = ev.engine.values(&index).into_iter().map(int_of).collect();
-    let size = t.shape().get(d).copied().unwrap_or(1);
-    let self_strides = contiguous_strides(t.shape());
-    let mut picked = Vec::with_capacity(idx.len());
-    for (flat, &i) in idx.iter().enumerate() {
-        if i < 0 || i >= size {
-            return Err(ScriptError::Runtime(format!(
-                "index {i} is out of bounds for dimension {d} with size {size}"
-            )));
-        }
-        let pos = unravel(flat as i64, index.shape());
-        let mut at = 0;
-        for (k, &p) in pos.iter().enumerate() {
-            at += if k == d { i } else { p } * self_strides.get(k).copied().unwrap_or(0);
-        }
-        picked.push(values.get(at as usize).copied().unwrap_or(Scalar::Int(0)));
-    }
+    let result = ev.gather_tensor(&t, dim, &index)?;
     let out = out_arg(call);
-    let result = ev.strided_from_values(
-        index.shape(),
-        &contiguous_strides(index.shape()),
-        t.dtype,
-        &picked,
-        "gather",
-    )?;
     let result = ev.write_out(out.as_ref(), result)?;
     Ok(result_value(out, result, "gather", Some(t.storage)))
 }
 
-/// `scatter(dim, index, src|value)` and `scatter_`: `self[index[i][j]][j] = src[i][j]`.
+/// `scatter(dim, index, src|value)` and `scatter_`: `self[index[i][j]][j] = src[i][j]`;
+/// `scatter_add(_)` is `scatter` with `reduce='add'` (with `scatter`'s messages, as in ATen).
 fn scatter(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let t = call.self_tensor()?;
     let dim = ev.arg_int(call, "dim", 0)?;
@@ -355,6 +327,7 @@ fn scatter(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         return Err(ScriptError::Runtime(msg));
     }
     let reduce = match call.value("reduce") {
+        None if call.name.starts_with("scatter_add") => Some("add".to_string()),
         None => None,
         Some(Value::Str(r)) if r == "add" || r == "multiply" => Some(r.clone()),
         Some(_) => {
@@ -385,6 +358,10 @@ fn scatter(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         .unwrap_or_default();
     for (flat, &i) in idx.iter().enumerate() {
         if i < 0 || i >= size {
+            // ATen's kernel stops here: what it wrote before stays written.
+            if call.name.ends_with('_') {
+                ev.write_values(&t, &values)?;
+            }
             return Err(ScriptError::Runtime(format!(
                 "index {i} is out of bounds for dimension {d} with size {size}"
             )));
@@ -430,7 +407,7 @@ fn scatter(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
 fn combine(old: Scalar, v: Scalar, add: bool, dtype: DType) -> Scalar {
     if dtype.is_floating() {
         let (a, b) = (old.to_f64(), v.to_f64());
-        Scalar::Float(if add { a + b } else { a * b })
+        dtype.round(Scalar::Float(if add { a + b } else { a * b }))
     } else {
         let (a, b) = (old.to_wrapped_int(), v.to_wrapped_int());
         Scalar::Int(if add {
@@ -487,6 +464,54 @@ fn unravel(mut flat: i64, shape: &[i64]) -> Vec<i64> {
 }
 
 impl Evaluator {
+    /// `gather`'s checks and result (contiguous, of the index's shape); also the last step of
+    /// `take_along_dim`.
+    pub(super) fn gather_tensor(&mut self, t: &Tensor, dim: i64, index: &Tensor) -> R<Tensor> {
+        let ev = self;
+        let d = wrap_dim(dim, t.ndim()).map_err(index_err)?;
+        check_index_dtype(index, "gather(): Expected dtype int32/int64 for index")?;
+        if index.ndim().max(1) != t.ndim().max(1) {
+            return Err(ScriptError::Runtime(
+                "Index tensor must have the same number of dimensions as input tensor".into(),
+            ));
+        }
+        for k in 0..index.ndim() {
+            if k != d && index.shape()[k] > t.shape()[k] {
+                return Err(ScriptError::Runtime(format!(
+                    "Size does not match at dimension {k} expected index {} to be no larger than self {} apart from dimension {d}",
+                    list_str(index.shape()),
+                    list_str(t.shape())
+                )));
+            }
+        }
+        ev.check_work(index.numel(), "gather")?;
+        let values = ev.engine.values(t);
+        let idx: Vec<i64> = ev.engine.values(index).into_iter().map(int_of).collect();
+        let size = t.shape().get(d).copied().unwrap_or(1);
+        let self_strides = contiguous_strides(t.shape());
+        let mut picked = Vec::with_capacity(idx.len());
+        for (flat, &i) in idx.iter().enumerate() {
+            if i < 0 || i >= size {
+                return Err(ScriptError::Runtime(format!(
+                    "index {i} is out of bounds for dimension {d} with size {size}"
+                )));
+            }
+            let pos = unravel(flat as i64, index.shape());
+            let mut at = 0;
+            for (k, &p) in pos.iter().enumerate() {
+                at += if k == d { i } else { p } * self_strides.get(k).copied().unwrap_or(0);
+            }
+            picked.push(values.get(at as usize).copied().unwrap_or(Scalar::Int(0)));
+        }
+        ev.strided_from_values(
+            index.shape(),
+            &contiguous_strides(index.shape()),
+            t.dtype,
+            &picked,
+            "gather",
+        )
+    }
+
     /// Copies a computed result into an `out=` tensor (resized per PyTorch's rules; the
     /// result's dtype is converted), or returns it as it is without one.
     pub(super) fn write_out(

@@ -24,6 +24,7 @@ mod views;
 use super::registry::OpDef;
 use super::value::Value;
 use super::{Evaluator, R};
+pub(crate) use complex::check_complex_support;
 
 /// Every family's table of ops (see [`super::registry`]).
 pub(crate) static FAMILIES: &[&[OpDef]] = &[

@@ -153,6 +153,10 @@ fn item(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             t.numel()
         )));
     }
+    if t.dtype.is_complex() {
+        let values = ev.engine.values(&t);
+        return Ok(super::complex::complex_tolist(&values, &[]));
+    }
     let v = ev
         .engine
         .values(&t)
@@ -166,6 +170,9 @@ fn tolist(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let t = call.self_tensor()?;
     ev.check_work(t.numel(), "tolist")?;
     let values = ev.engine.values(&t);
+    if t.dtype.is_complex() {
+        return Ok(super::complex::complex_tolist(&values, t.shape()));
+    }
     Ok(nest(&values, t.shape()))
 }
 

@@ -230,13 +230,28 @@ impl Evaluator {
         self.check_shape(&shape)?;
         let numel = crate::tensor::layout::numel_of(&shape);
         self.check_work(numel, name)?;
-        let values = random::sample(&mut self.generator, dist, dtype, numel as usize, true)?;
-        let t = self.tensor_from_values(&shape, dtype, &values, name)?;
+        let t = if dtype.is_complex() {
+            // ATen draws a complex tensor as its `view_as_real`.
+            let dist = super::complex::real_distribution(dist, name)?;
+            let mut halves = shape.clone();
+            halves.push(2);
+            let n = numel as usize * 2;
+            let values = random::sample(&mut self.generator, &dist, dtype.real_part(), n, true)?;
+            let f = self.tensor_from_values(&halves, dtype.real_part(), &values, name)?;
+            Tensor {
+                storage: f.storage,
+                dtype,
+                layout: Layout::contiguous(&shape),
+            }
+        } else {
+            let values = random::sample(&mut self.generator, dist, dtype, numel as usize, true)?;
+            self.tensor_from_values(&shape, dtype, &values, name)?
+        };
         if let Some(out) = call.tensor("out") {
             self.copy_into(&out, &t, false)?;
             return Ok(call.value("out").cloned().unwrap_or(Value::None));
         }
-        Ok(Value::tensor(t, name, None))
+        Ok(super::factory::with_requires_grad(Value::tensor(t, name, None), call))
     }
 
     /// `torch.rand_like(t)`: `empty_like(t)` (which keeps a dense input's strides), filled
@@ -255,14 +270,20 @@ impl Evaluator {
         };
         self.check_work(like.numel(), name)?;
         let t = self.empty_strided(&layout.shape, &layout.strides, dtype, name)?;
+        // A complex tensor is drawn as its `view_as_real`, as ATen does.
+        let (drawn, dist) = if dtype.is_complex() {
+            (t.as_real(), super::complex::real_distribution(dist, name)?)
+        } else {
+            (t.clone(), *dist)
+        };
         let values = random::sample(
             &mut self.generator,
-            dist,
-            dtype,
-            t.numel() as usize,
-            t.layout.is_contiguous(),
+            &dist,
+            drawn.dtype,
+            drawn.numel() as usize,
+            drawn.layout.is_contiguous(),
         )?;
-        self.upload_in_kernel_order(&t, &values, true);
+        self.upload_in_kernel_order(&drawn, &values, true);
         Ok(Value::tensor(t, name, None))
     }
 
@@ -272,9 +293,18 @@ impl Evaluator {
         let t = this.borrow().tensor.clone();
         self.check_no_internal_overlap(&t)?;
         self.check_work(t.numel(), "random")?;
+        // A complex tensor is drawn as its `view_as_real`, as ATen does.
+        let (t, dist) = if t.dtype.is_complex() {
+            (
+                t.as_real(),
+                super::complex::real_distribution(dist, "random")?,
+            )
+        } else {
+            (t, *dist)
+        };
         let values = random::sample(
             &mut self.generator,
-            dist,
+            &dist,
             t.dtype,
             t.numel() as usize,
             t.layout.is_contiguous(),

@@ -33,6 +33,12 @@ pub(crate) static OPS: &[OpDef] = &[
         rule: flip_lr_ud,
     },
     OpDef {
+        names: &["rot90"],
+        schemas: &["Tensor self, int k=1, int[] dims=[0,1]"],
+        forms: Forms::Both,
+        rule: rot90,
+    },
+    OpDef {
         names: &["roll"],
         schemas: &["Tensor self, int[1] shifts, int[1] dims=[]"],
         forms: Forms::Both,
@@ -104,6 +110,48 @@ fn flip_lr_ud(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     }
     let out = ev.flip(&t, &[dim])?;
     Ok(Value::tensor(out, &call.name, Some(t.storage)))
+}
+
+/// `rot90(k, dims)`, as ATen's: `k` quarter turns from `dims[0]` towards `dims[1]` are a
+/// flip of one dim then a transpose (a non-contiguous view of the flipped copy), or a flip of
+/// both dims, or a contiguous clone.
+fn rot90(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    let t = call.self_tensor()?;
+    let k = ev.arg_int(call, "k", 1)?;
+    let dims = ev.arg_ints(call, "dims")?.unwrap_or_else(|| vec![0, 1]);
+    let total = t.ndim() as i64;
+    if dims.len() != 2 {
+        return Err(ScriptError::Runtime(format!(
+            "expected total rotation dims == 2, but got dims = {}",
+            dims.len()
+        )));
+    }
+    if total < 2 {
+        return Err(ScriptError::Runtime(format!(
+            "expected total dims >= 2, but got total dims = {total}"
+        )));
+    }
+    let (d0, d1) = (dims[0], dims[1]);
+    wrap_dim(d0, t.ndim()).map_err(index_err)?;
+    wrap_dim(d1, t.ndim()).map_err(index_err)?;
+    if d0 == d1 || (d0 - d1).abs() == total {
+        return Err(ScriptError::Runtime(format!(
+            "expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}"
+        )));
+    }
+    let out = match k.rem_euclid(4) {
+        1 => {
+            let flipped = ev.flip(&t, &[d1])?;
+            ev.transpose(&flipped, d0, d1)?
+        }
+        2 => ev.flip(&t, &dims)?,
+        3 => {
+            let flipped = ev.flip(&t, &[d0])?;
+            ev.transpose(&flipped, d0, d1)?
+        }
+        _ => ev.convert(&t, t.dtype, MemoryFormat::Contiguous, "rot90")?,
+    };
+    Ok(Value::tensor(out, "rot90", Some(t.storage)))
 }
 
 /// `roll(shifts, dims)`.
@@ -195,6 +243,8 @@ impl Evaluator {
     /// engine copy from a staging storage that the trace never sees. The path of the ops
     /// that compute on the CPU reference.
     pub(super) fn write_values(&mut self, dst: &Tensor, values: &[Scalar]) -> R<()> {
+        // Values computed element by element know no complex elements.
+        super::complex::refuse_complex_dtype("an op computed from element values", dst.dtype)?;
         let item = dst.dtype.item_size();
         let nbytes = values
             .len()

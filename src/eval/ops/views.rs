@@ -130,6 +130,18 @@ pub(crate) static OPS: &[OpDef] = &[
         rule: expand,
     },
     OpDef {
+        names: &["broadcast_to"],
+        schemas: &["Tensor self, int[] size"],
+        forms: Forms::Both,
+        rule: expand,
+    },
+    OpDef {
+        names: &["ravel"],
+        schemas: &["Tensor self"],
+        forms: Forms::Both,
+        rule: ravel,
+    },
+    OpDef {
         names: &["narrow", "narrow_copy"],
         schemas: &[
             "Tensor self, int dim, int start, int length",
@@ -296,7 +308,8 @@ fn movedim(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     Ok(view_value(ev.movedim(&t, &s, &d)?, "movedim"))
 }
 
-/// `expand(*sizes)` and `expand_as(other)`.
+/// `expand(*sizes)`, `expand_as(other)` and `broadcast_to(size)` (PyTorch's `broadcast_to`
+/// is `expand`, with its messages).
 fn expand(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let t = call.self_tensor()?;
     let sizes = match call.tensor("other") {
@@ -304,6 +317,18 @@ fn expand(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         None => ev.arg_ints(call, "size")?.unwrap_or_default(),
     };
     Ok(view_value(ev.expand(&t, &sizes)?, &call.name))
+}
+
+/// `ravel()`: `contiguous().view(-1)`, so a view of a contiguous tensor and otherwise a view
+/// of a contiguous copy (even where `reshape(-1)` could have viewed a strided tensor).
+fn ravel(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    let t = call.self_tensor()?;
+    if t.layout.is_contiguous_as(MemoryFormat::Contiguous) {
+        return Ok(view_value(ev.view(&t, &[-1])?, "ravel"));
+    }
+    let copy = ev.convert(&t, t.dtype, MemoryFormat::Contiguous, "ravel")?;
+    let out = ev.view(&copy, &[-1])?;
+    Ok(Value::tensor(out, "ravel", Some(t.storage)))
 }
 
 /// `narrow(dim, start, length)` (a view) and `narrow_copy` (the same part, copied into a

@@ -72,16 +72,24 @@ pub(super) fn lex_number(chars: &[char], i: &mut usize) -> Result<TokenKind, Str
         .filter(|c| **c != '_')
         .collect();
     let complex = well_formed && matches!(chars.get(*i), Some('j' | 'J'));
+    if complex {
+        *i += 1;
+    }
     if chars.get(*i).is_some_and(|c| is_ident_char(*c)) {
         well_formed = false;
         while chars.get(*i).is_some_and(|c| is_ident_char(*c)) {
             *i += 1;
         }
     }
-    if complex {
-        Err("complex numbers are not supported here".to_string())
+    if !well_formed && complex {
+        Err("invalid imaginary literal".to_string())
     } else if !well_formed {
         Err("invalid decimal literal".to_string())
+    } else if complex {
+        // An imaginary literal (`2j`, `1.5e3J`): its digits are read as a float.
+        text.parse()
+            .map(TokenKind::Imag)
+            .map_err(|_| "invalid imaginary literal".to_string())
     } else if is_float {
         text.parse()
             .map(TokenKind::Float)

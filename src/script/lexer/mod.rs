@@ -27,6 +27,8 @@ pub enum TokenKind {
     Int(i64),
     /// A floating-point literal.
     Float(f64),
+    /// An imaginary literal `2j`: its imaginary part.
+    Imag(f64),
     /// A string literal, with its escapes decoded.
     Str(String),
     /// An f-string literal: its text and its replacement fields, not yet parsed.
@@ -542,6 +544,15 @@ mod tests {
             ]
         );
         assert_eq!(kinds("9223372036854775807"), vec![Int(i64::MAX), End]);
+        assert_eq!(
+            kinds("2j 1.5J 1e3j"),
+            vec![
+                TokenKind::Imag(2.0),
+                TokenKind::Imag(1.5),
+                TokenKind::Imag(1000.0),
+                End
+            ]
+        );
     }
 
     #[test]
@@ -559,7 +570,7 @@ mod tests {
             ("0o8", "invalid digit '8' in octal literal", 1),
             ("a = 9223372036854775808", "integer literal too large", 5),
             ("0xffffffffffffffff", "integer literal too large", 1),
-            ("2j", "complex numbers are not supported here", 1),
+            ("2ja", "invalid imaginary literal", 1),
         ];
         for (src, message, col) in cases {
             let (line, e) = error(src);

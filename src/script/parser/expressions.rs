@@ -198,9 +198,11 @@ impl<'a> Parser<'a> {
             TokenKind::Name(w) => {
                 !is_keyword(w) || matches!(w.as_str(), "True" | "False" | "None" | "not" | "lambda")
             }
-            TokenKind::Int(_) | TokenKind::Float(_) | TokenKind::Str(_) | TokenKind::FString(_) => {
-                true
-            }
+            TokenKind::Int(_)
+            | TokenKind::Float(_)
+            | TokenKind::Imag(_)
+            | TokenKind::Str(_)
+            | TokenKind::FString(_) => true,
             TokenKind::Op(op) => matches!(*op, "(" | "[" | "{" | "-" | "+" | "~" | "..." | "*"),
             TokenKind::End => false,
         }
@@ -484,6 +486,7 @@ impl<'a> Parser<'a> {
             },
             TokenKind::Int(value) => ExprKind::Int(value),
             TokenKind::Float(value) => ExprKind::Float(value),
+            TokenKind::Imag(value) => ExprKind::Imag(value),
             TokenKind::Op("...") => ExprKind::Ellipsis,
             TokenKind::Op("(") => return self.nested(pos, |p| p.parenthesized(pos)),
             TokenKind::Op("[") => return self.nested(pos, |p| p.list(pos)),

@@ -84,7 +84,7 @@ pub(super) enum LineStatement {
 /// What Python calls an expression of this kind in its error messages.
 pub(super) fn expr_name(kind: &ExprKind) -> &'static str {
     match kind {
-        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Str(_) => "literal",
+        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Imag(_) | ExprKind::Str(_) => "literal",
         ExprKind::Bool(true) => "True",
         ExprKind::Bool(false) => "False",
         ExprKind::None => "None",

@@ -35,6 +35,7 @@ pub(super) fn show(expr: &Expr) -> String {
     match &expr.kind {
         ExprKind::Int(v) => v.to_string(),
         ExprKind::Float(v) => format!("{v:?}"),
+        ExprKind::Imag(v) => format!("{v:?}j"),
         ExprKind::Bool(v) => if *v { "True" } else { "False" }.to_string(),
         ExprKind::None => "None".to_string(),
         ExprKind::Str(s) => format!("{s:?}"),

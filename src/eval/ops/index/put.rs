@@ -25,6 +25,17 @@ impl Evaluator {
         }
         let value = match value {
             Value::Tensor(src_ref) => PutValue::Tensor(src_ref.borrow().tensor.clone()),
+            // A Python complex into a complex tensor: both halves of the view are filled.
+            Value::Complex(re, im) if dst.dtype.is_complex() => {
+                let (view, slots) = self.apply_slicing(dst, index)?;
+                if slots.iter().any(Option::is_some) {
+                    return Err(ScriptError::NotImplemented(
+                        "assigning a complex number through advanced indexing is not supported by Stridescope".into(),
+                    ));
+                }
+                self.fill(&view.complex_part(0), Scalar::Float(*re))?;
+                return self.fill(&view.complex_part(1), Scalar::Float(*im));
+            }
             other => {
                 let s = self.scalar_of(other).ok_or_else(|| {
                     ScriptError::Type(format!(
@@ -58,7 +69,8 @@ impl Evaluator {
         if view.shape() == src.shape() {
             return self.copy_into(&view, &src, false);
         }
-        if src.ndim() == 0 {
+        // (A complex 0-d value is copied below: its one number has two halves.)
+        if src.ndim() == 0 && !src.dtype.is_complex() {
             let v = self
                 .engine
                 .values(&src)
