@@ -137,13 +137,18 @@ pub(super) fn parse_script_here(src: &str) -> Vec<Result<Statement, (usize, Synt
             Ok(Some(statement)) => out.push(Ok(statement)),
             Ok(None) => {}
             Err(error) => {
-                let line = if compound {
+                let mut line = if compound {
                     error.pos.line.max(start)
                 } else {
                     start
                 };
-                out.push(Err((line, error)));
                 script.skip_indented();
+                // An error found past the statements that follow (a string left open scans
+                // ahead) is reported at the statement's own line, so lines stay in order.
+                if script.peek().is_some_and(|next| line > next.start) {
+                    line = start;
+                }
+                out.push(Err((line, error)));
             }
         }
     }
