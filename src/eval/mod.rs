@@ -611,7 +611,8 @@ impl Evaluator {
         self.storages.insert(
             id,
             StorageInfo {
-                dtype,
+                // A complex storage is drawn as its float halves (real, imaginary in turn).
+                dtype: dtype.real_part(),
                 nbytes,
                 base_address,
                 uninitialized: false,

@@ -213,8 +213,10 @@ fn storage_strip(
         }
     };
     view! {
-        <section class="storage" data-testid="storage" data-storage=storage.id.clone() data-dtype=dtype data-nbytes=storage.nbytes>
+        <section class="storage" data-testid="storage" data-storage=storage.id.clone() data-dtype=dtype data-nbytes=storage.nbytes
+            data-uninitialized=storage.uninitialized.then_some("true")>
             <h3>{header}</h3>
+            {storage.uninitialized.then(|| view! { <p class="uninitialized">{t("storage-uninitialized")}</p> })}
             {cells}
             {jump_caption.map(|c| view! { <p class="jump-caption">{c}</p> })}
         </section>
