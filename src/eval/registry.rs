@@ -169,8 +169,7 @@ impl Evaluator {
             .filter(|e| e.def.forms != Forms::Function)?;
         if name.ends_with('_') && name != "requires_grad_" && this.borrow().requires_grad {
             return Some(Err(ScriptError::Runtime(
-                "a leaf Variable that requires grad is being used in an in-place operation."
-                    .into(),
+                "a leaf Variable that requires grad is being used in an in-place operation.".into(),
             )));
         }
         let call = CallArgs { name, pos, kw };

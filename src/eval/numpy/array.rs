@@ -74,7 +74,6 @@ enum Operand {
     Weak(Scalar),
 }
 
-
 /// The dtype NumPy computes `a op b` in (before `/` makes integers float).
 fn result_dtype(ops: &[&Operand]) -> DType {
     let strong: Vec<DType> = ops
@@ -161,7 +160,7 @@ impl Evaluator {
         let Some(bop) = crate::eval::ops::binary_op(op) else {
             return Err(ScriptError::Type(format!(
                 "unsupported operand type(s) for {}: '{}' and '{}'",
-                crate::eval::binop_symbol(op),
+                crate::eval::pyops::binop_symbol(op),
                 a.type_name(),
                 b.type_name()
             )));
@@ -188,7 +187,7 @@ impl Evaluator {
                 .unwrap_or(Scalar::Int(0));
             return Ok(Value::NpScalar(out.dtype, v));
         }
-        Ok(ndarray(out, crate::eval::binop_symbol(op)))
+        Ok(ndarray(out, crate::eval::pyops::binop_symbol(op)))
     }
 
     /// Arithmetic between NumPy scalars and Python numbers.
@@ -206,7 +205,7 @@ impl Evaluator {
             Value::NpScalar(_, Scalar::Float(f)) => Value::Float(*f),
             other => other.clone(),
         };
-        let r = crate::eval::python_binary(op, &plain(a), &plain(b))?;
+        let r = crate::eval::pyops::python_binary(op, &plain(a), &plain(b))?;
         Ok(match (r, comparison) {
             (Value::Bool(v), true) => Value::NpScalar(DType::Bool, Scalar::Bool(v)),
             (r, _) => match self.scalar_of(&r) {
@@ -230,7 +229,7 @@ impl Evaluator {
         let Some(bop) = crate::eval::ops::binary_op(op) else {
             return Err(ScriptError::Type(format!(
                 "unsupported operand type(s) for {}=: 'ndarray' and '{}'",
-                crate::eval::binop_symbol(op),
+                crate::eval::pyops::binop_symbol(op),
                 b.type_name()
             )));
         };

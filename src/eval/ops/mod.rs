@@ -562,7 +562,7 @@ impl Evaluator {
             let out = self.matmul(&x, &y)?;
             return Ok(Value::tensor(out, "matmul", None));
         }
-        let sym = super::binop_symbol(op);
+        let sym = super::pyops::binop_symbol(op);
         let x = self.elementwise_input(a, sym)?;
         let y = self.elementwise_input(b, sym)?;
         let out = self.elementwise(bin_op(op), &x, &y, None)?;

@@ -203,7 +203,7 @@ fn binary(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     if let Some(Value::Tensor(out)) = call.value("out") {
         let out = Rc::clone(out);
         let x = ElementwiseInput::Tensor(this.borrow().tensor.clone());
-        let y = ev.elementwise_input(&other, super::super::binop_symbol(op))?;
+        let y = ev.elementwise_input(&other, super::super::pyops::binop_symbol(op))?;
         return into_out(ev, &out, op, &x, &y);
     }
     ev.tensor_binary(op, &Value::Tensor(this), &other)

@@ -251,7 +251,10 @@ impl Evaluator {
             self.copy_into(&out, &t, false)?;
             return Ok(call.value("out").cloned().unwrap_or(Value::None));
         }
-        Ok(super::factory::with_requires_grad(Value::tensor(t, name, None), call))
+        Ok(super::factory::with_requires_grad(
+            Value::tensor(t, name, None),
+            call,
+        ))
     }
 
     /// `torch.rand_like(t)`: `empty_like(t)` (which keeps a dense input's strides), filled

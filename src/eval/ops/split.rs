@@ -342,6 +342,8 @@ impl Evaluator {
         let dim_size = t.shape()[d];
         let split_size = dim_size.saturating_add(chunks - 1) / chunks;
         if split_size == 0 && dim_size == 0 {
+            // As many empty chunks as asked for: the limit on parts keeps that bounded.
+            self.check_parts(chunks)?;
             let mut sizes = vec![split_size; chunks as usize];
             if let Some(last) = sizes.last_mut() {
                 *last =
