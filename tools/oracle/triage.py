@@ -60,7 +60,7 @@ def cause_of_error(got):
     """A cause key for a statement that raised in Stridescope but not in PyTorch."""
     m = re.match(r"AttributeError: module '(\w+(?:\.\w+)*)' has no attribute '(\w+)'", got)
     if m:
-        return f"missing function {m.group(1)}.{m.group(2)}"
+        return f"missing {m.group(1)}.{m.group(2)} (no such attribute)"
     m = re.match(r"AttributeError: '(\w+)' object has no attribute '(\w+)'", got)
     if m:
         return f"missing method/attribute {m.group(1)}.{m.group(2)}"
@@ -114,6 +114,16 @@ def reproducer(script, line):
         n = body[i]
         text.append("\n".join(lines[n.lineno - 1:n.end_lineno]))
     return "\n".join(text)
+
+
+def comprehension_targets(source):
+    """Names bound by the comprehensions of a statement."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    return {n.id for c in ast.walk(tree) if isinstance(c, ast.comprehension)
+            for n in ast.walk(c.target) if isinstance(n, ast.Name)}
 
 
 def uses_rng(script):
@@ -227,7 +237,10 @@ def main():
                         add(broken[sorted(wrong)[0]], case, exp, "", knock_on=True)
                         continue
                 fields = sorted({d.split(":")[0].split(".")[-1] for d in diffs})
-                if any(f.startswith("tensor names") for f in fields):
+                touched = set(gt) ^ set(et) | {d.split(".")[0] for d in diffs}
+                if touched & comprehension_targets(src):
+                    key = "comprehension variables leak into the notebook (Python 3 keeps them local)"
+                elif any(f.startswith("tensor names") for f in fields):
                     extra, lost = sorted(set(gt) - set(et)), sorted(set(et) - set(gt))
                     what = (f"extra {extra} " if extra else "") + (f"missing {lost}" if lost else "")
                     key = f"tensor variables differ after {op}: {what or 'order'}"
