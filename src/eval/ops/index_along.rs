@@ -398,23 +398,7 @@ fn index_fill(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let t = call.self_tensor()?;
     let dim = ev.arg_int(call, "dim", 0)?;
     let index = call.tensor("index").unwrap_or_else(|| t.clone());
-    let value = match call.value("value") {
-        Some(Value::Tensor(v)) => {
-            let v = v.borrow().tensor.clone();
-            if v.ndim() != 0 {
-                return Err(ScriptError::Runtime(format!(
-                    "index_fill_ only supports a 0-dimensional value tensor, but got tensor with {} dimension(s).",
-                    v.ndim()
-                )));
-            }
-            ev.engine
-                .values(&v)
-                .first()
-                .copied()
-                .unwrap_or(Scalar::Int(0))
-        }
-        _ => ev.arg_scalar(call, "value")?.unwrap_or(Scalar::Int(0)),
-    };
+    let value = ev.fill_value(call, "index_fill_")?;
     if index.dtype != DType::Int64 {
         return Err(ScriptError::Index(
             "index_fill_(): Expected dtype int64 for index.".into(),

@@ -161,27 +161,7 @@ fn where_input(ev: &Evaluator, v: &Value, name: &str, pos: usize) -> R<Elementwi
 fn masked_fill(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let t = call.self_tensor()?;
     let mask = call.tensor("mask").unwrap_or_else(|| t.clone());
-    let value = match call.value("value") {
-        Some(Value::Tensor(v)) => {
-            let v = v.borrow().tensor.clone();
-            if v.ndim() != 0 {
-                return Err(ScriptError::Runtime(format!(
-                    "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {} dimension(s).",
-                    v.ndim()
-                )));
-            }
-            ev.engine
-                .values(&v)
-                .first()
-                .copied()
-                .unwrap_or(Scalar::Int(0))
-        }
-        Some(v) => {
-            let v = v.clone();
-            ev.scalar_of(&v).unwrap_or(Scalar::Int(0))
-        }
-        None => Scalar::Int(0),
-    };
+    let value = ev.fill_value(call, "masked_fill_")?;
     let in_place = call.name.ends_with('_');
     let shape = broadcast_shapes(mask.shape(), t.shape()).map_err(ScriptError::Runtime)?;
     if mask.dtype != DType::Bool {
@@ -628,5 +608,31 @@ impl Evaluator {
             .map(|(k, (&a, &b))| dtype.round(if k.to_bool() { a } else { b }))
             .collect();
         self.strided_from_values(&shape, &strides, dtype, &picked, "where")
+    }
+}
+
+impl Evaluator {
+    /// The `value` of a fill (`masked_fill`, `index_fill`): a number, or a 0-d tensor's item
+    /// (PyTorch refuses any other tensor with `<op> only supports a 0-dimensional value
+    /// tensor`).
+    pub(super) fn fill_value(&mut self, call: &OpCall, op: &str) -> R<Scalar> {
+        match call.value("value") {
+            Some(Value::Tensor(v)) => {
+                let v = v.borrow().tensor.clone();
+                if v.ndim() != 0 {
+                    return Err(ScriptError::Runtime(format!(
+                        "{op} only supports a 0-dimensional value tensor, but got tensor with {} dimension(s).",
+                        v.ndim()
+                    )));
+                }
+                Ok(self
+                    .engine
+                    .values(&v)
+                    .first()
+                    .copied()
+                    .unwrap_or(Scalar::Int(0)))
+            }
+            _ => Ok(self.arg_scalar(call, "value")?.unwrap_or(Scalar::Int(0))),
+        }
     }
 }
