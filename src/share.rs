@@ -226,7 +226,7 @@ impl SharedState {
         if let Some(t) = &self.title {
             self.title = Some(truncate_chars(t, MAX_TITLE_CHARS));
         }
-        self.hidden.sort_by_key(|p| *p as u8);
+        crate::tensor::stable_sort::sort_by_key(&mut self.hidden, |p| *p as u8);
         self.hidden.dedup();
         self.keep_a_panel();
         Ok(self)

@@ -1229,7 +1229,7 @@ pub fn grid_fingerprint(
         }
     }
     let mut written: Vec<i64> = written.iter().copied().collect();
-    written.sort_unstable();
+    crate::tensor::stable_sort::sort(&mut written);
     written.hash(&mut h);
     h.finish()
 }

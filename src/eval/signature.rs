@@ -308,7 +308,7 @@ fn describe_args(args: &CallArgs) -> String {
         text.truncate(text.len() - 2);
     }
     let mut kw: Vec<&(String, Value)> = args.kw.iter().collect();
-    kw.sort_by(|a, b| a.0.cmp(&b.0));
+    crate::tensor::stable_sort::sort_by(&mut kw, |a, b| a.0.cmp(&b.0));
     for (i, (k, v)) in kw.iter().enumerate() {
         text.push_str(&format!("{k}={}", v.type_name()));
         if i + 1 < kw.len() || args.pos.is_empty() {

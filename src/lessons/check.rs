@@ -155,7 +155,7 @@ pub fn check_lesson(lesson: &Lesson) -> Vec<Diagnostic> {
             }
         }
     }
-    problems.sort_by_key(|d| d.line);
+    crate::tensor::stable_sort::sort_by_key(&mut problems, |d| d.line);
     problems
 }
 
@@ -237,7 +237,7 @@ fn check_question(
                     _ => None,
                 };
                 if let Some(g) = given.as_mut() {
-                    g.sort_unstable();
+                    crate::tensor::stable_sort::sort(g);
                     g.dedup();
                 }
                 if given.as_deref() != Some(target.offsets.as_slice()) {
@@ -342,7 +342,7 @@ pub fn check_twins(
             },
         ));
     }
-    problems.sort_by_key(|d| d.line);
+    crate::tensor::stable_sort::sort_by_key(&mut problems, |d| d.line);
     problems
 }
 

@@ -463,7 +463,7 @@ fn parse_question(content: &str, fence_line: usize) -> Result<Question, ParseErr
         .into_iter()
         .filter_map(|k| get(k).map(|(l, _)| (k, l)))
         .collect();
-    kinds.sort_by_key(|(_, l)| *l);
+    crate::tensor::stable_sort::sort_by_key(&mut kinds, |(_, l)| *l);
     if let [(first, _), (second, line), ..] = kinds.as_slice() {
         return Err(err(
             *line,

@@ -116,7 +116,7 @@ impl Layout {
         }
         let mut perm: Vec<usize> = (0..n).collect();
         // Sort by stride, size 0 and 1 dims last (a stable sort of PyTorch's comparator).
-        perm.sort_by(|&a, &b| {
+        crate::tensor::stable_sort::sort_by(&mut perm, |&a, &b| {
             let a_small = self.shape[a] < 2;
             let b_small = self.shape[b] < 2;
             match (a_small, b_small) {

@@ -5,6 +5,7 @@ pub mod dtype;
 pub mod error;
 pub mod layout;
 pub mod random;
+pub mod stable_sort;
 
 pub use dtype::{Category, DType, Scalar};
 pub use error::ScriptError;

@@ -87,7 +87,9 @@ impl Case {
         // first.
         let order = |strides: &[i64]| {
             let mut dims: Vec<usize> = (0..strides.len()).collect();
-            dims.sort_by(|&a, &b| strides[b].cmp(&strides[a]).then(a.cmp(&b)));
+            crate::tensor::stable_sort::sort_by(&mut dims, |&a, &b| {
+                strides[b].cmp(&strides[a]).then(a.cmp(&b))
+            });
             dims
         };
         let src_order = order(&self.src_strides);
@@ -175,7 +177,7 @@ pub fn pseudo_random_bytes(n: usize, seed: u64) -> Vec<u8> {
 
 #[cfg(not(target_arch = "wasm32"))]
 fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort();
+    crate::tensor::stable_sort::sort(&mut times);
     times
         .get(times.len() / 2)
         .copied()
@@ -399,7 +401,7 @@ pub async fn run_case_with_readback(
     };
 
     let mut sorted = runs_ms.clone();
-    sorted.sort_by(f64::total_cmp);
+    crate::tensor::stable_sort::sort_by(&mut sorted, f64::total_cmp);
     let median_ms = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
     let bytes = case.bytes_moved();
     Ok(ReadbackResult {

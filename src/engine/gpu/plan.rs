@@ -58,7 +58,7 @@ impl IterPlan {
         }
         if reorder && !views.is_empty() {
             // Outermost first: descending destination stride, then descending source strides.
-            dims.sort_by(|&a, &b| {
+            crate::tensor::stable_sort::sort_by(&mut dims, |&a, &b| {
                 let key = |d: usize| -> Vec<i64> { views.iter().map(|(s, _)| s[d]).collect() };
                 key(b).cmp(&key(a))
             });
@@ -187,7 +187,7 @@ pub fn is_non_overlapping(t: &Tensor) -> bool {
         .filter(|(&n, _)| n > 1)
         .map(|(&n, &s)| (s.abs(), n))
         .collect();
-    dims.sort();
+    crate::tensor::stable_sort::sort(&mut dims);
     let mut reach = 0i64;
     for (stride, n) in dims {
         if stride <= reach {

@@ -161,7 +161,7 @@ fn index_apply(
     };
     let count: i64 = src_shape.iter().product();
     let mut order: Vec<usize> = (0..count.max(0) as usize).collect();
-    order.sort_by_key(|&f| key(f));
+    crate::tensor::stable_sort::sort_by_key(&mut order, |&f| key(f));
     for flat in order {
         let mut pos = unravel(flat, src_shape);
         let i = pos.get(d).copied().unwrap_or(0) as usize;

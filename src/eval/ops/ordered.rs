@@ -91,9 +91,9 @@ fn sorted_slices(
                 .map(|(k, (_, v))| (k, v))
                 .collect();
             if descending {
-                sorted.sort_by(|a, b| order(&b.1, &a.1));
+                crate::tensor::stable_sort::sort_by(&mut sorted, |a, b| order(&b.1, &a.1));
             } else {
-                sorted.sort_by(|a, b| order(&a.1, &b.1));
+                crate::tensor::stable_sort::sort_by(&mut sorted, |a, b| order(&a.1, &b.1));
             }
             (slots, sorted)
         })

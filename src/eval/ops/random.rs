@@ -322,7 +322,7 @@ impl Evaluator {
     fn upload_in_kernel_order(&mut self, dst: &Tensor, values: &[Scalar], fresh: bool) {
         let offsets: Vec<i64> = dst.layout.offsets().collect();
         let mut by_offset: Vec<usize> = (0..offsets.len()).collect();
-        by_offset.sort_by_key(|&i| offsets[i]);
+        crate::tensor::stable_sort::sort_by_key(&mut by_offset, |&i| offsets[i]);
         let mut logical = vec![Scalar::Int(0); offsets.len()];
         for (rank, &i) in by_offset.iter().enumerate() {
             if let Some(v) = values.get(rank) {
