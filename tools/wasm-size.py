@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Where the web app's wasm goes.
+
+    tools/wasm-size.py [DIST_WASM] [NAMED_WASM]
+
+Prints the gzipped size of the shipped wasm (default: dist/stridescope_bg.wasm, after
+`trunk build --release`) and, from the linker's output with its name section (default:
+target/wasm32-unknown-unknown/web/stridescope.wasm, before wasm-bindgen and wasm-opt), the
+code bytes per crate (per module for this crate) and the biggest functions. Sizes before
+wasm-opt are about 1.4x the shipped ones; use them to compare, not as the budget.
+"""
+import collections
+import gzip
+import re
+import sys
+
+
+def leb(b, i):
+    r = s = 0
+    while True:
+        x = b[i]
+        i += 1
+        r |= (x & 0x7F) << s
+        s += 7
+        if x < 0x80:
+            return r, i
+
+
+def functions(data):
+    """(name, body size) of every defined function."""
+    i, imported, bodies, names = 8, 0, [], {}
+    while i < len(data):
+        sid = data[i]
+        size, i = leb(data, i + 1)
+        end = i + size
+        if sid == 2:  # imports: functions are numbered after them
+            n, j = leb(data, i)
+            for _ in range(n):
+                for _ in range(2):
+                    ln, j = leb(data, j)
+                    j += ln
+                kind = data[j]
+                j += 1
+                if kind == 0:
+                    imported += 1
+                    _, j = leb(data, j)
+                elif kind == 1:
+                    j += 1
+                    flags, j = leb(data, j)
+                    _, j = leb(data, j)
+                    if flags & 1:
+                        _, j = leb(data, j)
+                elif kind == 2:
+                    flags, j = leb(data, j)
+                    _, j = leb(data, j)
+                    if flags & 1:
+                        _, j = leb(data, j)
+                elif kind == 3:
+                    j += 2
+        elif sid == 10:
+            n, j = leb(data, i)
+            for _ in range(n):
+                ln, k = leb(data, j)
+                bodies.append(k - j + ln)
+                j = k + ln
+        elif sid == 0:
+            ln, j = leb(data, i)
+            if data[j:j + ln] == b"name":
+                j += ln
+                while j < end:
+                    sub = data[j]
+                    sl, j = leb(data, j + 1)
+                    if sub == 1:
+                        n, k = leb(data, j)
+                        for _ in range(n):
+                            idx, k = leb(data, k)
+                            ln2, k = leb(data, k)
+                            names[idx] = data[k:k + ln2].decode("utf8", "replace")
+                            k += ln2
+                    j += sl
+        i = end
+    return [(demangle(names.get(k + imported, "?")), sz) for k, sz in enumerate(bodies)]
+
+
+def demangle(name):
+    """Rust's legacy mangling, enough to read paths."""
+    if not name.startswith("_ZN"):
+        return name
+    i, parts = 3, []
+    while i < len(name) and name[i].isdigit():
+        j = i
+        while name[j].isdigit():
+            j += 1
+        ln = int(name[i:j])
+        parts.append(name[j:j + ln])
+        i = j + ln
+    text = "::".join(parts[:-1] if parts and parts[-1].startswith("h") else parts)
+    for a, b in [("$LT$", "<"), ("$GT$", ">"), ("$u20$", " "), ("$RF$", "&"), ("$C$", ","),
+                 ("..", "::"), ("$u7b$", "{"), ("$u7d$", "}"), ("$BP$", "*")]:
+        text = text.replace(a, b)
+    return text
+
+
+def group(name):
+    m = re.search(r"stridescope::([a-z_0-9]+)(?:::([a-z_0-9]+))?", name)
+    if m:
+        deep = m.group(1) in ("eval", "app", "engine") and m.group(2)
+        return "stridescope::" + m.group(1) + ("::" + m.group(2) if deep else "")
+    m = re.search(r"(?:^|[<&\s(])_?<?(?:impl )?([a-z_][a-z0-9_]+)(?:\[[0-9a-f]+\])?::", name)
+    return m.group(1) if m else "(other)"
+
+
+def main():
+    shipped = sys.argv[1] if len(sys.argv) > 1 else "dist/stridescope_bg.wasm"
+    named = sys.argv[2] if len(sys.argv) > 2 else "target/wasm32-unknown-unknown/web/stridescope.wasm"
+    try:
+        data = open(shipped, "rb").read()
+        print(f"{shipped}: {len(data)} bytes, {len(gzip.compress(data, 9))} gzipped (-9)")
+    except OSError as e:
+        print(f"{shipped}: {e}")
+    fns = functions(open(named, "rb").read())
+    print(f"{named}: {sum(s for _, s in fns)} bytes of code before wasm-opt")
+    by_group = collections.Counter()
+    for name, size in fns:
+        by_group[group(name)] += size
+    for g, size in by_group.most_common(30):
+        print(f"{size:9d}  {g}")
+    print("biggest functions:")
+    for name, size in sorted(fns, key=lambda f: -f[1])[:20]:
+        print(f"{size:9d}  {name[:140]}")
+
+
+if __name__ == "__main__":
+    main()
