@@ -1,6 +1,8 @@
 //! The CPU reference engine: plain loops over strided views of byte buffers, with
 //! PyTorch's CPU arithmetic (f16/bf16 computed in f32 and rounded once).
 
+mod copy;
+
 use std::collections::BTreeMap;
 
 use super::{BinaryOp, Engine, EngineError, Operand, ReduceOp, UnaryOp};
@@ -42,6 +44,22 @@ impl CpuEngine {
         for (o, v) in offsets.zip(values) {
             dtype.write(bytes, o as usize, v);
         }
+    }
+
+    /// The element-by-element copy (every value gathered as a [`Scalar`], then scattered)
+    /// that the fast paths of [`Engine::copy`] reproduce bit for bit; kept as their oracle.
+    pub fn copy_reference(&mut self, dst: &Tensor, src: &Tensor) {
+        if let Some(pieces) = crate::engine::complex_copy_pieces(dst, src) {
+            for piece in pieces {
+                match piece {
+                    crate::engine::RealPiece::Copy(d, s) => self.copy_reference(&d, &s),
+                    crate::engine::RealPiece::Fill(d, v) => self.fill(&d, v),
+                }
+            }
+            return;
+        }
+        let values = self.gather(src);
+        self.scatter(dst, values);
     }
 
     fn operand_values(&self, operand: &Operand, n: usize) -> Vec<Scalar> {
@@ -279,16 +297,44 @@ impl Engine for CpuEngine {
         if let Some(pieces) = crate::engine::complex_copy_pieces(dst, src) {
             return crate::engine::run_real_pieces(self, pieces);
         }
-        let values = self.gather(src);
-        self.scatter(dst, values);
+        let fits = copy::both_in_bounds(
+            self.bytes(dst.storage).len(),
+            &dst.layout,
+            dst.dtype,
+            self.bytes(src.storage).len(),
+            &src.layout,
+            src.dtype,
+        );
+        if !fits {
+            // Whatever the element-by-element copy does with such views, as before.
+            return self.copy_reference(dst, src);
+        }
+        // The source is read as it was before the copy: a snapshot when both are one storage.
+        let (mut dst_bytes, snapshot) = match self.storages.remove(&dst.storage) {
+            Some(bytes) if src.storage == dst.storage => {
+                let snapshot = bytes.clone();
+                (bytes, Some(snapshot))
+            }
+            Some(bytes) => (bytes, None),
+            None => (Vec::new(), None),
+        };
+        let src_bytes = snapshot.as_deref().unwrap_or(self.bytes(src.storage));
+        let (dl, dd, sl, sd) = (&dst.layout, dst.dtype, &src.layout, src.dtype);
+        if !copy::copy_planned(&mut dst_bytes, dl, dd, src_bytes, sl, sd) {
+            copy::copy_ordered(&mut dst_bytes, dl, dd, src_bytes, sl, sd);
+        }
+        self.storages.insert(dst.storage, dst_bytes);
     }
 
     fn fill(&mut self, dst: &Tensor, value: Scalar) {
         if let Some(pieces) = crate::engine::complex_fill_pieces(dst, value) {
             return crate::engine::run_real_pieces(self, pieces);
         }
-        let n = dst.numel().max(0) as usize;
-        self.scatter(dst, std::iter::repeat_n(value, n));
+        let mut encoded = [0u8; 16];
+        dst.dtype.write(&mut encoded, 0, value);
+        let size = dst.dtype.item_size();
+        let dtype_bytes = &encoded[..size];
+        copy::fill_encoded(self.bytes_mut(dst.storage), &dst.layout, dtype_bytes);
     }
 
     fn unary(&mut self, op: UnaryOp, dst: &Tensor, src: &Tensor, compute: DType) {
