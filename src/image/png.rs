@@ -101,29 +101,26 @@ pub fn decode_png(bytes: &[u8]) -> Result<DecodedImage, ImageError> {
                 header = Some(parse_header(body)?);
             }
             b"PLTE" => {
-                if len % 3 != 0 || len == 0 || len > 256 * 3 {
+                if !len.is_multiple_of(3) || len == 0 || len > 256 * 3 {
                     return Err(corrupt("PLTE: invalid"));
                 }
                 palette = body.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
             }
-            b"tRNS" => {
+            // tRNS of gray and RGB images: torchvision never asks libpng to use it. A palette's
+            // tRNS that does not fit is ignored, as libpng does (a benign error).
+            b"tRNS"
                 if header
                     .as_ref()
                     .is_some_and(|h| h.color == ColorType::Palette)
-                {
-                    if palette.is_empty() || len > palette.len() {
-                        // libpng ignores a tRNS it cannot use (a benign error).
-                        continue;
-                    }
-                    palette_alpha = body.to_vec();
-                }
+                    && !palette.is_empty()
+                    && len <= palette.len() =>
+            {
+                palette_alpha = body.to_vec();
             }
-            b"gAMA" => {
-                if len == 4 {
-                    let g = u32::from_be_bytes([body[0], body[1], body[2], body[3]]);
-                    if (16..=625_000_000).contains(&g) {
-                        gamma = Some(g);
-                    }
+            b"gAMA" if len == 4 => {
+                let g = u32::from_be_bytes([body[0], body[1], body[2], body[3]]);
+                if (16..=625_000_000).contains(&g) {
+                    gamma = Some(g);
                 }
             }
             b"sRGB" => srgb = len == 1,
