@@ -252,3 +252,60 @@ pub fn is_sample_name(name: &str) -> bool {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_image_names_of_a_script_are_its_image_literals() {
+        let script = "from torchvision.io import read_image\n\
+                      img = read_image(\"astronaut.png\")\n\
+                      name = 'Cat.JPG'\n\
+                      other = read_image(name)\n\
+                      again = read_image(\"astronaut.png\")\n\
+                      print(\"not an image\")\n";
+        assert_eq!(names_in_script(script), ["astronaut.png", "Cat.JPG"]);
+        assert!(names_in_script("x = (").is_empty());
+    }
+
+    #[test]
+    fn only_plain_file_names_are_fetched_from_the_samples() {
+        assert!(is_sample_name("astronaut.png"));
+        assert!(is_sample_name("my_photo-2.jpeg"));
+        for name in [
+            "",
+            "../secret.png",
+            "a/b.png",
+            ".hidden.png",
+            "http://x/y.png",
+            "a b.png",
+        ] {
+            assert!(!is_sample_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn browser_pixels_keep_alpha_only_when_some_pixel_is_not_opaque() {
+        let opaque = DecodedImage::from_rgba(2, 1, &[1, 2, 3, 255, 4, 5, 6, 255]).expect("ok");
+        assert_eq!(opaque.color, ColorType::Rgb);
+        assert_eq!(opaque.samples, Samples::Eight(vec![1, 2, 3, 4, 5, 6]));
+        let clear = DecodedImage::from_rgba(1, 1, &[1, 2, 3, 0]).expect("ok");
+        assert_eq!(clear.color, ColorType::Rgba);
+        assert!(DecodedImage::from_rgba(2, 2, &[0; 4]).is_err());
+    }
+
+    #[test]
+    fn formats_are_told_apart_by_their_first_bytes() {
+        assert_eq!(sniff(&png::SIGNATURE), Some("png"));
+        assert_eq!(sniff(&[0xff, 0xd8, 0xff, 0xe0]), Some("jpeg"));
+        assert_eq!(sniff(b"GIF89a..."), Some("gif"));
+        assert_eq!(sniff(b"RIFF\0\0\0\0WEBPVP8 "), Some("webp"));
+        assert_eq!(sniff(b"hello"), None);
+        assert_eq!(decode(b"hello"), Err(ImageError::Unsupported));
+        assert_eq!(
+            decode(&[0xff, 0xd8, 0xff, 0xe0]),
+            Err(ImageError::NotDecodedHere("JPEG"))
+        );
+    }
+}
