@@ -83,6 +83,8 @@ cmd_test() {
   STRIDESCOPE_SUBPATH_DIST=target/e2e-subpath-dist node tests/e2e/share.mjs
   say "lessons in the browser (keyboard only, both languages, embeds) and axe-core"
   node tests/e2e/lessons.mjs
+  say "images in the browser (samples, the picker, drag-and-drop)"
+  node tests/e2e/images.mjs
   say "PyTorch oracle"
   cargo build --release
   python3 "$ORACLE/check.py" --trace-cmd "$ROOT/target/release/stridescope trace {}" "$ORACLE/cases.jsonl"

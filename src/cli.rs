@@ -3,6 +3,7 @@
 //! links and embed snippets), `stridescope svg` (a step's diagram) and `stridescope lesson`
 //! (checking, linking and indexing lessons: [`lesson`]).
 
+pub mod images;
 pub mod lesson;
 
 use std::cell::RefCell;
@@ -23,6 +24,7 @@ const USAGE: &str =
 \n\
 trace: runs FILE (a PyTorch notebook script) and prints its trace as JSON on stdout.\n\
 Errors in the script are part of the trace (exit 0); an unreadable file is exit 2.\n\
+read_image(\"NAME\") reads NAME beside FILE, else in www/samples/.\n\
 --engine gpu runs every op on the GPU engine (wgpu); --op-log then prints, on stderr, one\n\
 JSON line per op saying which engine ran it and why.\n\
 bench: times the layout-conversion kernels on the GPU against copy_buffer_to_buffer and the\n\
@@ -194,9 +196,9 @@ fn svg(args: &[String]) -> i32 {
         Ok(read) => read,
         Err(code) => return code,
     };
-    let trace = crate::ui_model::flatten_substeps(
-        Evaluator::new(Box::new(CpuEngine::new()), Limits::default()).run(&script),
-    );
+    let mut evaluator = Evaluator::new(Box::new(CpuEngine::new()), Limits::default());
+    evaluator.set_images(Box::new(images::FolderImages::for_script(file.as_ref())));
+    let trace = crate::ui_model::flatten_substeps(evaluator.run(&script));
     let n = trace.steps.len();
     if n == 0 {
         eprintln!("stridescope: {file} has no statements");
@@ -288,7 +290,9 @@ fn trace(args: &[String]) -> i32 {
     } else {
         (Box::new(CpuEngine::new()), None)
     };
-    let trace = Evaluator::new(engine, limits).run(&source);
+    let mut evaluator = Evaluator::new(engine, limits);
+    evaluator.set_images(Box::new(images::FolderImages::for_script(path.as_ref())));
+    let trace = evaluator.run(&source);
     if let (true, Some(gpu)) = (op_log, gpu) {
         let mut err = std::io::stderr().lock();
         for record in gpu.0.borrow_mut().take_op_log() {

@@ -10,6 +10,7 @@ pub mod engine;
 pub mod eval;
 pub mod export;
 pub mod i18n;
+pub mod image;
 pub mod lesson_play;
 pub mod lessons;
 pub mod print;

@@ -67,7 +67,11 @@ pub fn Editor() -> impl IntoView {
                     }}
                 </span>
             </div>
-            <div class="editor">
+            <div
+                class="editor"
+                on:dragover=super::images::on_dragover
+                on:drop=move |ev| super::images::on_drop(state, ev)
+            >
                 <div class="gutter" node_ref=gutter aria-hidden="true">{gutter_lines}</div>
                 <textarea
                     data-testid="editor"
@@ -84,6 +88,7 @@ pub fn Editor() -> impl IntoView {
                     on:keydown=on_keydown
                 ></textarea>
             </div>
+            {(!state.embed).then(|| view! { <super::images::ImageBar/> })}
             <Show when=move || state.notice.get().is_some()>
                 <p class="notice" role="alert" data-testid="notice">{move || state.notice.get().map(|m| tm(&m)).unwrap_or_default()}</p>
             </Show>

@@ -8,6 +8,7 @@
 
 mod editor;
 pub mod i18n;
+mod images;
 pub(crate) mod lesson;
 mod panels;
 mod share_ui;
@@ -179,11 +180,14 @@ pub fn run_script(script: &str) -> Result<(Trace, bool), Msg> {
         _ => Box::new(CpuEngine::new()),
     };
     let on_gpu = engine.name() != "cpu";
-    Ok((Evaluator::new(engine, limits).run(script), on_gpu))
+    let mut evaluator = Evaluator::new(engine, limits);
+    evaluator.set_images(Box::new(images::library()));
+    Ok((evaluator.run(script), on_gpu))
 }
 
 /// Re-runs the script now, keeping the step where it was when possible.
 pub fn run_now(state: AppState) {
+    images::prepare(state);
     let script = state.script.get_untracked();
     match run_script(&script) {
         Ok((trace, on_gpu)) => {
@@ -437,6 +441,7 @@ impl Page {
             lesson: in_lesson,
         };
         provide_context(state);
+        images::Images::new();
         let lesson_ctx = route.map(|r| lesson::start(state, r, embed));
         // Following a link to a lesson, to the list or from a lesson (a new hash) opens it.
         let hash_nav = window_event_listener(leptos::ev::hashchange, move |_| {

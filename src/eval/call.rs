@@ -107,6 +107,7 @@ impl Evaluator {
                 )))
             }
             Value::Module(m) => self.module_attribute(m, name),
+            Value::ReadMode(mode) => super::torchvision::read_mode_attribute(*mode, name),
             Value::Device(text) => {
                 let (kind, index) = match text.split_once(':') {
                     Some((k, i)) => (k, i.parse::<i64>().ok()),

@@ -291,6 +291,7 @@ impl Evaluator {
     pub(super) fn str_of(&mut self, v: &Value) -> R<String> {
         match v {
             Value::Str(s) | Value::Device(s) => Ok(s.clone()),
+            Value::ReadMode(mode) => Ok(format!("ImageReadMode.{}", mode.name())),
             Value::NdArray(_) | Value::NpScalar(..) | Value::NpDType(_) => self.numpy_str_of(v),
             other => self.repr(other),
         }

@@ -19,6 +19,7 @@ mod repr;
 pub mod session;
 mod signature;
 mod storage;
+mod torchvision;
 pub mod value;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -106,6 +107,8 @@ pub struct Evaluator {
     generator: crate::tensor::random::CpuGenerator,
     /// Warnings already shown in this script (Python shows these once per process).
     warned: BTreeSet<&'static str>,
+    /// Where `read_image` finds image files (see [`Evaluator::set_images`]).
+    images: Box<dyn crate::image::ImageSource>,
 }
 
 /// Traces `source` on the CPU engine with default limits.
@@ -135,6 +138,7 @@ impl Evaluator {
             error_line: None,
             warnings: Vec::new(),
             warned: BTreeSet::new(),
+            images: Box::new(crate::image::ImageLibrary::default()),
             generator: crate::tensor::random::CpuGenerator::new(
                 crate::tensor::random::CpuGenerator::DEFAULT_SEED,
             ),

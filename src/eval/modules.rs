@@ -34,6 +34,9 @@ impl Evaluator {
             ("torchvision", "io" | "transforms") => {
                 Ok(Value::Module(format!("torchvision.{name}")))
             }
+            ("torchvision.io" | "torchvision.io.ImageReadMode", _) => {
+                self.torchvision_io_attribute(module, name)
+            }
             _ => Err(ScriptError::Attribute(format!(
                 "module '{module}' has no attribute '{name}'"
             ))),
@@ -112,6 +115,7 @@ impl Evaluator {
             }
             "math" => self.call_math(name, &pos),
             "numpy" => self.call_numpy(name, pos, kw),
+            "torchvision.io" => self.call_torchvision_io(name, pos, kw),
             _ => Err(ScriptError::Type(format!(
                 "'{module}.{name}' is not callable here"
             ))),

@@ -59,6 +59,9 @@ impl Evaluator {
                 None => format!("device(type='{text}')"),
             },
             Value::Torch => "<module 'torch'>".into(),
+            Value::Module(name) if name == "torchvision.io.ImageReadMode" => {
+                "<enum 'ImageReadMode'>".into()
+            }
             Value::Module(name) => format!("<module '{name}'>"),
             Value::Generator => "<torch._C.Generator object at 0x7f5e2c3a1e10>".into(),
             Value::Layer { kind, inplace } => {
@@ -81,6 +84,7 @@ impl Evaluator {
             Value::NpDType(d) => {
                 format!("dtype('{}')", crate::print::numpy_str::numpy_dtype_name(*d))
             }
+            Value::ReadMode(mode) => format!("<ImageReadMode.{}: {}>", mode.name(), mode.value()),
             Value::NamedTuple(kind, fields) => {
                 // PyTorch's structseq repr: one field per line.
                 let parts = fields
@@ -97,6 +101,7 @@ impl Evaluator {
                 }
                 Value::Torch => format!("<built-in method {name} of type object>"),
                 Value::None => format!("<built-in function {name}>"),
+                Value::Module(m) if m == "torchvision.io" => format!("<function {name}>"),
                 _ => format!("<built-in method {name} of Tensor object>"),
             },
         })

@@ -69,6 +69,7 @@ pub fn python_eq(a: &Value, b: &Value) -> bool {
         (Size(x), Tuple(y)) | (Tuple(y), Size(x)) => seq_eq(&ints(x), y),
         (Tuple(x), Tuple(y)) | (List(x), List(y)) => seq_eq(x, y),
         (DType(x), DType(y)) => x == y,
+        (ReadMode(x), ReadMode(y)) => x == y,
         (Device(x), Device(y)) => x == y,
         (MemoryFormat(x), MemoryFormat(y)) => x == y,
         (Str(x), Str(y)) | (Printed(x), Printed(y)) => x == y,

@@ -70,6 +70,8 @@ pub enum Value {
     NpScalar(DType, crate::tensor::Scalar),
     /// A NumPy dtype object (`dtype('float32')`).
     NpDType(DType),
+    /// A member of torchvision's `ImageReadMode` enum (`ImageReadMode.RGB`).
+    ReadMode(crate::image::modes::ReadMode),
     /// A named tuple of PyTorch's `torch.return_types` (`torch.return_types.max(values=...,
     /// indices=...)`): its type name and its fields in order.
     NamedTuple(String, Vec<(String, Value)>),
@@ -116,6 +118,7 @@ impl Value {
             Value::NpScalar(d, _) => crate::print::numpy_str::numpy_dtype_name(*d),
             Value::NpDType(_) => "numpy.dtype",
             Value::NamedTuple(..) => "tuple",
+            Value::ReadMode(_) => "ImageReadMode",
         }
     }
 

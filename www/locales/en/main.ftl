@@ -48,6 +48,16 @@ editor-label = PyTorch script
 errors-by-line = Errors by line
 error-at-line = line { $line }
 error-at-column = line { $line }, col { $column }
+images-title = Images
+images-hint = read_image("NAME") reads these · drop an image on the script to add it
+images-add = Add image…
+images-picker-label = Add an image file (PNG, JPEG, GIF or WebP) for read_image
+images-sample = sample
+images-added = yours
+images-loading = Loading { $name }…
+images-undecodable = cannot be read: { $reason }
+images-not-found = { $name } is not one of the sample images (samples/{ $name }: { $reason }). Add it with “Add image…” or drop it on the script.
+images-not-sample = { $name } is not a sample image. Add a file of that name with “Add image…” or drop it on the script.
 notice-too-long = This script is { $size } in { $lines } lines; the browser runs scripts up to { $max } and { $maxlines } lines, so the page stays responsive. Shorten it to run it (nothing you typed is lost).
 
 ## Output and errors

@@ -47,6 +47,16 @@ editor-label = PyTorch 脚本
 errors-by-line = 按行列出的错误
 error-at-line = 第 { $line } 行
 error-at-column = 第 { $line } 行，第 { $column } 列
+images-title = 图片
+images-hint = read_image("文件名") 读取这些图片 · 把图片拖到脚本上即可添加
+images-add = 添加图片…
+images-picker-label = 为 read_image 添加图片文件（PNG、JPEG、GIF 或 WebP）
+images-sample = 示例
+images-added = 你添加的
+images-loading = 正在加载 { $name }…
+images-undecodable = 无法读取：{ $reason }
+images-not-found = { $name } 不是示例图片（samples/{ $name }：{ $reason }）。请用“添加图片…”添加它，或把它拖到脚本上。
+images-not-sample = { $name } 不是示例图片。请用“添加图片…”添加同名文件，或把它拖到脚本上。
 notice-too-long = 这段脚本有 { $size }，共 { $lines } 行；为了让页面保持流畅，浏览器里最多运行 { $max }、{ $maxlines } 行的脚本。删短一些就能运行（你写的内容不会丢失）。
 
 ## 输出与错误
