@@ -13,6 +13,7 @@ pub mod i18n;
 pub mod lesson_play;
 pub mod lessons;
 pub mod print;
+pub mod render;
 pub mod script;
 pub mod share;
 pub mod tensor;
