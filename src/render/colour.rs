@@ -4,7 +4,7 @@
 //! CPU: values classified by their bits (NaN, ±inf), f32 subtraction and multiplication
 //! (correctly rounded in WGSL, and never fused: every product is by a power of two or is
 //! not followed by an addition), `floor`, and integer arithmetic. The shader's colormap is
-//! [`colormap_wgsl`], generated from the same table.
+//! [`colormap_words`], uploaded from the same table.
 
 use std::sync::OnceLock;
 
@@ -71,17 +71,11 @@ pub fn pack(c: Rgba) -> u32 {
     u32::from_le_bytes(c)
 }
 
-/// The colormap as a WGSL constant (`const COLORMAP: array<u32, 256>`, packed colours),
-/// prepended to the render shader so that it draws with this very table.
-pub fn colormap_wgsl() -> String {
-    let entries: Vec<String> = colormap_lut()
-        .iter()
-        .map(|&c| format!("0x{:08x}u", pack(c)))
-        .collect();
-    format!(
-        "const COLORMAP: array<u32, {LUT_SIZE}> = array<u32, {LUT_SIZE}>({});\n",
-        entries.join(", ")
-    )
+/// The colormap as the shader reads it: [`LUT_SIZE`] packed colours ([`pack`]), uploaded
+/// once per device as render.wgsl's `colormap` uniform, so that the GPU draws with this very
+/// table.
+pub fn colormap_words() -> [u32; LUT_SIZE] {
+    colormap_lut().map(pack)
 }
 
 /// What kind of number an f32 is, by its bits.
@@ -137,26 +131,30 @@ impl ValueRange {
         ValueRange { lo, hi }
     }
 
-    /// `1 / (hi/2 - lo/2)` (halves, so that the span cannot overflow), or 0 when the span
-    /// is zero or subnormal (every finite value then gets [`FLAT_INDEX`]).
+    /// `256 / (hi/2 - lo/2)` (halves, so that the span cannot overflow), or 0 when the
+    /// span is below [`MIN_SPAN`] (every finite value then gets [`FLAT_INDEX`]). Both are
+    /// normal floats, so a GPU that flushes subnormals computes the same.
     pub fn inv_span(&self) -> f32 {
         let span = self.hi * 0.5 - self.lo * 0.5;
-        if span.to_bits() & 0x7f80_0000 == 0 {
-            0.0
+        if span >= MIN_SPAN {
+            256.0 / span
         } else {
-            1.0 / span
+            0.0
         }
     }
 }
 
-/// The colormap entry of a finite `v`: `floor((v/2 - lo/2) * inv * 256)`, clamped to
-/// `0..=255` ([`FLAT_INDEX`] when `inv` is 0).
+/// Spans of values below this (2^-100) draw as flat.
+pub const MIN_SPAN: f32 = f32::from_bits(0x0d80_0000);
+
+/// The colormap entry of a finite `v`: `floor((v/2 - lo/2) * inv)`, clamped to `0..=255`
+/// ([`FLAT_INDEX`] when `inv` is 0).
 pub fn lut_index(v: f32, lo: f32, inv: f32) -> u32 {
     if inv == 0.0 {
         return FLAT_INDEX;
     }
     let d = v * 0.5 - lo * 0.5;
-    let t = (d * inv * 256.0).floor();
+    let t = (d * inv).floor();
     t.clamp(0.0, (LUT_SIZE - 1) as f32) as u32
 }
 

@@ -9,7 +9,7 @@
 //!   index <-> cell both ways, and the storage element of each cell.
 //! * [`viewport`]: pan and zoom ([`Viewport`]), and the fixed-point device pixel -> cell
 //!   mapping ([`PixelMap`]) that drawing and picking share.
-//! * [`colour`]: the colormap (viridis, one table for the CPU and [`colormap_wgsl`]), the
+//! * [`colour`]: the colormap (viridis, one table for the CPU and, as [`colormap_words`], the GPU), the
 //!   value range, NaN/±inf colours, RGB image bytes and the channel tint.
 //! * [`image`]: which views are images ([`image_layout`]) and which channel each storage
 //!   element of an image belongs to ([`TintSpec`]).
@@ -28,7 +28,7 @@ pub mod viewport;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
 
-pub use colour::{colormap_lut, colormap_wgsl, ImageScale, Rgba, ValueRange};
+pub use colour::{colormap_lut, colormap_words, ImageScale, Rgba, ValueRange};
 pub use grid::{default_strip_width, Grid, GridKind, ViewSpec};
 pub use image::{image_layout, ImageLayout, TintSpec};
 pub use pyramid::Pyramid;

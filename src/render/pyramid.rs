@@ -70,14 +70,16 @@ pub fn combine(children: &[[f32; 3]]) -> [f32; 3] {
     [lo, hi, sum * RECIPROCALS[k]]
 }
 
-/// What a pixel showing a node draws: the extreme farther from the mean (the maximum on a
-/// tie), NaN for a node without finite values.
+/// What a pixel showing a node draws: the extreme farther from the mean, NaN for a node
+/// without finite values. `max - mean >= mean - min` is evaluated as
+/// `max/2 + min/2 >= mean` (the maximum on a tie): the halves are exact, so a GPU that
+/// fuses a multiply into an add computes the same bits.
 pub fn display_value(node: [f32; 3]) -> f32 {
     let [lo, hi, mean] = node;
     if classify(lo) != Class::Finite {
         return f32::NAN;
     }
-    if hi - mean >= mean - lo {
+    if hi * 0.5 + lo * 0.5 >= mean {
         hi
     } else {
         lo

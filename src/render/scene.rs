@@ -31,11 +31,23 @@ pub enum Mode {
 }
 
 /// The storage's elements as f32 (each rounded once from its exact value, as
-/// `Scalar::to_f32`; complex storages give their halves in turn).
+/// `Scalar::to_f32`, subnormals flushed to a zero of their sign, as GPUs may; complex
+/// storages give their halves in turn).
 pub fn storage_values(bytes: &[u8], dtype: DType) -> Vec<f32> {
     let dtype = dtype.real_part();
     let n = bytes.len() / dtype.item_size();
-    (0..n).map(|i| dtype.read(bytes, i).to_f32()).collect()
+    (0..n)
+        .map(|i| flush_subnormal(dtype.read(bytes, i).to_f32()))
+        .collect()
+}
+
+/// `v`, or a zero of its sign when it is subnormal.
+pub fn flush_subnormal(v: f32) -> f32 {
+    if v.to_bits() & 0x7f80_0000 == 0 {
+        f32::from_bits(v.to_bits() & 0x8000_0000)
+    } else {
+        v
+    }
 }
 
 /// A view or storage ready to draw: its grid, its storage's values, how it is coloured,
@@ -216,8 +228,10 @@ impl Scene {
         if frame.grid_lines && (starts_row || map.starts_cell(x, map.origin_x)) {
             return GRID_LINE_COLOUR;
         }
-        if let Some(h) = frame.highlight {
-            if self.grid.cell_offsets(row, col).contains(&h) {
+        if let (Some(h), Some(e)) = (frame.highlight, self.grid.cell_offset(row, col)) {
+            let cs = self.grid.channel_stride;
+            let rgb = matches!(self.mode, Mode::Rgb(_));
+            if e == h || (rgb && (e + cs == h || e + 2 * cs == h)) {
                 return HIGHLIGHT_COLOUR;
             }
         }

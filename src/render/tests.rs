@@ -194,17 +194,12 @@ fn colormap_endpoints_and_specials() {
 
 #[test]
 fn the_shader_colormap_is_the_table() {
-    let wgsl = colormap_wgsl();
-    let body = &wgsl[wgsl.find("256>(").unwrap() + 5..wgsl.rfind(')').unwrap()];
-    let parsed: Vec<[u8; 4]> = body
-        .split(", ")
-        .map(|h| {
-            u32::from_str_radix(&h[2..h.len() - 1], 16)
-                .unwrap()
-                .to_le_bytes()
-        })
-        .collect();
-    assert_eq!(parsed.as_slice(), colormap_lut().as_slice());
+    let words = colormap_words();
+    let unpacked: Vec<[u8; 4]> = words.iter().map(|w| w.to_le_bytes()).collect();
+    assert_eq!(unpacked.as_slice(), colormap_lut().as_slice());
+    // render.wgsl unpacks r, g, b, a from the low byte up.
+    assert_eq!(words[255] & 0xff, u32::from(VIRIDIS[8][0]));
+    assert_eq!((words[0] >> 16) & 0xff, u32::from(VIRIDIS[0][2]));
 }
 
 #[test]
