@@ -18,6 +18,7 @@ use crate::tensor::{DType, Scalar, StorageId, Tensor};
 const USAGE: &str =
     "usage: stridescope trace [--engine cpu|gpu] [--op-log] [--memory-limit BYTES] FILE\n\
        stridescope bench [--json] [--only KERNEL]\n\
+       stridescope render-bench [--json]\n\
        stridescope link [--url EMBED_URL] [--iframe] [OPTIONS] FILE\n\
        stridescope svg [--step N] [--dark] FILE\n\
        stridescope lesson check PATH... | link [--url BASE] FILE | index DIR\n\
@@ -29,6 +30,10 @@ read_image(\"NAME\") reads NAME beside FILE, else in www/samples/.\n\
 JSON line per op saying which engine ran it and why.\n\
 bench: times the layout-conversion kernels on the GPU against copy_buffer_to_buffer and the\n\
 CPU engine (--json: one JSON object; --only: the cases whose kernel or dtype contains KERNEL).\n\
+render-bench: draws views of 150k, 1M and 16.7M f32 cells (contiguous and transposed) with the\n\
+GPU renderer offscreen at 1920x1080; prints the median frame time of each, verified against\n\
+the CPU reference colouring (--json: one JSON object, adapter and results with cells, width,\n\
+height, frame_ms and verified); exit 1 when a frame is not verified.\n\
 link: prints the share-link hash (v1....) of FILE's script; with --url, the whole link; with\n\
 --iframe, the embed snippet. OPTIONS are the embed options of EMBEDDING.md, as in a query\n\
 string: --step N (1-based) --readonly --panels a,b --hide a,b --theme auto|light|dark\n\
@@ -41,6 +46,7 @@ pub fn run(args: &[String]) -> i32 {
     match args.first().map(String::as_str) {
         Some("trace") => trace(&args[1..]),
         Some("bench") => bench(&args[1..]),
+        Some("render-bench") => render_bench(&args[1..]),
         Some("link") => link(&args[1..]),
         Some("svg") => svg(&args[1..]),
         Some("lesson") => lesson::run(&args[1..]),
@@ -352,6 +358,43 @@ fn bench(args: &[String]) -> i32 {
         return 1;
     }
     if report.results.iter().all(|r| r.verified) {
+        0
+    } else {
+        1
+    }
+}
+
+/// `stridescope render-bench [--json]`: the GPU renderer's frames, timed and verified.
+fn render_bench(args: &[String]) -> i32 {
+    let json = match args {
+        [] => false,
+        [flag] if flag == "--json" => true,
+        _ => {
+            eprintln!("{USAGE}");
+            return 2;
+        }
+    };
+    let mut gpu = match GpuEngine::new_blocking() {
+        Ok(gpu) => gpu,
+        Err(e) => {
+            eprintln!("stridescope render-bench: {e}");
+            return 2;
+        }
+    };
+    let report = crate::engine::gpu::render_bench::run(&mut gpu, &mut |line| {
+        if !json {
+            eprintln!("{line}");
+        }
+    });
+    let text = if json {
+        serde_json::to_string(&report).unwrap_or_default()
+    } else {
+        report.table()
+    };
+    if writeln!(std::io::stdout().lock(), "{text}").is_err() {
+        return 1;
+    }
+    if !report.results.is_empty() && report.results.iter().all(|r| r.verified) {
         0
     } else {
         1

@@ -91,8 +91,38 @@ impl Canvas {
     }
 }
 
-/// The SVG document of `step`.
+/// Which drawing a [`Raster`] is the picture of.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RasterOf {
+    /// A view, by its variable's name.
+    View(String),
+    /// A storage, by its id.
+    Storage(String),
+}
+
+/// The picture of a large view or storage as the page drew it on its canvas (more than
+/// `render::GPU_MIN_CELLS` cells): a PNG data URL and its size in pixels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Raster {
+    /// What it shows.
+    pub of: RasterOf,
+    /// `data:image/png;base64,...` (anything else is not drawn).
+    pub href: String,
+    /// Width in pixels.
+    pub width: f64,
+    /// Height in pixels.
+    pub height: f64,
+}
+
+/// The SVG document of `step`. A large view or storage (drawn on a canvas in the page) is
+/// said to be a raster, and drawn by its edges as cells.
 pub fn diagram_svg(step: &Step, options: &DiagramOptions) -> String {
+    diagram_svg_with(step, options, &[])
+}
+
+/// [`diagram_svg`], with the pictures of large views and storages drawn as images where
+/// `rasters` has them (the PNG export: what the canvases show).
+pub fn diagram_svg_with(step: &Step, options: &DiagramOptions, rasters: &[Raster]) -> String {
     let colours = if options.dark { &DARK } else { &LIGHT };
     let mut c = Canvas {
         body: String::new(),
@@ -117,7 +147,7 @@ pub fn diagram_svg(step: &Step, options: &DiagramOptions) -> String {
         c.text(MARGIN, c.y, "muted", "start", "No tensors yet.");
     }
     for storage in &step.storages {
-        storage_strip(&mut c, step, storage, highlight);
+        storage_strip(&mut c, step, storage, highlight, rasters);
     }
     if !step.tensors.is_empty() {
         c.y += 26.0;
@@ -125,7 +155,7 @@ pub fn diagram_svg(step: &Step, options: &DiagramOptions) -> String {
         c.y += 8.0;
     }
     for (i, t) in step.tensors.iter().enumerate() {
-        view_grid(&mut c, step, i, t, highlight);
+        view_grid(&mut c, step, i, t, highlight, rasters);
     }
     let width = (c.width + MARGIN).ceil();
     let height = (c.y + MARGIN * 1.5).ceil();
@@ -153,13 +183,42 @@ pub fn diagram_svg(step: &Step, options: &DiagramOptions) -> String {
     svg
 }
 
+/// Where a large drawing goes: says that the page draws it as a raster of `cells` cells, and
+/// draws its picture when `raster` has one (true: nothing more to draw).
+fn raster_note(c: &mut Canvas, cells: usize, raster: Option<&Raster>) -> bool {
+    if cells <= crate::render::GPU_MIN_CELLS {
+        return false;
+    }
+    let picture = raster.filter(|r| {
+        r.href.starts_with("data:image/png;base64,") && r.width >= 1.0 && r.height >= 1.0
+    });
+    c.y += 18.0;
+    let note = match picture {
+        Some(_) => format!("{cells} cells, drawn as a raster (the picture on the page):"),
+        None => format!("{cells} cells: the page draws this as a raster; here, its edges:"),
+    };
+    c.text(MARGIN, c.y, "muted", "start", &note);
+    let Some(r) = picture else { return false };
+    let scale = ((MAX_ROW_WIDTH - MARGIN) / r.width).min(1.0);
+    let (w, h) = (r.width * scale, r.height * scale);
+    let _ = write!(
+        c.body,
+        r#"<image x="{MARGIN}" y="{:.1}" width="{w:.1}" height="{h:.1}" preserveAspectRatio="none" href="{}"/>"#,
+        c.y + 8.0,
+        escape_html(&r.href)
+    );
+    c.extend(MARGIN + w);
+    c.y += 8.0 + h;
+    true
+}
+
 fn storage_strip(
     c: &mut Canvas,
     step: &Step,
     storage: &StorageRecord,
     highlight: Option<&(String, i64)>,
+    rasters: &[Raster],
 ) {
-    let reach = crate::ui_model::storage_reach(step, &storage.id);
     let written = crate::ui_model::storage_written(step, &storage.id);
     let owner = match &storage.owner {
         Some(o) => format!(" · made by {o}"),
@@ -180,6 +239,11 @@ fn storage_strip(
         owner
     );
     c.text(MARGIN, c.y, "name", "start", &label);
+    let of = RasterOf::Storage(storage.id.clone());
+    if raster_note(c, count, rasters.iter().find(|r| r.of == of)) {
+        return;
+    }
+    let reach = crate::ui_model::storage_reach(step, &storage.id);
     c.y += 8.0;
     let Some(values) = &storage.values else {
         c.y += 16.0;
@@ -267,6 +331,7 @@ fn view_grid(
     vi: usize,
     t: &TensorRecord,
     highlight: Option<&(String, i64)>,
+    rasters: &[Raster],
 ) {
     let owns = step
         .storages
@@ -308,6 +373,11 @@ fn view_grid(
         }
     );
     c.text(MARGIN + 18.0, c.y, "name", "start", &header);
+    let cells = crate::tensor::layout::numel_of(&t.shape).max(0) as usize;
+    let of = RasterOf::View(t.name.clone());
+    if raster_note(c, cells, rasters.iter().find(|r| r.of == of)) {
+        return;
+    }
     let Some(values) = &t.values else {
         c.y += 18.0;
         c.text(
@@ -475,6 +545,40 @@ mod tests {
         assert!(!svg.contains("<script>"));
         assert!(!svg.contains("<b>"));
         assert!(svg.contains("&lt;b&gt;&amp;"));
+    }
+
+    #[test]
+    fn large_views_are_rasters() {
+        let step = last_step("import torch\na = torch.zeros(80, 80)\nb = a.t()\n");
+        let svg = diagram_svg(&step, &DiagramOptions::default());
+        // The SVG says so, and draws their edges as cells.
+        assert_eq!(svg.matches("the page draws this as a raster").count(), 3);
+        assert!(svg.contains("class=\"view-cell\""));
+        let png = |of| Raster {
+            of,
+            href: "data:image/png;base64,iVBORw0KGgo=".into(),
+            width: 600.0,
+            height: 300.0,
+        };
+        let rasters = [
+            png(RasterOf::View("a".into())),
+            png(RasterOf::Storage("s0".into())),
+            Raster {
+                href: "javascript:alert(1)".into(),
+                ..png(RasterOf::View("b".into()))
+            },
+        ];
+        let svg = diagram_svg_with(&step, &DiagramOptions::default(), &rasters);
+        // a and the storage as their pictures; b's bad address is not drawn.
+        assert_eq!(svg.matches("<image ").count(), 2);
+        assert!(!svg.contains("javascript"));
+        assert_eq!(
+            svg.matches("drawn as a raster (the picture on the page)")
+                .count(),
+            2
+        );
+        assert!(svg.contains("data-view=\"b\""));
+        assert!(!svg.contains("data-view=\"a\""));
     }
 
     #[test]

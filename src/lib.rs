@@ -14,6 +14,7 @@ pub mod image;
 pub mod lesson_play;
 pub mod lessons;
 pub mod print;
+pub mod render;
 pub mod script;
 pub mod share;
 pub mod tensor;

@@ -535,7 +535,11 @@ pub fn tensor_cells_html(t: &TensorRecord, written: &std::collections::HashSet<i
         }
         html.push_str("<div class=\"grid\" role=\"grid\">");
         for r in &plan.rows {
-            html.push_str("<div class=\"gridrow\" role=\"row\">");
+            // A summarized gap between rows holds no cell: not a row for assistive tech.
+            html.push_str(match r {
+                Tick::At(_) => "<div class=\"gridrow\" role=\"row\">",
+                Tick::Gap => "<div class=\"gridrow\" role=\"presentation\" aria-hidden=\"true\">",
+            });
             for c in &plan.cols {
                 let (Tick::At(r), Tick::At(c)) = (r, c) else {
                     html.push_str(GAP_CELL);
@@ -1186,11 +1190,18 @@ impl VirtualGrid {
                     );
                 }
                 Line::Row { lead, row } => {
-                    let _ = write!(
-                        html,
-                        "<div class=\"gridrow\" role=\"row\" aria-rowindex=\"{}\">",
-                        line + 1
-                    );
+                    let _ = match row {
+                        Tick::At(_) => write!(
+                            html,
+                            "<div class=\"gridrow\" role=\"row\" aria-rowindex=\"{}\">",
+                            line + 1
+                        ),
+                        // A summarized gap between rows holds no cell.
+                        Tick::Gap => write!(
+                            html,
+                            "<div class=\"gridrow\" role=\"presentation\" aria-hidden=\"true\">"
+                        ),
+                    };
                     for c in cols.clone() {
                         match (row, self.cols[c]) {
                             (Tick::At(r), Tick::At(col)) => {

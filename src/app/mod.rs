@@ -167,10 +167,12 @@ pub fn run_script(script: &str) -> Result<(Trace, bool), Msg> {
             .arg("max", crate::ui_model::bytes_text(MAX_SCRIPT_BYTES))
             .arg("maxlines", MAX_SCRIPT_LINES));
     }
-    // The browser records at most 64 Ki values per tensor: the page draws summaries beyond.
+    // The browser records at most 1 Mi values per tensor and storage (a 1024 × 1024 view, a
+    // 512 × 512 RGB image): the canvases draw them; beyond, they say the values are not
+    // recorded.
     let limits = Limits {
         max_statements: MAX_SCRIPT_LINES,
-        max_recorded_elements: 1 << 16,
+        max_recorded_elements: 1 << 20,
         ..Limits::default()
     };
     let engine: Box<dyn Engine> = match gpu() {
@@ -442,6 +444,7 @@ impl Page {
         };
         provide_context(state);
         images::Images::new();
+        provide_context(panels::CanvasPrefs::new());
         let lesson_ctx = route.map(|r| lesson::start(state, r, embed));
         // Following a link to a lesson, to the list or from a lesson (a new hash) opens it.
         let hash_nav = window_event_listener(leptos::ev::hashchange, move |_| {

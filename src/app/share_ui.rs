@@ -154,8 +154,42 @@ fn svg_blob(svg: &str) -> Option<web_sys::Blob> {
     web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).ok()
 }
 
-/// The current step's diagram, highlighting the hovered or pinned cell.
-fn diagram(state: AppState) -> Option<(String, usize)> {
+/// The pictures the page's canvases show now (large views and storages), for the PNG.
+fn canvas_rasters() -> Vec<crate::export::Raster> {
+    use crate::export::{Raster, RasterOf};
+    let Some(found) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector_all("canvas[data-testid=gpu-view]").ok())
+    else {
+        return Vec::new();
+    };
+    (0..found.length())
+        .filter_map(|i| {
+            let canvas = found
+                .item(i)?
+                .dyn_into::<web_sys::HtmlCanvasElement>()
+                .ok()?;
+            let of = match (
+                canvas.get_attribute("data-name"),
+                canvas.get_attribute("data-storage"),
+            ) {
+                (Some(name), _) => RasterOf::View(name),
+                (None, Some(id)) => RasterOf::Storage(id),
+                _ => return None,
+            };
+            Some(Raster {
+                of,
+                href: canvas.to_data_url().ok()?,
+                width: f64::from(canvas.width()),
+                height: f64::from(canvas.height()),
+            })
+        })
+        .collect()
+}
+
+/// The current step's diagram, highlighting the hovered or pinned cell; large views and
+/// storages are drawn as `rasters` show them.
+fn diagram(state: AppState, rasters: &[crate::export::Raster]) -> Option<(String, usize)> {
     let i = state.step.get_untracked();
     let highlight = state
         .hover
@@ -177,12 +211,16 @@ fn diagram(state: AppState) -> Option<(String, usize)> {
                 ],
             ),
         };
-        Some((crate::export::diagram_svg(step, &options), i + 1))
+        Some((
+            crate::export::diagram_svg_with(step, &options, rasters),
+            i + 1,
+        ))
     })
 }
 
 fn export_svg(state: AppState, status: RwSignal<String>) {
-    let Some((svg, k)) = diagram(state) else {
+    // Vector only: a large view is said to be a raster (the PNG has its picture).
+    let Some((svg, k)) = diagram(state, &[]) else {
         status.set(t("export-nothing"));
         return;
     };
@@ -200,7 +238,7 @@ fn export_svg(state: AppState, status: RwSignal<String>) {
 const MAX_PNG_SIDE: f64 = 16_000.0;
 
 fn export_png(state: AppState, status: RwSignal<String>) {
-    let Some((svg, k)) = diagram(state) else {
+    let Some((svg, k)) = diagram(state, &canvas_rasters()) else {
         status.set(t("export-nothing"));
         return;
     };

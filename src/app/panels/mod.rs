@@ -1,8 +1,11 @@
 //! The panels that draw a step: output and error (with the drawing of a failed `view`,
 //! `output.rs`), memory (`memory.rs`), storages as strips of cells (`storage.rs`), every
-//! tensor variable as its logical grid (`views.rs`), and the virtualized drawings that big
-//! strips and grids scroll through (`virtualized.rs`). Hover and pinning are delegated here.
+//! tensor variable as its logical grid (`views.rs`), the virtualized drawings that big
+//! strips and grids scroll through (`virtualized.rs`), and the canvases that draw large ones
+//! (`canvas_view.rs`, painted by `canvas2d.rs`). Hover and pinning are delegated here.
 
+mod canvas2d;
+mod canvas_view;
 mod memory;
 mod output;
 mod storage;
@@ -16,6 +19,7 @@ use wasm_bindgen::JsCast;
 
 use super::{AppState, Hover};
 
+pub use canvas_view::CanvasPrefs;
 pub use memory::MemoryPanel;
 pub use output::OutputPanel;
 pub use storage::StoragePanel;

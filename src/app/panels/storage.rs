@@ -4,6 +4,9 @@ use std::collections::{HashMap, HashSet};
 
 use leptos::prelude::*;
 
+use super::canvas_view::{
+    canvas_drawing, is_large, storage_pref_key, to_pixels_button, CanvasPrefs, Drawn,
+};
 use super::virtualized::{drive, Drawing, Strip, Virtual};
 use super::{css_name, hover_handler, mark_written};
 use crate::app::i18n::{t, tf};
@@ -42,6 +45,8 @@ pub fn StoragePanel() -> impl IntoView {
                 // marks are patched in place (see `patch_storages`).
                 let _ = structure.get();
                 let picked = state.picked.get();
+                let prefs = expect_context::<CanvasPrefs>();
+                let as_cells = prefs.as_cells.get();
                 let Some(step) = state.current_untracked() else { return ().into_any() };
                 let hover_view = state.hover.get_untracked().and_then(|h| h.view);
                 shown.update_value(|m| {
@@ -53,12 +58,28 @@ pub fn StoragePanel() -> impl IntoView {
                 });
                 step.storages
                     .iter()
-                    .map(|s| storage_strip(state, &step, s, picked.as_ref(), hover_view.as_ref()))
+                    .map(|s| {
+                        let canvas = is_large_storage(s).then(|| !as_cells.contains(&storage_pref_key(&s.id)));
+                        storage_strip(state, &step, s, picked.as_ref(), hover_view.as_ref(), canvas)
+                    })
                     .collect_view()
                     .into_any()
             }}
         </div>
     }
+}
+
+/// The number of elements of a storage (of the dtype it was made with).
+fn element_count(s: &StorageRecord) -> usize {
+    let item = crate::tensor::DType::from_name(&s.dtype)
+        .map(|d| d.item_size())
+        .unwrap_or(1);
+    s.nbytes / item.max(1)
+}
+
+/// Whether a storage has more elements than the DOM draws well (it goes on a canvas).
+fn is_large_storage(s: &StorageRecord) -> bool {
+    is_large(element_count(s))
 }
 
 fn strip_is_virtual(s: &StorageRecord) -> bool {
@@ -140,9 +161,15 @@ fn storage_strip(
     storage: &StorageRecord,
     picked: Option<&(String, usize)>,
     hover_view: Option<&(String, Vec<i64>)>,
+    canvas: Option<bool>,
 ) -> impl IntoView {
-    // Which views reach each element.
-    let reach = crate::ui_model::storage_reach(step, &storage.id);
+    let on_canvas = canvas == Some(true);
+    // Which views reach each element (not drawn on a canvas).
+    let reach = if on_canvas {
+        HashMap::new()
+    } else {
+        crate::ui_model::storage_reach(step, &storage.id)
+    };
     let written = crate::ui_model::storage_written(step, &storage.id);
     // Stride jumps of the picked dim.
     let mut jumps: HashMap<i64, usize> = HashMap::new();
@@ -191,6 +218,18 @@ fn storage_strip(
     };
     let names: Vec<String> = step.tensors.iter().map(|t| t.name.clone()).collect();
     let cells = match &storage.values {
+        _ if on_canvas => {
+            let mut walk: Vec<(i64, usize)> = jumps.iter().map(|(&at, &k)| (at, k)).collect();
+            walk.sort_by_key(|&(_, k)| k);
+            canvas_drawing(
+                state,
+                step,
+                Drawn::Storage(storage),
+                storage_pref_key(&storage.id),
+                storage.id.clone(),
+                walk.into_iter().map(|(at, _)| at).collect(),
+            )
+        }
         None => view! { <p class="muted">{tf("storage-too-many", &[("count", (storage.nbytes / item.max(1)).into())])}</p> }.into_any(),
         Some(values) if is_virtual_strip(values.len()) => {
             let strip = Strip { id: storage.id.clone(), values: values.clone(), reach, names, written, jumps, slots: storage_slots(values.len()) };
@@ -217,6 +256,7 @@ fn storage_strip(
             data-uninitialized=storage.uninitialized.then_some("true")>
             <h3>{header}</h3>
             {storage.uninitialized.then(|| view! { <p class="uninitialized">{t("storage-uninitialized")}</p> })}
+            {(canvas == Some(false)).then(|| to_pixels_button(storage_pref_key(&storage.id)))}
             {cells}
             {jump_caption.map(|c| view! { <p class="jump-caption">{c}</p> })}
         </section>

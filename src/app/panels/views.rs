@@ -6,6 +6,9 @@ use std::collections::{HashMap, HashSet};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::canvas_view::{
+    canvas_drawing, is_large, to_pixels_button, view_pref_key, CanvasPrefs, CellReadout, Drawn,
+};
 use super::virtualized::{drive, Drawing, Virtual};
 use super::{css_name, hover_handler, mark_written};
 use crate::app::i18n::{t as tr, tf};
@@ -53,11 +56,15 @@ pub fn ViewsPanel() -> impl IntoView {
                     })?
                 }}
             </p>
+            <CellReadout/>
             {move || {
                 // Redrawn only when the set of views or their layouts change; cell texts and
                 // write marks of the same views are patched in place (see `patch_views`).
                 let _ = structure.get();
                 let picked = state.picked.get();
+                let prefs = expect_context::<CanvasPrefs>();
+                prefs.as_cells.track();
+                prefs.heatmap.track();
                 let hidden = concealed();
                 let Some(step) = state.current_untracked() else { return ().into_any() };
                 shown.update_value(|m| {
@@ -67,10 +74,19 @@ pub fn ViewsPanel() -> impl IntoView {
                         m.insert(view_key(t), drawn_texts(t));
                     }
                 });
+                let as_cells = prefs.as_cells.get_untracked();
                 step.tensors
                     .iter()
                     .enumerate()
-                    .map(|(i, t)| tensor_view(state, &step, i, t, picked.as_ref(), hidden.contains(&t.name)))
+                    .map(|(i, t)| {
+                        let mode = match (is_large_view(t), hidden.contains(&t.name)) {
+                            (_, true) => GridMode::Concealed,
+                            (false, _) => GridMode::Cells,
+                            (true, _) if as_cells.contains(&view_pref_key(&t.name)) => GridMode::LargeCells,
+                            (true, _) => GridMode::Canvas,
+                        };
+                        tensor_view(state, &step, i, t, picked.as_ref(), mode)
+                    })
                     .collect_view()
                     .into_any()
             }}
@@ -180,14 +196,33 @@ impl KeyboardCursor {
     }
 }
 
+/// Whether a view has more cells than the DOM draws well (it goes on a canvas).
+fn is_large_view(t: &TensorRecord) -> bool {
+    is_large(crate::tensor::layout::numel_of(&t.shape).max(0) as usize)
+}
+
+/// How a view's cells are drawn.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum GridMode {
+    /// Every cell in the DOM (virtualized when many).
+    Cells,
+    /// As cells, without the labels a lesson's question conceals.
+    Concealed,
+    /// A large view the reader chose to see as cells.
+    LargeCells,
+    /// A large view on a canvas.
+    Canvas,
+}
+
 fn tensor_view(
     state: AppState,
     step: &Step,
     vi: usize,
     t: &TensorRecord,
     picked: Option<&(String, usize)>,
-    concealed: bool,
+    mode: GridMode,
 ) -> impl IntoView {
+    let concealed = mode == GridMode::Concealed;
     let owner = step
         .storages
         .iter()
@@ -254,7 +289,7 @@ fn tensor_view(
         String::new()
     };
     let label = tf("grid-label", &[("name", (&t.name).into())]);
-    let virtual_grid = is_virtual_view(t).then(|| {
+    let virtual_grid = (is_virtual_view(t) && mode != GridMode::Canvas).then(|| {
         let grid = VirtualGrid::of(&t.shape);
         let chars = widest(t.values.as_deref().unwrap_or(&[]));
         let per_line = grid.cols.len();
@@ -301,6 +336,14 @@ fn tensor_view(
         }
     };
     let cells = match virtual_grid {
+        _ if mode == GridMode::Canvas => canvas_drawing(
+            state,
+            step,
+            Drawn::View(t),
+            view_pref_key(&t.name),
+            t.name.clone(),
+            Vec::new(),
+        ),
         Some(v) => {
             let node = NodeRef::<leptos::html::Div>::new();
             drive(state, v, node);
@@ -346,7 +389,8 @@ fn tensor_view(
                 {badges}
             </header>
             {(!concealed).then(|| view! { <div class="dims">{dims}</div> })}
-            {(!axes.is_empty()).then(|| view! { <p class="axes">{axes}</p> })}
+            {(!axes.is_empty() && mode != GridMode::Canvas).then(|| view! { <p class="axes">{axes}</p> })}
+            {(mode == GridMode::LargeCells).then(|| to_pixels_button(view_pref_key(&t.name)))}
             {cells}
         </article>
     }

@@ -27,6 +27,9 @@ mod arith;
 pub mod bench;
 mod kernels;
 pub mod plan;
+pub mod render;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod render_bench;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -76,6 +79,10 @@ struct GpuStorage {
 
 /// The GPU engine (see the module documentation).
 pub struct GpuEngine {
+    /// Kept to make canvas surfaces (`render::canvas_surface`).
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    instance: wgpu::Instance,
+    adapter: wgpu::Adapter,
     device: wgpu::Device,
     queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
@@ -96,6 +103,8 @@ pub struct GpuEngine {
     /// While the benchmark times a batch: the kernels' command buffers, held back to be
     /// submitted together (see `defer_submissions`).
     deferred: std::cell::RefCell<Option<Vec<wgpu::CommandBuffer>>>,
+    /// The render family's layouts and pipelines (`render.rs`).
+    render: render::RenderCache,
 }
 
 /// Rounds a byte count up to whole u32 words (at least one word: bindings cannot be empty).
@@ -121,13 +130,16 @@ impl GpuEngine {
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("stridescope"),
-                required_features: wgpu::Features::empty(),
+                // Timestamps time render-bench's frames where the adapter has them.
+                required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
                 required_limits: limits.clone(),
                 ..Default::default()
             })
             .await
             .map_err(|e| GpuError::RequestDevice(e.to_string()))?;
         Ok(GpuEngine {
+            instance,
+            adapter,
             device,
             queue,
             info,
@@ -142,6 +154,7 @@ impl GpuEngine {
             force_shared_transpose: false,
             status: None,
             deferred: std::cell::RefCell::new(None),
+            render: render::RenderCache::default(),
         })
     }
 

@@ -262,3 +262,28 @@ cell-too-many-template = %count% elements: too many to record
 view-ndarray = NumPy array · strides in bytes { $strides }
 error-line = { $error }  (raised at line { $line })
 storage-uninitialized = Uninitialized memory (torch.empty): the values are whatever the memory held until something writes them.
+
+## Large views and storages drawn on a canvas
+
+canvas-view-label = { $name }: shape { $shape }, { $count } cells drawn as pixels. Move the pointer or use the arrow keys to read a cell; plus and minus zoom, 0 fits.
+canvas-storage-label = { $id }: { $count } elements drawn as pixels. Move the pointer or use the arrow keys to read an element; plus and minus zoom, 0 fits.
+canvas-tools = Drawing of { $name }
+canvas-fit = Fit
+canvas-fit-title = Show the whole drawing (key 0)
+canvas-zoom-in = Zoom in
+canvas-zoom-out = Zoom out
+canvas-as-cells = Show as cells
+canvas-as-cells-title = Draw every cell as text in a scrolling grid
+canvas-as-pixels = Draw as pixels
+canvas-as-pixels-title = Draw this on a zoomable canvas again
+canvas-heatmap = Heatmap
+canvas-heatmap-title = Colour each value by the colour scale instead of as a picture
+canvas-rgb = RGB
+canvas-rgb-title = Show the channels as the colours of a picture
+canvas-hint = wheel or pinch to zoom · drag to pan · arrows move · 0 fits
+canvas-range = colours from { $min } to { $max }
+canvas-not-recorded = Values not recorded for this size ({ $count } elements): positions, offsets and aliases are still drawn.
+canvas-renderer = drawn by { $renderer }
+readout = { $name }[{ $index }] = { $value } · { $formula }
+readout-storage = { $id } element { $offset } = { $value }
+readout-not-recorded = not recorded

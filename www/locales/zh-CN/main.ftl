@@ -258,3 +258,28 @@ cell-too-many-template = %count% 个元素：太多了，没有记录
 view-ndarray = NumPy 数组 · 字节步长 { $strides }
 error-line = { $error }（在第 { $line } 行引发）
 storage-uninitialized = 未初始化的内存（torch.empty）：在写入之前，这些值只是内存里原有的内容。
+
+## 画在画布上的大视图和大存储
+
+canvas-view-label = { $name }：形状 { $shape }，{ $count } 个单元按像素绘制。移动指针或用方向键读取一个单元；加号和减号缩放，0 适应窗口。
+canvas-storage-label = { $id }：{ $count } 个元素按像素绘制。移动指针或用方向键读取一个元素；加号和减号缩放，0 适应窗口。
+canvas-tools = { $name } 的绘图
+canvas-fit = 适应窗口
+canvas-fit-title = 显示整幅图（按 0 键）
+canvas-zoom-in = 放大
+canvas-zoom-out = 缩小
+canvas-as-cells = 显示为单元格
+canvas-as-cells-title = 把每个单元的数值写在可滚动的网格里
+canvas-as-pixels = 按像素绘制
+canvas-as-pixels-title = 重新画在可缩放的画布上
+canvas-heatmap = 热力图
+canvas-heatmap-title = 按色标给每个数值上色，而不是当作图片显示
+canvas-rgb = RGB
+canvas-rgb-title = 把各通道当作图片的颜色显示
+canvas-hint = 滚轮或双指缩放 · 拖动平移 · 方向键移动 · 0 适应窗口
+canvas-range = 颜色范围 { $min } 到 { $max }
+canvas-not-recorded = 这么大的张量没有记录数值（{ $count } 个元素）：位置、偏移和别名照样绘制。
+canvas-renderer = 由 { $renderer } 绘制
+readout = { $name }[{ $index }] = { $value } · { $formula }
+readout-storage = { $id } 的元素 { $offset } = { $value }
+readout-not-recorded = 未记录
