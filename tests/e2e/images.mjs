@@ -92,6 +92,14 @@ await check('a name that is neither a sample nor added says so, and read_image r
   expect(error.includes("No such file or directory: 'nothere.png'"), `torchvision's error: ${error}`);
 });
 
+await check('a hostile file name is shown as text, never as markup', async () => {
+  const name = '<img src=x onerror="window.__pwned=1">.png';
+  await page.setInputFiles('[data-testid=image-picker]', { name, mimeType: 'image/png', buffer: interlacedBytes });
+  await page.waitForFunction((name) => [...document.querySelectorAll('[data-testid=image-item]')].some((li) => li.dataset.name === name), name, { timeout: 10000 });
+  expectEqual(await page.evaluate(() => window.__pwned ?? null), null, 'no script ran');
+  expectEqual(await page.$$eval('[data-testid=image-list] img', (els) => els.length), 0, 'no element made from the name');
+});
+
 await check('the page raised no errors (but the 404 of the missing sample)', async () => {
   expectEqual(page.errors.filter((e) => !e.includes('404')), [], 'page errors');
   expectEqual(page.errors.length <= 1, true, 'one 404 at most');
