@@ -272,13 +272,67 @@ pub fn on_drop(state: AppState, ev: web_sys::DragEvent) {
     }
 }
 
+/// The markup of the image list: one row per image held, one per image on its way. Every
+/// text goes through `escape_html` (file names are the reader's).
+fn list_markup(images: Images) -> String {
+    use crate::ui_model::escape_html;
+    let mut html = String::new();
+    for item in images.items.get() {
+        let (shape_attr, detail) = match &item.shape {
+            Ok([c, h, w]) => (format!("{c},{h},{w}"), format!("{c}×{h}×{w}")),
+            Err(e) => (
+                String::new(),
+                tf("images-undecodable", &[("reason", e.into())]),
+            ),
+        };
+        let origin = match item.origin {
+            Origin::Sample => t("images-sample"),
+            Origin::Added => t("images-added"),
+        };
+        let failed = if item.shape.is_err() {
+            " class=\"failed\""
+        } else {
+            ""
+        };
+        html.push_str(&format!(
+            "<li data-testid=\"image-item\" data-name=\"{name}\" data-shape=\"{shape_attr}\"{failed}><code>{name}</code> <span class=\"image-detail\">{detail}</span> <span class=\"image-origin\">{origin}</span></li>",
+            name = escape_html(&item.name),
+            detail = escape_html(&detail),
+            origin = escape_html(&origin),
+        ));
+    }
+    for name in images.loading.get() {
+        let text = tf("images-loading", &[("name", name.into())]);
+        html.push_str(&format!(
+            "<li data-testid=\"image-loading\">{}</li>",
+            escape_html(&text)
+        ));
+    }
+    html
+}
+
+/// The markup of what could not be loaded, for the names the script still mentions.
+fn problems_markup(state: AppState, images: Images) -> String {
+    let named = image::names_in_script(&state.script.get());
+    images
+        .problems
+        .get()
+        .into_iter()
+        .filter(|(name, _)| named.contains(name))
+        .map(|(_, msg)| {
+            format!(
+                "<p class=\"notice\" role=\"status\" data-testid=\"image-problem\">{}</p>",
+                crate::ui_model::escape_html(&tm(&msg))
+            )
+        })
+        .collect()
+}
+
 /// The image bar under the editor: the images held, the picker, and what could not load.
 #[component]
 pub fn ImageBar() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let Some(images) = ui() else {
-        return ().into_any();
-    };
+    let images = ui();
     let on_change = move |ev: leptos::ev::Event| {
         let input = event_target::<web_sys::HtmlInputElement>(&ev);
         if let Some(files) = input.files() {
@@ -286,61 +340,16 @@ pub fn ImageBar() -> impl IntoView {
         }
         input.set_value("");
     };
-    let rows = move || {
-        images
-            .items
-            .get()
-            .into_iter()
-            .map(|item| {
-                let (shape_attr, detail) = match &item.shape {
-                    Ok([c, h, w]) => (format!("{c},{h},{w}"), format!("{c}×{h}×{w}")),
-                    Err(e) => (String::new(), tf("images-undecodable", &[("reason", e.into())])),
-                };
-                let origin = match item.origin {
-                    Origin::Sample => t("images-sample"),
-                    Origin::Added => t("images-added"),
-                };
-                let failed = item.shape.is_err();
-                view! {
-                    <li data-testid="image-item" data-name=item.name.clone() data-shape=shape_attr class:failed=failed>
-                        <code>{item.name.clone()}</code>
-                        " "
-                        <span class="image-detail">{detail}</span>
-                        " "
-                        <span class="image-origin">{origin}</span>
-                    </li>
-                }
-            })
-            .collect_view()
-    };
-    let loading = move || {
-        images
-            .loading
-            .get()
-            .into_iter()
-            .map(|name| {
-                view! { <li data-testid="image-loading">{tf("images-loading", &[("name", name.into())])}</li> }
-            })
-            .collect_view()
-    };
-    // Only the problems of names the script still mentions.
+    let list = move || images.map(list_markup).unwrap_or_default();
     let problems = move || {
-        let named = image::names_in_script(&state.script.get());
         images
-            .problems
-            .get()
-            .into_iter()
-            .filter(|(name, _)| named.contains(name))
-            .map(|(_, msg)| view! { <p class="notice" role="status" data-testid="image-problem">{tm(&msg)}</p> })
-            .collect_view()
+            .map(|images| problems_markup(state, images))
+            .unwrap_or_default()
     };
     view! {
         <div class="image-bar" data-testid="images">
             <span class="image-title">{t("images-title")}</span>
-            <ul class="image-list" data-testid="image-list" aria-label=t("images-title")>
-                {rows}
-                {loading}
-            </ul>
+            <ul class="image-list" data-testid="image-list" aria-label=t("images-title") inner_html=list></ul>
             <label class="image-add">
                 {t("images-add")}
                 <input
@@ -353,8 +362,7 @@ pub fn ImageBar() -> impl IntoView {
                 />
             </label>
             <span class="hint">{t("images-hint")}</span>
-            {problems}
+            <div class="image-problems" inner_html=problems></div>
         </div>
     }
-    .into_any()
 }

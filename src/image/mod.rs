@@ -77,7 +77,7 @@ impl DecodedImage {
     /// (WebP and GIF with transparency).
     pub fn from_rgba(width: u32, height: u32, rgba: &[u8]) -> Result<DecodedImage, ImageError> {
         let pixels = width as usize * height as usize;
-        if rgba.len() != pixels * 4 {
+        if pixels == 0 || rgba.len() != pixels * 4 {
             return Err(ImageError::Corrupt(format!(
                 "{} bytes of pixels for a {width}x{height} image",
                 rgba.len()
@@ -293,6 +293,7 @@ mod tests {
         let clear = DecodedImage::from_rgba(1, 1, &[1, 2, 3, 0]).expect("ok");
         assert_eq!(clear.color, ColorType::Rgba);
         assert!(DecodedImage::from_rgba(2, 2, &[0; 4]).is_err());
+        assert!(DecodedImage::from_rgba(0, 5, &[]).is_err());
     }
 
     #[test]
