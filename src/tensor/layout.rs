@@ -286,7 +286,7 @@ pub fn compute_view_strides(
             new_strides[d] = if d + 1 == new_shape.len() {
                 1
             } else {
-                new_shape[d + 1].max(1) * new_strides[d + 1]
+                new_shape[d + 1].max(1).saturating_mul(new_strides[d + 1])
             };
         }
         return Some(new_strides);
