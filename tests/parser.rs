@@ -2,7 +2,7 @@
 //! indentation, f-string garbage and deep nesting that must never panic or hang.
 
 use proptest::prelude::*;
-use stridescope::script::ast::{ExprKind, FStringPart, StatementKind, Target};
+use stridescope::script::ast::{ExprKind, FStringPart, ImportName, StatementKind, Target};
 use stridescope::script::parser::{parse_expression, parse_script};
 
 /// A notebook cell with every block form.
@@ -64,10 +64,10 @@ fn a_notebook_cell() {
     };
     assert_eq!(
         import.kind,
-        StatementKind::Import {
+        StatementKind::Import(vec![ImportName {
             path: "numpy".into(),
             alias: "np".into()
-        }
+        }])
     );
 }
 

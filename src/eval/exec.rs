@@ -51,9 +51,11 @@ impl Evaluator {
                 }
                 Ok(Flow::Next(None))
             }
-            StatementKind::Import { path, alias } => {
-                let module = self.import(path)?;
-                self.bind(alias, module);
+            StatementKind::Import(names) => {
+                for name in names {
+                    let module = self.import(&name.path)?;
+                    self.bind(&name.alias, module);
+                }
                 Ok(Flow::Next(None))
             }
             StatementKind::If { branches, orelse } => {

@@ -19,6 +19,17 @@ pub struct Statement {
     pub kind: StatementKind,
 }
 
+/// One name an import binds: `alias` to the object at the dotted `path` (`numpy`,
+/// `torch.nn.functional`, `torch.nn`). `import torch.nn` binds `torch` (path `torch`), as
+/// Python does.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImportName {
+    /// The dotted path of the object.
+    pub path: String,
+    /// The name bound.
+    pub alias: String,
+}
+
 /// What a statement does.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StatementKind {
@@ -34,10 +45,9 @@ pub enum StatementKind {
     },
     /// `del a, b[0]`.
     Del(Vec<Target>),
-    /// `import numpy as np`, `import torch.nn.functional as F`, `from torch import nn`: binds
-    /// `alias` to the object at the dotted `path` (`numpy`, `torch.nn.functional`, `torch.nn`).
-    /// `import torch.nn` binds `torch` (path `torch`), as Python does.
-    Import { path: String, alias: String },
+    /// `import numpy as np`, `import torch.nn.functional as F`, `from torch import nn, tensor`:
+    /// binds each name's `alias` to the object at its dotted `path`, in order.
+    Import(Vec<ImportName>),
     /// `if c: ... elif d: ... else: ...`: each branch's condition and block, then the `else`
     /// block (empty when absent).
     If {

@@ -3,7 +3,7 @@
 use super::expressions::{is_comparison, is_keyword, Node, Parser};
 use super::SyntaxError;
 use crate::script::ast::{
-    BinOp, ComprehensionKind, Expr, ExprKind, Pos, StatementKind, Target, UnaryOp,
+    BinOp, ComprehensionKind, Expr, ExprKind, ImportName, Pos, StatementKind, Target, UnaryOp,
 };
 use crate::script::lexer::TokenKind;
 
@@ -293,8 +293,9 @@ impl Parser<'_> {
                 "relative imports are not supported here",
             ));
         }
-        let module = self.dotted_name()?;
-        let (path, alias) = if from {
+        let mut names = Vec::new();
+        if from {
+            let module = self.dotted_name()?;
             if !self.is_name("import") {
                 return Err(self.invalid_syntax());
             }
@@ -306,45 +307,56 @@ impl Parser<'_> {
                 ));
             }
             let parenthesized = self.eat_op("(");
-            let name = self.identifier()?;
-            let alias = self.alias()?.unwrap_or_else(|| name.clone());
-            if parenthesized {
-                self.several_imports()?;
-                self.eat_op(",");
-                self.expect_op(")")?;
-            }
-            if !parenthesized && self.is_op(",") && matches!(self.peek_at(1).kind, TokenKind::End) {
-                return Err(SyntaxError::new(
-                    self.peek().pos,
-                    "trailing comma not allowed without surrounding parentheses",
-                ));
-            }
-            (format!("{module}.{name}"), alias)
-        } else {
-            match self.alias()? {
-                Some(alias) => (module, alias),
-                None => {
-                    let top = module.split('.').next().unwrap_or_default().to_string();
-                    (top.clone(), top)
+            loop {
+                let name = self.identifier()?;
+                let alias = self.alias()?.unwrap_or_else(|| name.clone());
+                names.push(ImportName {
+                    path: format!("{module}.{name}"),
+                    alias,
+                });
+                if !self.is_op(",") {
+                    break;
+                }
+                let comma = self.peek().pos;
+                self.bump();
+                let after = &self.peek().kind;
+                if parenthesized && matches!(after, TokenKind::Op(")")) {
+                    break;
+                }
+                if !parenthesized && matches!(after, TokenKind::End) {
+                    return Err(SyntaxError::new(
+                        comma,
+                        "trailing comma not allowed without surrounding parentheses",
+                    ));
                 }
             }
-        };
-        self.several_imports()?;
+            if parenthesized {
+                self.expect_op(")")?;
+            }
+        } else {
+            loop {
+                let module = self.dotted_name()?;
+                names.push(match self.alias()? {
+                    Some(alias) => ImportName {
+                        path: module,
+                        alias,
+                    },
+                    None => {
+                        let top = module.split('.').next().unwrap_or_default().to_string();
+                        ImportName {
+                            path: top.clone(),
+                            alias: top,
+                        }
+                    }
+                });
+                if !self.eat_op(",") {
+                    break;
+                }
+            }
+        }
         // `import torch` is a statement like any other (a notebook's first cell shows it as a
         // step); `torch` is also bound from the start.
-        Ok(StatementKind::Import { path, alias })
-    }
-
-    /// Rejects a second name in one import statement.
-    fn several_imports(&mut self) -> Result<(), SyntaxError> {
-        if self.is_op(",") && !matches!(self.peek_at(1).kind, TokenKind::End | TokenKind::Op(")")) {
-            return Err(SyntaxError::new(
-                self.peek_at(1).pos,
-                "importing several names in one statement is not supported here; \
-                 write one import per line",
-            ));
-        }
-        Ok(())
+        Ok(StatementKind::Import(names))
     }
 
     /// An optional `as NAME`.

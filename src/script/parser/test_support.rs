@@ -203,7 +203,13 @@ pub(super) fn show_statement(statement: &Statement) -> String {
             let targets: Vec<String> = targets.iter().map(show_target).collect();
             format!("del {}", targets.join(", "))
         }
-        StatementKind::Import { path, alias } => format!("import {path} as {alias}"),
+        StatementKind::Import(names) => {
+            let names: Vec<String> = names
+                .iter()
+                .map(|n| format!("{} as {}", n.path, n.alias))
+                .collect();
+            format!("import {}", names.join(", "))
+        }
         StatementKind::If { branches, orelse } => {
             let mut out: Vec<String> = branches
                 .iter()
