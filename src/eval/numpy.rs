@@ -7,6 +7,7 @@
 
 mod array;
 mod bridge;
+mod order;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -17,6 +18,7 @@ use crate::print::numpy_str::numpy_dtype_name;
 use crate::tensor::{DType, Scalar, ScriptError, Tensor};
 
 pub(super) use array::numpy_promote;
+use order::{CopyMode, Order};
 
 /// NumPy's scalar types, by the names `np.` gives them.
 fn dtype_named(name: &str) -> Option<DType> {
@@ -203,12 +205,29 @@ impl Evaluator {
                             "{name}() missing required argument 'object' (pos 1)"
                         ))
                     })?;
+                if name == "array" && pos.len() > 2 {
+                    return Err(ScriptError::Type(format!(
+                        "array() takes from 1 to 2 positional arguments but {} were given",
+                        pos.len()
+                    )));
+                }
                 let dtype = match arg(1, &mut kw, "dtype") {
                     Some(v) => self.numpy_dtype_arg(&v)?,
                     None => None,
                 };
+                let order = match name {
+                    "asarray" => arg(2, &mut kw, "order"),
+                    _ => take_kw(&mut kw, "order"),
+                };
+                let order = order::order_arg(order.as_ref())?;
+                let copy = match take_kw(&mut kw, "copy") {
+                    None if name == "array" => CopyMode::Always,
+                    None | Some(Value::None) => CopyMode::IfNeeded,
+                    Some(v) if self.truthy(&v)? => CopyMode::Always,
+                    Some(_) => CopyMode::Never,
+                };
                 no_more_kw(name, &kw)?;
-                self.numpy_array(&object, dtype, name == "array")
+                self.numpy_array_as(&object, dtype, copy, order)
             }
             "ones" | "zeros" | "empty" | "full" => {
                 let shape = arg(0, &mut kw, "shape").ok_or_else(|| {
@@ -435,6 +454,24 @@ impl Evaluator {
         dtype: Option<DType>,
         copy: bool,
     ) -> R<Value> {
+        let copy = if copy {
+            CopyMode::Always
+        } else {
+            CopyMode::IfNeeded
+        };
+        self.numpy_array_as(object, dtype, copy, Order::K)
+    }
+
+    /// `np.array(object, dtype, copy=, order=)`: an array or a tensor is shared unless
+    /// `copy`, the dtype or the order asks for a copy (made in `order`); a list is read into
+    /// a new array.
+    fn numpy_array_as(
+        &mut self,
+        object: &Value,
+        dtype: Option<DType>,
+        copy: CopyMode,
+        order: Order,
+    ) -> R<Value> {
         let shared = match object {
             Value::NdArray(a) => Some((a.borrow().tensor.clone(), Some(a.clone()))),
             Value::Tensor(t) => {
@@ -446,18 +483,20 @@ impl Evaluator {
         };
         if let Some((tensor, same)) = shared {
             let dtype = dtype.unwrap_or(tensor.dtype);
-            if !copy && dtype == tensor.dtype {
+            let keeps =
+                dtype == tensor.dtype && order::satisfies(order, tensor.shape(), tensor.strides());
+            // A tensor's `__array__` takes no `copy=`, so NumPy cannot promise to share it.
+            if copy == CopyMode::Never && (!keeps || same.is_none()) {
+                return Err(ScriptError::Value(order::UNABLE_TO_AVOID_COPY.into()));
+            }
+            if copy != CopyMode::Always && keeps {
                 return Ok(match same {
                     Some(a) => Value::NdArray(a),
                     None => ndarray(tensor, "asarray"),
                 });
             }
-            let out = self.convert(
-                &tensor,
-                dtype,
-                crate::tensor::MemoryFormat::Contiguous,
-                "array",
-            )?;
+            let strides = order::copy_strides(order, tensor.shape(), tensor.strides());
+            let out = self.materialize(&tensor, &strides, dtype, "array")?;
             return Ok(ndarray(out, "array"));
         }
         let mut shape = Vec::new();
@@ -475,8 +514,16 @@ impl Evaluator {
                 .unwrap_or(DType::Float64)
         };
         let dtype = dtype.unwrap_or(inferred);
+        if copy == CopyMode::Never {
+            return Err(ScriptError::Value(order::UNABLE_TO_AVOID_COPY.into()));
+        }
         let values: Vec<Scalar> = values.into_iter().map(|v| cast(v, dtype)).collect();
         let t = self.tensor_from_values(&shape, dtype, &values, "array")?;
+        if order == Order::F && !order::f_contiguous(t.shape(), t.strides()) {
+            let strides = order::copy_strides(order, t.shape(), t.strides());
+            let out = self.materialize(&t, &strides, dtype, "array")?;
+            return Ok(ndarray(out, "array"));
+        }
         Ok(ndarray(t, "array"))
     }
 
@@ -565,7 +612,10 @@ impl Evaluator {
     /// The storage view behind an array or a tensor (for `shares_memory`).
     fn memory_of(&self, v: &Value) -> Option<Tensor> {
         match v {
-            Value::NdArray(t) | Value::Tensor(t) => Some(t.borrow().tensor.clone()),
+            Value::NdArray(t) | Value::Tensor(t) => {
+                let t = t.borrow().tensor.clone();
+                Some(self.window_root_view(&t).unwrap_or(t))
+            }
             _ => None,
         }
     }
