@@ -69,6 +69,15 @@ pub(super) fn ndarray(tensor: Tensor, made_by: &str) -> Value {
     })))
 }
 
+/// A new array on memory NumPy allocated for it. NumPy 2 gives such an array with no
+/// elements all-zero strides (views keep theirs: `z[:0].strides` is `z`'s).
+pub(super) fn new_ndarray(mut tensor: Tensor, made_by: &str) -> Value {
+    if tensor.numel() == 0 {
+        tensor.layout.strides.iter_mut().for_each(|s| *s = 0);
+    }
+    ndarray(tensor, made_by)
+}
+
 /// Takes keyword `name` out of `kw`.
 fn take_kw(kw: &mut Vec<(String, Value)>, name: &str) -> Option<Value> {
     let i = kw.iter().position(|(k, _)| k == name)?;
@@ -261,7 +270,7 @@ impl Evaluator {
                     _ => DType::Float64,
                 });
                 let t = self.full(&shape, value, dtype, name)?;
-                Ok(ndarray(t, name))
+                Ok(new_ndarray(t, name))
             }
             "ones_like" | "zeros_like" => {
                 let a = arg(0, &mut kw, "a").ok_or_else(|| {
@@ -277,7 +286,7 @@ impl Evaluator {
                 let src = self.as_ndarray_tensor(&a)?;
                 let value = Scalar::Int(i64::from(name == "ones_like"));
                 let t = self.full(src.shape(), value, dtype.unwrap_or(src.dtype), name)?;
-                Ok(ndarray(t, name))
+                Ok(new_ndarray(t, name))
             }
             "arange" => {
                 let dtype = match take_kw(&mut kw, "dtype") {
@@ -443,7 +452,7 @@ impl Evaluator {
             .map(|v| cast(v, dtype))
             .collect();
         let t = self.tensor_from_values(&[len], dtype, &values, "arange")?;
-        Ok(ndarray(t, "arange"))
+        Ok(new_ndarray(t, "arange"))
     }
 
     /// `np.array(object, dtype)` (`copy`) or `np.asarray` (shares an array or a tensor of
@@ -497,7 +506,7 @@ impl Evaluator {
             }
             let strides = order::copy_strides(order, tensor.shape(), tensor.strides());
             let out = self.materialize(&tensor, &strides, dtype, "array")?;
-            return Ok(ndarray(out, "array"));
+            return Ok(new_ndarray(out, "array"));
         }
         let mut shape = Vec::new();
         let mut values = Vec::new();
@@ -522,9 +531,9 @@ impl Evaluator {
         if order == Order::F && !order::f_contiguous(t.shape(), t.strides()) {
             let strides = order::copy_strides(order, t.shape(), t.strides());
             let out = self.materialize(&t, &strides, dtype, "array")?;
-            return Ok(ndarray(out, "array"));
+            return Ok(new_ndarray(out, "array"));
         }
-        Ok(ndarray(t, "array"))
+        Ok(new_ndarray(t, "array"))
     }
 
     /// Walks a nested list: its shape, elements and each element's dtype.

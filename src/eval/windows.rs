@@ -85,7 +85,7 @@ impl Evaluator {
     /// The array view `t` (no negative strides) as `torch.from_numpy` shares it: on a storage
     /// holding exactly the array's bytes, at offset 0. That is `t` itself when it already
     /// spans its whole storage; else a window of the memory (one already open at those bytes
-    /// is reused).
+    /// is reused). An array of no bytes gets a storage of its own each time, as in PyTorch.
     pub(super) fn window_of_array(&mut self, t: &Tensor) -> R<Tensor> {
         let item = t.dtype.item_size();
         let extent = if t.numel() == 0 {
@@ -103,7 +103,7 @@ impl Evaluator {
             return Ok(t.clone());
         };
         let start = (t.layout.offset.max(0) as usize).saturating_mul(item);
-        if start == 0 && extent == info.nbytes {
+        if start == 0 && extent == info.nbytes && extent > 0 {
             return Ok(t.clone());
         }
         let (base, at) = match info.window {
@@ -122,7 +122,7 @@ impl Evaluator {
                 offset: 0,
             },
         };
-        if at == 0 && extent == base_info.nbytes {
+        if at == 0 && extent == base_info.nbytes && extent > 0 {
             return Ok(on(base));
         }
         if item == 0 || at % item != 0 {

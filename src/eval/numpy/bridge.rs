@@ -8,7 +8,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::ndarray;
+use super::new_ndarray;
 use crate::eval::value::{TensorObject, TensorRef, Value};
 use crate::eval::{Evaluator, R};
 use crate::print::numpy_str::numpy_dtype_name;
@@ -60,7 +60,8 @@ impl Evaluator {
     pub(crate) fn tensor_numpy(&mut self, this: &TensorRef) -> R<Value> {
         let t = this.borrow().tensor.clone();
         check_numpy_dtype(t.dtype)?;
-        Ok(ndarray(t, "numpy"))
+        // NumPy gives an empty array zero strides, even one on a tensor's memory.
+        Ok(new_ndarray(t, "numpy"))
     }
 
     /// `torch.from_numpy(n)`: a tensor on the array's storage.
