@@ -4,6 +4,7 @@
 pub mod cpu;
 pub mod gpu;
 pub mod mirror;
+pub mod window;
 
 use crate::tensor::{DType, Scalar, StorageId, Tensor};
 

@@ -21,10 +21,12 @@ mod signature;
 mod storage;
 mod torchvision;
 pub mod value;
+mod windows;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::rc::Rc;
 
+use crate::engine::window::{WindowEngine, WindowTable};
 use crate::engine::{CpuEngine, Engine};
 use crate::script::ast::{BinOp, Expr, ExprKind, Statement, Target, UnaryOp};
 use crate::script::parser::parse_script;
@@ -69,11 +71,16 @@ struct StorageInfo {
     base_address: u64,
     /// Made by `empty`/`empty_like`/`empty_strided` and never written since.
     uninitialized: bool,
+    /// For a window of another storage's bytes (`torch.from_numpy` of an array that starts
+    /// inside its memory): that storage and the byte where the window starts.
+    window: Option<(StorageId, usize)>,
 }
 
 /// Runs scripts on an engine and records traces.
 pub struct Evaluator {
     engine: Box<dyn Engine>,
+    /// The windows of `engine` (a `WindowEngine` around the engine given to `new`).
+    windows: WindowTable,
     limits: Limits,
     /// Variables in first-assignment order.
     vars: Vec<(String, Value)>,
@@ -119,8 +126,10 @@ pub fn trace_script(source: &str) -> Trace {
 impl Evaluator {
     /// An evaluator on `engine`.
     pub fn new(engine: Box<dyn Engine>, limits: Limits) -> Evaluator {
+        let (engine, windows) = WindowEngine::new(engine);
         Evaluator {
-            engine,
+            engine: Box::new(engine),
+            windows,
             limits,
             vars: Vec::new(),
             storages: BTreeMap::new(),
@@ -561,7 +570,7 @@ impl Evaluator {
 
     /// Refuses an allocation of `nbytes` that would pass the memory limit.
     fn check_memory(&self, nbytes: usize, what: &str) -> R<()> {
-        let live: usize = self.storages.values().map(|s| s.nbytes).sum();
+        let live = self.live_bytes();
         if nbytes > self.limits.memory_bytes.saturating_sub(live) {
             return Err(ScriptError::Runtime(format!(
                 "{what}: not enough memory: you tried to allocate {nbytes} bytes ({}), but Stridescope's memory limit is {} with {} in use. Use smaller shapes (the limit keeps a browser tab alive).",
@@ -605,7 +614,7 @@ impl Evaluator {
         }
         self.storages
             .iter()
-            .find(|(_, info)| info.nbytes == 0)
+            .find(|(_, info)| info.nbytes == 0 && info.window.is_none())
             .map(|(id, _)| *id)
     }
 
@@ -622,6 +631,7 @@ impl Evaluator {
                 nbytes,
                 base_address,
                 uninitialized: false,
+                window: None,
             },
         );
         self.step_allocated += nbytes;
@@ -674,6 +684,13 @@ impl Evaluator {
         if let Some(info) = self.storages.get_mut(&view.storage) {
             info.uninitialized = false;
         }
+        // A write through a window is a write into the memory it looks into.
+        if let Some(root) = self.window_root_view(view) {
+            self.note_write(&root);
+            if !self.has_storage_record(view.storage) {
+                return;
+            }
+        }
         if self.step_new_storages.contains(&view.storage) {
             return;
         }
@@ -689,6 +706,13 @@ impl Evaluator {
         for (_, v) in &self.vars {
             collect_storages(v, &mut live);
         }
+        // A window keeps the memory it looks into.
+        let bases: Vec<StorageId> = live
+            .iter()
+            .filter_map(|id| self.storages.get(id).and_then(|i| i.window))
+            .map(|(base, _)| base)
+            .collect();
+        live.extend(bases);
         let dead: Vec<StorageId> = self
             .storages
             .keys()
@@ -744,7 +768,7 @@ impl Evaluator {
                 shape: tensor.layout.shape.clone(),
                 stride: tensor.layout.strides.clone(),
                 storage_offset: tensor.layout.offset,
-                storage: tensor.storage.to_string(),
+                storage: self.storage_key(tensor.storage),
                 storage_nbytes: info.map(|i| i.nbytes).unwrap_or(0),
                 contiguous: tensor.layout.is_contiguous(),
                 channels_last: tensor.layout.is_channels_last_contiguous(),
@@ -763,7 +787,10 @@ impl Evaluator {
                     let sharers: Vec<String> = before
                         .iter()
                         .filter_map(|(n, bt)| bt.as_ref().map(|bt| (n, bt)))
-                        .filter(|(_, bt)| bt.borrow().tensor.storage == tensor.storage)
+                        .filter(|(_, bt)| {
+                            self.memory_root(bt.borrow().tensor.storage)
+                                == self.memory_root(tensor.storage)
+                        })
                         .map(|(n, _)| n.clone())
                         .collect();
                     ("view", sharers)
@@ -776,7 +803,7 @@ impl Evaluator {
                     name: name.clone(),
                     op: obj.made_by.clone(),
                     kind: kind.to_string(),
-                    storage: tensor.storage.to_string(),
+                    storage: self.storage_key(tensor.storage),
                     of,
                 });
             }
@@ -784,6 +811,9 @@ impl Evaluator {
         let ids: Vec<(StorageId, StorageInfo)> =
             self.storages.iter().map(|(k, v)| (*k, v.clone())).collect();
         for (id, info) in ids {
+            if !self.has_storage_record(id) {
+                continue;
+            }
             let n = info.nbytes / info.dtype.item_size();
             let values = if n > self.limits.max_recorded_elements {
                 None
@@ -797,24 +827,25 @@ impl Evaluator {
             };
             step.storages.push(StorageRecord {
                 owner: self.owners.get(&id).cloned(),
-                id: id.to_string(),
+                id: self.storage_key(id),
                 dtype: info.dtype.name().to_string(),
                 nbytes: info.nbytes,
                 values,
                 uninitialized: info.uninitialized,
             });
         }
-        for (id, size, offsets) in self.step_writes.drain(..) {
+        let writes = std::mem::take(&mut self.step_writes);
+        for (id, size, offsets) in writes {
             if self.storages.contains_key(&id) {
                 step.writes.push(WriteRecord {
-                    storage: id.to_string(),
+                    storage: self.storage_key(id),
                     element_size: size,
                     offsets,
                 });
             }
         }
         step.allocated_bytes = self.step_allocated;
-        step.live_bytes = self.storages.values().map(|s| s.nbytes).sum();
+        step.live_bytes = self.live_bytes();
         step
     }
 }

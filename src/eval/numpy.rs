@@ -7,6 +7,7 @@
 
 mod array;
 mod bridge;
+mod order;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -17,6 +18,7 @@ use crate::print::numpy_str::numpy_dtype_name;
 use crate::tensor::{DType, Scalar, ScriptError, Tensor};
 
 pub(super) use array::numpy_promote;
+use order::{CopyMode, Order};
 
 /// NumPy's scalar types, by the names `np.` gives them.
 fn dtype_named(name: &str) -> Option<DType> {
@@ -65,6 +67,15 @@ pub(super) fn ndarray(tensor: Tensor, made_by: &str) -> Value {
         copied_from: None,
         requires_grad: false,
     })))
+}
+
+/// A new array on memory NumPy allocated for it. NumPy 2 gives such an array with no
+/// elements all-zero strides (views keep theirs: `z[:0].strides` is `z`'s).
+pub(super) fn new_ndarray(mut tensor: Tensor, made_by: &str) -> Value {
+    if tensor.numel() == 0 {
+        tensor.layout.strides.iter_mut().for_each(|s| *s = 0);
+    }
+    ndarray(tensor, made_by)
 }
 
 /// Takes keyword `name` out of `kw`.
@@ -203,12 +214,29 @@ impl Evaluator {
                             "{name}() missing required argument 'object' (pos 1)"
                         ))
                     })?;
+                if name == "array" && pos.len() > 2 {
+                    return Err(ScriptError::Type(format!(
+                        "array() takes from 1 to 2 positional arguments but {} were given",
+                        pos.len()
+                    )));
+                }
                 let dtype = match arg(1, &mut kw, "dtype") {
                     Some(v) => self.numpy_dtype_arg(&v)?,
                     None => None,
                 };
+                let order = match name {
+                    "asarray" => arg(2, &mut kw, "order"),
+                    _ => take_kw(&mut kw, "order"),
+                };
+                let order = order::order_arg(order.as_ref())?;
+                let copy = match take_kw(&mut kw, "copy") {
+                    None if name == "array" => CopyMode::Always,
+                    None | Some(Value::None) => CopyMode::IfNeeded,
+                    Some(v) if self.truthy(&v)? => CopyMode::Always,
+                    Some(_) => CopyMode::Never,
+                };
                 no_more_kw(name, &kw)?;
-                self.numpy_array(&object, dtype, name == "array")
+                self.numpy_array_as(&object, dtype, copy, order)
             }
             "ones" | "zeros" | "empty" | "full" => {
                 let shape = arg(0, &mut kw, "shape").ok_or_else(|| {
@@ -242,7 +270,7 @@ impl Evaluator {
                     _ => DType::Float64,
                 });
                 let t = self.full(&shape, value, dtype, name)?;
-                Ok(ndarray(t, name))
+                Ok(new_ndarray(t, name))
             }
             "ones_like" | "zeros_like" => {
                 let a = arg(0, &mut kw, "a").ok_or_else(|| {
@@ -258,7 +286,7 @@ impl Evaluator {
                 let src = self.as_ndarray_tensor(&a)?;
                 let value = Scalar::Int(i64::from(name == "ones_like"));
                 let t = self.full(src.shape(), value, dtype.unwrap_or(src.dtype), name)?;
-                Ok(ndarray(t, name))
+                Ok(new_ndarray(t, name))
             }
             "arange" => {
                 let dtype = match take_kw(&mut kw, "dtype") {
@@ -424,7 +452,7 @@ impl Evaluator {
             .map(|v| cast(v, dtype))
             .collect();
         let t = self.tensor_from_values(&[len], dtype, &values, "arange")?;
-        Ok(ndarray(t, "arange"))
+        Ok(new_ndarray(t, "arange"))
     }
 
     /// `np.array(object, dtype)` (`copy`) or `np.asarray` (shares an array or a tensor of
@@ -434,6 +462,24 @@ impl Evaluator {
         object: &Value,
         dtype: Option<DType>,
         copy: bool,
+    ) -> R<Value> {
+        let copy = if copy {
+            CopyMode::Always
+        } else {
+            CopyMode::IfNeeded
+        };
+        self.numpy_array_as(object, dtype, copy, Order::K)
+    }
+
+    /// `np.array(object, dtype, copy=, order=)`: an array or a tensor is shared unless
+    /// `copy`, the dtype or the order asks for a copy (made in `order`); a list is read into
+    /// a new array.
+    fn numpy_array_as(
+        &mut self,
+        object: &Value,
+        dtype: Option<DType>,
+        copy: CopyMode,
+        order: Order,
     ) -> R<Value> {
         let shared = match object {
             Value::NdArray(a) => Some((a.borrow().tensor.clone(), Some(a.clone()))),
@@ -446,19 +492,21 @@ impl Evaluator {
         };
         if let Some((tensor, same)) = shared {
             let dtype = dtype.unwrap_or(tensor.dtype);
-            if !copy && dtype == tensor.dtype {
+            let keeps =
+                dtype == tensor.dtype && order::satisfies(order, tensor.shape(), tensor.strides());
+            // A tensor's `__array__` takes no `copy=`, so NumPy cannot promise to share it.
+            if copy == CopyMode::Never && (!keeps || same.is_none()) {
+                return Err(ScriptError::Value(order::UNABLE_TO_AVOID_COPY.into()));
+            }
+            if copy != CopyMode::Always && keeps {
                 return Ok(match same {
                     Some(a) => Value::NdArray(a),
                     None => ndarray(tensor, "asarray"),
                 });
             }
-            let out = self.convert(
-                &tensor,
-                dtype,
-                crate::tensor::MemoryFormat::Contiguous,
-                "array",
-            )?;
-            return Ok(ndarray(out, "array"));
+            let strides = order::copy_strides(order, tensor.shape(), tensor.strides());
+            let out = self.materialize(&tensor, &strides, dtype, "array")?;
+            return Ok(new_ndarray(out, "array"));
         }
         let mut shape = Vec::new();
         let mut values = Vec::new();
@@ -475,9 +523,17 @@ impl Evaluator {
                 .unwrap_or(DType::Float64)
         };
         let dtype = dtype.unwrap_or(inferred);
+        if copy == CopyMode::Never {
+            return Err(ScriptError::Value(order::UNABLE_TO_AVOID_COPY.into()));
+        }
         let values: Vec<Scalar> = values.into_iter().map(|v| cast(v, dtype)).collect();
         let t = self.tensor_from_values(&shape, dtype, &values, "array")?;
-        Ok(ndarray(t, "array"))
+        if order == Order::F && !order::f_contiguous(t.shape(), t.strides()) {
+            let strides = order::copy_strides(order, t.shape(), t.strides());
+            let out = self.materialize(&t, &strides, dtype, "array")?;
+            return Ok(new_ndarray(out, "array"));
+        }
+        Ok(new_ndarray(t, "array"))
     }
 
     /// Walks a nested list: its shape, elements and each element's dtype.
@@ -565,7 +621,10 @@ impl Evaluator {
     /// The storage view behind an array or a tensor (for `shares_memory`).
     fn memory_of(&self, v: &Value) -> Option<Tensor> {
         match v {
-            Value::NdArray(t) | Value::Tensor(t) => Some(t.borrow().tensor.clone()),
+            Value::NdArray(t) | Value::Tensor(t) => {
+                let t = t.borrow().tensor.clone();
+                Some(self.window_root_view(&t).unwrap_or(t))
+            }
             _ => None,
         }
     }

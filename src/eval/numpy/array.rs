@@ -3,7 +3,7 @@
 //! integer per dim gives a NumPy scalar), item writes through the shared storage, and
 //! arithmetic with NumPy 2's promotion (NEP 50: Python numbers are weak).
 
-use super::{cast, ndarray, tuple_text};
+use super::{cast, ndarray, new_ndarray, order, tuple_text};
 use crate::engine::BinaryOp;
 use crate::eval::ops::ElementwiseInput;
 use crate::eval::value::{TensorRef, Value};
@@ -187,7 +187,7 @@ impl Evaluator {
                 .unwrap_or(Scalar::Int(0));
             return Ok(Value::NpScalar(out.dtype, v));
         }
-        Ok(ndarray(out, crate::eval::pyops::binop_symbol(op)))
+        Ok(new_ndarray(out, crate::eval::pyops::binop_symbol(op)))
     }
 
     /// Arithmetic between NumPy scalars and Python numbers.
@@ -418,7 +418,7 @@ impl Evaluator {
                 } else {
                     out
                 };
-                Ok(ndarray(out, name))
+                Ok(new_ndarray(out, name))
             }
             "ravel" => {
                 let (out, _) = self.reshape(&t, &[t.numel()])?;
@@ -439,10 +439,10 @@ impl Evaluator {
                         )
                     })?;
                 let dtype = self.numpy_dtype_arg(&v)?.unwrap_or(DType::Float64);
-                Ok(ndarray(
-                    self.convert(&t, dtype, MemoryFormat::Preserve, "astype")?,
-                    "astype",
-                ))
+                // `order='K'`: the array's dim order, as `np.array` copies.
+                let strides = order::copy_strides(order::Order::K, t.shape(), t.strides());
+                let out = self.materialize(&t, &strides, dtype, "astype")?;
+                Ok(new_ndarray(out, "astype"))
             }
             "tolist" => {
                 let values = self.engine.values(&t);

@@ -1,12 +1,14 @@
 //! The bridge between PyTorch and NumPy: `t.numpy()`, `torch.from_numpy(n)` and
 //! `torch.as_tensor(n)` share the storage (one more view of the same cells);
-//! `torch.tensor(n)` copies, keeping the dtype. Also the trace's record of every array
+//! `torch.tensor(n)` copies, keeping the dtype and the array's layout. An array that does
+//! not span its whole memory is shared through a window of it (`eval/windows.rs`), as
+//! PyTorch wraps exactly the array's bytes. Also the trace's record of every array
 //! variable, so the memory view can draw it beside the tensors on its storage.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use super::ndarray;
+use super::new_ndarray;
 use crate::eval::value::{TensorObject, TensorRef, Value};
 use crate::eval::{Evaluator, R};
 use crate::print::numpy_str::numpy_dtype_name;
@@ -58,7 +60,8 @@ impl Evaluator {
     pub(crate) fn tensor_numpy(&mut self, this: &TensorRef) -> R<Value> {
         let t = this.borrow().tensor.clone();
         check_numpy_dtype(t.dtype)?;
-        Ok(ndarray(t, "numpy"))
+        // NumPy gives an empty array zero strides, even one on a tensor's memory.
+        Ok(new_ndarray(t, "numpy"))
     }
 
     /// `torch.from_numpy(n)`: a tensor on the array's storage.
@@ -74,6 +77,7 @@ impl Evaluator {
                 if t.strides().iter().any(|&s| s < 0) {
                     return Err(ScriptError::Value(NEGATIVE_STRIDES.into()));
                 }
+                let t = self.window_of_array(&t)?;
                 Ok(tensor_view(t, "from_numpy"))
             }
             [other] => Err(ScriptError::Type(format!(
@@ -101,15 +105,13 @@ impl Evaluator {
         }
         let dtype = dtype.unwrap_or(t.dtype);
         if share && dtype == t.dtype {
+            let t = self.window_of_array(&t)?;
             return Ok(tensor_view(t, "as_tensor"));
         }
-        let format = if share {
-            MemoryFormat::Preserve
-        } else {
-            MemoryFormat::Contiguous
-        };
+        // Both read the array as `torch.from_numpy` would and copy it with `.to(dtype,
+        // copy=True)`: dense layouts keep their strides, others their dim order.
         let what = if share { "as_tensor" } else { "tensor" };
-        let out = self.convert(&t, dtype, format, what)?;
+        let out = self.convert(&t, dtype, MemoryFormat::Preserve, what)?;
         Ok(Value::tensor(out, what, Some(t.storage)))
     }
 
@@ -174,7 +176,7 @@ impl Evaluator {
                 strides: t.strides().iter().map(|s| s * item).collect(),
                 element_strides: t.strides().to_vec(),
                 storage_offset: t.layout.offset,
-                storage: t.storage.to_string(),
+                storage: self.storage_key(t.storage),
                 itemsize: item as usize,
                 values,
             });

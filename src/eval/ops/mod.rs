@@ -380,7 +380,7 @@ impl Evaluator {
     // ----- copies -----
 
     /// Copies `src` into a fresh tensor with `strides`.
-    fn materialize(
+    pub(super) fn materialize(
         &mut self,
         src: &Tensor,
         strides: &[i64],
@@ -502,7 +502,7 @@ impl Evaluator {
         }
         let src = broadcast_view(src, dst.shape());
         self.check_work(dst.numel(), "copy_")?;
-        match sequential_order(dst, &[&src]) {
+        match sequential_order(&self.rooted(dst), &[&self.rooted(&src)]) {
             None => self.engine.copy(dst, &src),
             Some(order) => {
                 for index in order {
@@ -700,14 +700,16 @@ impl Evaluator {
                 compute = DType::Float32;
             }
         }
-        let tensors: Vec<&Tensor> = [&a, &b]
+        let tensors: Vec<Tensor> = [&a, &b]
             .into_iter()
             .filter_map(|o| match o {
                 Operand::Tensor(t) => Some(t),
                 Operand::Scalar(_) => None,
             })
+            .map(|t| self.rooted(t))
             .collect();
-        match sequential_order(&out_tensor, &tensors) {
+        let inputs: Vec<&Tensor> = tensors.iter().collect();
+        match sequential_order(&self.rooted(&out_tensor), &inputs) {
             None => self
                 .engine
                 .binary(op, &out_tensor, &a, &b, compute)

@@ -589,6 +589,13 @@ impl Evaluator {
                     t.layout.offset
                 )));
             }
+            let window_start = self.storages.get(&t.storage).and_then(|i| i.window);
+            if window_start.is_some_and(|(_, start)| start % new as usize != 0) {
+                return Err(ScriptError::NotImplemented(format!(
+                    "viewing a tensor shared from part of a NumPy array as {} where its memory starts inside an element is outside Stridescope's model",
+                    dtype.scalar_type_name()
+                )));
+            }
             for (i, s) in layout.strides[..last].iter_mut().enumerate() {
                 if *s % ratio != 0 {
                     return Err(ScriptError::Runtime(format!(
