@@ -83,6 +83,8 @@ cmd_test() {
   STRIDESCOPE_SUBPATH_DIST=target/e2e-subpath-dist node tests/e2e/share.mjs
   say "lessons in the browser (keyboard only, both languages, embeds) and axe-core"
   node tests/e2e/lessons.mjs
+  say "large tensors drawn on canvases in the browser (with and without WebGPU)"
+  node tests/e2e/large.mjs
   say "PyTorch oracle"
   cargo build --release
   python3 "$ORACLE/check.py" --trace-cmd "$ROOT/target/release/stridescope trace {}" "$ORACLE/cases.jsonl"

@@ -14,7 +14,8 @@ use std::collections::HashSet;
 
 use wasm_bindgen::{Clamped, JsCast};
 
-use super::canvas_view::{Frame, Painter, Source};
+use super::canvas_source::Source;
+use super::canvas_view::{Frame, Painter};
 use crate::render::colour::{GRID_LINE_COLOUR, HIGHLIGHT_COLOUR, SEPARATOR_COLOUR};
 use crate::render::viewport::{FRAC_BITS, TEXT_MIN_PX};
 use crate::render::{Frame as PlanFrame, GridKind, Mode, PixelMap, Rgba, Scene};

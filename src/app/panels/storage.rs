@@ -4,6 +4,7 @@ use std::collections::{HashMap, HashSet};
 
 use leptos::prelude::*;
 
+use super::canvas_source::element_count;
 use super::canvas_view::{
     canvas_drawing, is_large, storage_pref_key, to_pixels_button, CanvasPrefs, Drawn,
 };
@@ -67,14 +68,6 @@ pub fn StoragePanel() -> impl IntoView {
             }}
         </div>
     }
-}
-
-/// The number of elements of a storage (of the dtype it was made with).
-fn element_count(s: &StorageRecord) -> usize {
-    let item = crate::tensor::DType::from_name(&s.dtype)
-        .map(|d| d.item_size())
-        .unwrap_or(1);
-    s.nbytes / item.max(1)
 }
 
 /// Whether a storage has more elements than the DOM draws well (it goes on a canvas).
