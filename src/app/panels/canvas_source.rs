@@ -20,15 +20,18 @@ pub(super) struct Source {
     pub(super) count: usize,
 }
 
-/// A storage's elements as f32, when recorded (complex storages are not drawn from values).
+/// A storage's elements as f32 as the plan reads them (`render::storage_values`: rounded
+/// once, subnormals flushed), when recorded (complex storages are not drawn from values).
 pub(super) fn values_of(s: &StorageRecord) -> Option<Vec<f32>> {
     let dtype = DType::from_name(&s.dtype)?;
     if dtype.is_complex() {
         return None;
     }
-    s.values
-        .as_ref()
-        .map(|v| v.iter().map(|x| x.0.to_f32()).collect())
+    s.values.as_ref().map(|v| {
+        v.iter()
+            .map(|x| crate::render::scene::flush_subnormal(x.0.to_f32()))
+            .collect()
+    })
 }
 
 /// The number of elements of a storage (of the dtype it was made with).
