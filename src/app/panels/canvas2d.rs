@@ -381,9 +381,33 @@ impl Painter for Canvas2d {
             ctx.set_text_align("center");
             ctx.set_text_baseline("middle");
             ctx.set_fill_style_str(if f.dark { "#ececec" } else { "#1d1d1f" });
-            let _ = ctx.fill_text(&f.not_recorded, vp.width / 2.0, vp.height / 2.0);
+            let lines = wrap(&f.not_recorded, vp.width - 24.0);
+            let top = vp.height / 2.0 - (lines.len() as f64 - 1.0) * 10.0;
+            for (k, line) in lines.iter().enumerate() {
+                let _ = ctx.fill_text(line, vp.width / 2.0, top + k as f64 * 20.0);
+            }
         }
     }
+}
+
+/// `text` in lines of at most about `width` CSS pixels of 14 px type (by words; CJK text,
+/// which has no spaces, by characters).
+fn wrap(text: &str, width: f64) -> Vec<String> {
+    let char_w = |c: char| if c.is_ascii() { 7.8 } else { 14.0 };
+    let mut lines = vec![String::new()];
+    let mut used = 0.0;
+    for piece in text.split_inclusive(|c: char| c == ' ' || !c.is_ascii()) {
+        let w: f64 = piece.chars().map(char_w).sum();
+        if used + w > width && used > 0.0 {
+            lines.push(String::new());
+            used = 0.0;
+        }
+        if let Some(line) = lines.last_mut() {
+            line.push_str(piece);
+        }
+        used += w;
+    }
+    lines.iter().map(|l| l.trim().to_string()).collect()
 }
 
 /// At most `n` characters, with `…` when cut.
