@@ -104,11 +104,12 @@ struct FrameParams {
     highlight: i32,
     slice_rows: u32,
     n_marks: u32,
-    levels: u32,
+    lv_shift: u32,
     marks: [[i32; 4]; 16],
-    level_base: [u32; MAX_LEVELS],
-    level_rows: [u32; MAX_LEVELS],
-    level_cols: [u32; MAX_LEVELS],
+    lv_base: u32,
+    lv_rows: u32,
+    lv_cols: u32,
+    pad: u32,
 }
 
 /// One level-building dispatch of a view's pyramid.
@@ -485,11 +486,13 @@ impl GpuEngine {
             *slot = m.map(clamp32);
             p.n_marks += 1;
         }
-        p.levels = view.levels.len() as u32;
-        for (k, &(base, rows, cols)) in view.levels.iter().enumerate() {
-            p.level_base[k] = base;
-            p.level_rows[k] = rows;
-            p.level_cols[k] = cols;
+        // The level pixels read, clamped to the top (`Pyramid::footprint_value`).
+        let l = (frame.map.level.max(1) as usize).min(view.levels.len());
+        if let Some(&(base, rows, cols)) = l.checked_sub(1).and_then(|i| view.levels.get(i)) {
+            p.lv_shift = l as u32;
+            p.lv_base = base;
+            p.lv_rows = rows;
+            p.lv_cols = cols;
         }
         p
     }
