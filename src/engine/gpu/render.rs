@@ -605,11 +605,19 @@ impl GpuEngine {
             .copied()
             .find(|f| !f.is_srgb())
             .unwrap_or(wgpu::TextureFormat::Rgba8Unorm);
-        let alpha_mode = caps
+        // Outside the grid the frame is transparent (0, 0, 0, 0): premultiplied shows the
+        // page through it.
+        let alpha_mode = if caps
             .alpha_modes
-            .first()
-            .copied()
-            .unwrap_or(wgpu::CompositeAlphaMode::Auto);
+            .contains(&wgpu::CompositeAlphaMode::PreMultiplied)
+        {
+            wgpu::CompositeAlphaMode::PreMultiplied
+        } else {
+            caps.alpha_modes
+                .first()
+                .copied()
+                .unwrap_or(wgpu::CompositeAlphaMode::Auto)
+        };
         surface.configure(
             &self.device,
             &wgpu::SurfaceConfiguration {
