@@ -391,3 +391,28 @@ fn grid_lines_and_separators_follow_the_thresholds() {
     let frame = Frame::new(&small, &scene.grid, None);
     assert!(!frame.grid_lines && !frame.separators);
 }
+
+#[test]
+fn degenerate_viewports_stay_usable() {
+    let mut vp = Viewport::fit(f64::NAN, f64::INFINITY, 0.0, 0, 0);
+    assert!(vp.width >= 1.0 && vp.dpr == 1.0 && vp.cell_px.is_finite());
+    vp.zoom_at(f64::NAN, 1.0, 1.0, 10, 10);
+    vp.pan_by(f64::NAN, f64::INFINITY, 10, 10);
+    assert!(vp.cell_px.is_finite() && vp.pan_x.is_finite() && vp.pan_y.is_finite());
+    assert_eq!(vp.pick(f64::NAN, 0.0, 10, 10), None);
+    assert_eq!(vp.pick(-1.0, 0.0, 10, 10), None);
+    // A very long single row still maps pixels to cells and builds its pyramid's levels.
+    let cols = 1 << 24;
+    let vp = Viewport::fit(1920.0, 1080.0, 1.0, 1, cols);
+    let map = vp.pixel_map();
+    assert!(map.level > 10);
+    assert!(map.col(0, cols).is_some_and(|c| c < 8739));
+    assert!(map.col(1919, cols).is_some_and(|c| c > cols - 20_000));
+    let empty = Scene::new(
+        Grid::for_storage(0, DType::Float32, None),
+        Vec::new(),
+        Mode::Heat,
+    );
+    let frame = Frame::new(&Viewport::fit(8.0, 8.0, 1.0, 0, 0), &empty.grid, Some(0));
+    assert!(empty.draw(&frame).iter().all(|&b| b == 0));
+}
