@@ -85,6 +85,8 @@ cmd_test() {
   node tests/e2e/lessons.mjs
   say "images in the browser (samples, the picker, drag-and-drop)"
   node tests/e2e/images.mjs
+  say "large tensors drawn on canvases in the browser (with and without WebGPU)"
+  node tests/e2e/large.mjs
   say "PyTorch oracle"
   cargo build --release
   python3 "$ORACLE/check.py" --trace-cmd "$ROOT/target/release/stridescope trace {}" "$ORACLE/cases.jsonl"

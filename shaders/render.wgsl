@@ -16,13 +16,15 @@ struct FrameParams {
     highlight: i32,
     slice_rows: u32,
     n_marks: u32,
-    // Pyramid levels stored (level L at index L - 1).
-    levels: u32,
+    // The pyramid level pixels read (frame.level clamped to the levels stored; 0: none),
+    // and where its nodes are.
+    lv_shift: u32,
     // Inner boxes of the highlight rings (x0, y0, x1, y1), device pixels.
     marks: array<vec4<i32>, 16>,
-    level_base: array<vec4<u32>, 8>,
-    level_rows: array<vec4<u32>, 8>,
-    level_cols: array<vec4<u32>, 8>,
+    lv_base: u32,
+    lv_rows: u32,
+    lv_cols: u32,
+    pad: u32,
 }
 
 const FRAC: u32 = 24u;
@@ -182,45 +184,63 @@ fn tint_colour(channel: u32, byte: u32) -> vec4<u32> {
     }
 }
 
-fn add_node(node: u32) {
-    let n = bitcast<vec4<f32>>(pyramid[node]);
-    acc_add(n.x, n.y, n.z);
+// Adds node `n` ([min, max, mean] bits) to the combination `acc` ([min, max, sum]) of `k`
+// nodes, as `pyramid::combine` (in order, skipping nodes without a finite value).
+fn combine_node(acc: ptr<function, vec3<f32>>, k: ptr<function, u32>, n: vec4<u32>) {
+    if classify(n.x) != CLASS_FINITE {
+        return;
+    }
+    let v = bitcast<vec4<f32>>(n);
+    if *k == 0u {
+        *acc = v.xyz;
+    } else {
+        var a = *acc;
+        if v.x < a.x {
+            a.x = v.x;
+        }
+        if v.y > a.y {
+            a.y = v.y;
+        }
+        a.z = a.z + v.z;
+        *acc = a;
+    }
+    *k = *k + 1u;
 }
 
 // `Pyramid::footprint_value`: the value a pixel covering cells rows × cols shows.
 fn footprint_bits(rows: vec2<i32>, cols: vec2<i32>) -> u32 {
-    let l = min(max(frame.level, 1u), frame.levels);
+    let l = frame.lv_shift;
     if l == 0u {
         return NAN_BITS;
     }
-    let i = l - 1u;
-    let base = frame.level_base[i / 4u][i % 4u];
-    let lrows = frame.level_rows[i / 4u][i % 4u];
-    let lcols = frame.level_cols[i / 4u][i % 4u];
-    // The footprint is narrower than a block: it overlaps at most 2 × 2 of them.
+    let base = frame.lv_base;
+    let lcols = frame.lv_cols;
+    // The footprint is narrower than a block: it overlaps at most 2 × 2 of them, combined
+    // in row-major order.
     let r0 = u32(rows.x) >> l;
     let c0 = u32(cols.x) >> l;
-    let r1 = min(u32(rows.y) >> l, lrows - 1u);
+    let r1 = min(u32(rows.y) >> l, frame.lv_rows - 1u);
     let c1 = min(u32(cols.y) >> l, lcols - 1u);
-    acc_k = 0u;
-    add_node(base + r0 * lcols + c0);
+    var acc = vec3<f32>(0.0, 0.0, 0.0);
+    var k = 0u;
+    combine_node(&acc, &k, pyramid[base + r0 * lcols + c0]);
     if c1 > c0 {
-        add_node(base + r0 * lcols + c1);
+        combine_node(&acc, &k, pyramid[base + r0 * lcols + c1]);
     }
     if r1 > r0 {
-        add_node(base + r1 * lcols + c0);
+        combine_node(&acc, &k, pyramid[base + r1 * lcols + c0]);
         if c1 > c0 {
-            add_node(base + r1 * lcols + c1);
+            combine_node(&acc, &k, pyramid[base + r1 * lcols + c1]);
         }
     }
-    if acc_k == 0u {
+    if k == 0u {
         return NAN_BITS;
     }
-    let mean = acc_sum * reciprocal(acc_k);
-    if acc_hi * 0.5 + acc_lo * 0.5 >= mean {
-        return bitcast<u32>(acc_hi);
+    let mean = acc.z * reciprocal(k);
+    if acc.y * 0.5 + acc.x * 0.5 >= mean {
+        return bitcast<u32>(acc.y);
     }
-    return bitcast<u32>(acc_lo);
+    return bitcast<u32>(acc.x);
 }
 
 fn on_ring(x: i32, y: i32) -> bool {

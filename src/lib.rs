@@ -9,6 +9,7 @@
 pub mod engine;
 pub mod eval;
 pub mod export;
+pub mod frame_cache;
 pub mod i18n;
 pub mod image;
 pub mod lesson_play;

@@ -314,3 +314,81 @@ fn the_bench_comparison_sees_a_wrong_pixel() {
     pixels[(16 * 128 + 16) * 4] ^= 1;
     assert_eq!(compare(&scene, &frame, &pixels, 0, 1).1, 1);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn gpu_images_and_tints_equal_the_cpu_reference(
+        n in 1i64..3,
+        h in 1i64..24,
+        w in 1i64..24,
+        layout in 0usize..5,
+        dtype in prop::sample::select(vec![DType::UInt8, DType::Float32, DType::Float16]),
+        zoom in prop::sample::select(vec![0.05, 0.5, 1.0, 4.0]),
+        seed in 0u64..1000,
+    ) {
+        let mut gpu = gpu();
+        // [3, H, W], [N, 3, H, W] contiguous and channels_last, [H, W, 3], and a vertically
+        // flipped [3, H, W] (negative row stride).
+        let (shape, stride, offset): (Vec<i64>, Vec<i64>, i64) = match layout {
+            0 => (vec![3, h, w], vec![h * w, w, 1], 0),
+            1 => (vec![n, 3, h, w], vec![3 * h * w, h * w, w, 1], 0),
+            2 => (vec![n, 3, h, w], vec![3 * h * w, 1, 3 * w, 3], 0),
+            3 => (vec![h, w, 3], vec![3 * w, 3, 1], 0),
+            _ => (vec![3, h, w], vec![h * w, -w, 1], (h - 1) * w),
+        };
+        let elements = (3 * n * h * w) as usize;
+        let bytes = pseudo_random_bytes(elements * dtype.item_size(), seed);
+        let img = image_layout(&shape, &stride, dtype).unwrap();
+        let grid = Grid::for_image(&img, offset, dtype);
+        let mut vp = Viewport::fit(64.0, 48.0, 1.0, grid.rows, grid.cols);
+        vp.zoom_at(zoom, 20.0, 20.0, grid.rows, grid.cols);
+        let highlight = Some((seed % elements as u64) as i64);
+        let (_, bad) = differ(&mut gpu, bytes.clone(), dtype, grid, Mode::Rgb(img.scale), &vp, highlight);
+        prop_assert!(bad.is_empty(), "rgb {shape:?} {stride:?}: {bad:?}");
+        if let Some(tint) = TintSpec::for_image(&img, offset) {
+            let strip = Grid::for_storage(elements, dtype, Some(w as usize));
+            let vp = Viewport::fit(48.0, 64.0, 1.0, strip.rows, strip.cols);
+            let (_, bad) = differ(&mut gpu, bytes, dtype, strip, Mode::Tint(tint), &vp, highlight);
+            prop_assert!(bad.is_empty(), "tint {shape:?} {stride:?}: {bad:?}");
+        }
+    }
+}
+
+#[test]
+fn flat_empty_and_non_finite_heatmaps() {
+    let mut gpu = gpu();
+    let grid =
+        |n: i64| Grid::for_view(&ViewSpec::new(&[n, n], &[n, 1], 0, DType::Float32)).unwrap();
+    let vp = Viewport::fit(64.0, 64.0, 1.0, 40, 40);
+    // Every value equal: the middle colour; every value NaN or ±inf: their colours, range 0.
+    for fill in [3.5f32, f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        let bytes: Vec<u8> = std::iter::repeat_n(fill.to_le_bytes(), 1600)
+            .flatten()
+            .collect();
+        let (_, bad) = differ(
+            &mut gpu,
+            bytes,
+            DType::Float32,
+            grid(40),
+            Mode::Heat,
+            &vp,
+            Some(5),
+        );
+        assert!(bad.is_empty(), "{fill}: {bad:?}");
+    }
+    // An empty view draws nothing.
+    let empty = Grid::for_view(&ViewSpec::new(&[0, 5], &[5, 1], 0, DType::Float32)).unwrap();
+    let vp = Viewport::fit(32.0, 32.0, 1.0, 0, 5);
+    let (_, bad) = differ(
+        &mut gpu,
+        vec![0; 16],
+        DType::Float32,
+        empty,
+        Mode::Heat,
+        &vp,
+        None,
+    );
+    assert!(bad.is_empty(), "{bad:?}");
+}

@@ -7,8 +7,8 @@
 //! finite value: `min` and `max` of the children's, and `mean` = the sum of the children's
 //! means (added in order) times [`RECIPROCALS`]`[k]` for `k` children (an unweighted mean
 //! of means). A node without any finite value is NaN. The GPU kernel (`minmax.wgsl`)
-//! computes the same bits. A pixel at level `L` (blocks at least as wide as the pixel)
-//! combines the nodes of the at most 2 × 2 blocks its footprint overlaps, the same way, and
+//! computes the same bits. A pixel at level `L` (blocks at least as wide as the pixel:
+//! `PixelMap::level` picks blocks at least twice as wide) combines the nodes of the at most 2 × 2 blocks its footprint overlaps, the same way, and
 //! shows the extreme farther from the mean ([`display_value`]): every cell lies in some
 //! pixel's footprint, so a lone outlier always shows. Non-finite cells do not count: below one pixel per cell they are
 //! hidden by their block's finite values.

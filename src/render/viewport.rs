@@ -60,8 +60,10 @@ pub struct PixelMap {
     pub origin_x: i64,
     /// The row coordinate of device pixel row 0's centre, times `2^FRAC_BITS`.
     pub origin_y: i64,
-    /// The pyramid level a pixel reads: the smallest `L` with `2^L` cells >= one pixel (0
-    /// when a cell covers a pixel or more).
+    /// The pyramid level a pixel reads: 0 when a cell covers a pixel or more, else one more
+    /// than the smallest `L` with `2^L` cells >= one pixel. Blocks at least twice the
+    /// pixel's footprint make the footprint straddle a block edge only about half the time
+    /// per axis: about 2 node reads per pixel instead of nearly 4.
     pub level: u32,
 }
 
@@ -179,6 +181,9 @@ impl Viewport {
         let origin = |pan: f64| ((0.5 / self.dpr - pan) / self.cell_px * one).round() as i64;
         let mut level = 0;
         while (1i64 << (FRAC_BITS + level)) < step {
+            level += 1;
+        }
+        if level > 0 {
             level += 1;
         }
         PixelMap {

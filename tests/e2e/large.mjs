@@ -9,7 +9,7 @@
 // The layouts expected here are PyTorch's, worked out by hand: torch.arange(n).reshape(768, 768)
 // is contiguous, strides (768, 1), offset 0; .t() swaps them to (1, 768); a[::2, 100:400:3]
 // has shape (384, 100), strides (2·768, 3·1) = (1536, 3) and offset 100·1 = 100.
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { check, expect, expectEqual, launch, results, root, serve, shots, watchErrors } from './harness.mjs';
 
@@ -276,6 +276,32 @@ for (const webgpu of [false, true]) {
     expectEqual(jumps, '768', 'one jump per element of b\'s dim 1');
     await page.click('[data-testid=view][data-name=b] [data-testid=dim-chip][data-dim="1"]');
     expectEqual(await page.$$eval('[data-testid=gpu-view]', (cs) => cs.map((c) => c.dataset.written)), ['1', '1', '1', '1'], 'one written element in every canvas of the storage');
+  });
+
+  await check(`${label} the SVG export says the large drawings are rasters; the PNG export has their pictures`, async () => {
+    const download = async (testid) => {
+      const [file] = await Promise.all([page.waitForEvent('download'), page.click(`[data-testid=${testid}]`)]);
+      return readFile(await file.path());
+    };
+    const svg = (await download('export-svg')).toString('utf8');
+    expectEqual(svg.match(/the page draws this as a raster/g)?.length, 4, 'a, b, c and the storage said to be rasters');
+    expect(!svg.includes('<image'), 'the SVG embeds no picture');
+    const png = await download('export-png');
+    await writeFile(join(shots, `large-${webgpu ? 'webgpu' : 'canvas2d'}-export.png`), png);
+    const colourful = await page.evaluate(async (b64) => {
+      const img = new Image();
+      img.src = 'data:image/png;base64,' + b64;
+      await img.decode();
+      const c = document.createElement('canvas');
+      [c.width, c.height] = [img.width, img.height];
+      const ctx = c.getContext('2d');
+      ctx.drawImage(img, 0, 0);
+      const d = ctx.getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let k = 0; k < d.length; k += 4) if (Math.max(d[k], d[k + 1], d[k + 2]) - Math.min(d[k], d[k + 1], d[k + 2]) > 60) n += 1;
+      return n;
+    }, png.toString('base64'));
+    expect(colourful > 100000, `the PNG shows the canvases' colours (${colourful} colourful pixels)`);
   });
 
   await check(`${label} the toggle swaps a canvas for the DOM grid and back`, async () => {

@@ -19,12 +19,14 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::canvas2d::Canvas2d;
+pub(super) use super::canvas_source::Drawn;
+use super::canvas_source::{source_of, values_of, Source};
+pub use super::readout::CellReadout;
 use crate::app::i18n::{t as tr, tf};
 use crate::app::{AppState, Hover};
-use crate::render::{image_layout, Grid, Mode, Scene, TintSpec, ViewSpec, Viewport, GPU_MIN_CELLS};
-use crate::tensor::DType;
-use crate::trace::{Step, StorageRecord, TensorRecord};
-use crate::ui_model::{attr_list, dims_text};
+use crate::render::{Mode, Scene, Viewport, GPU_MIN_CELLS};
+use crate::trace::Step;
+use crate::ui_model::dims_text;
 
 /// Whether a drawing of `cells` cells goes on a canvas rather than into the DOM.
 pub(super) fn is_large(cells: usize) -> bool {
@@ -65,21 +67,6 @@ pub(super) fn view_pref_key(name: &str) -> String {
 /// The key of a storage's drawing in [`CanvasPrefs`].
 pub(super) fn storage_pref_key(id: &str) -> String {
     format!("storage:{id}")
-}
-
-/// What a canvas draws: the render plan's grid of a view or storage, and its scene (None
-/// when the values are not recorded).
-pub(super) struct Source {
-    pub(super) grid: Grid,
-    pub(super) scene: Option<Scene>,
-    /// The storage the cells read.
-    pub(super) storage: String,
-    /// The view's name (None for a storage strip).
-    pub(super) view: Option<String>,
-    /// `rgb`, `heatmap` or `tint` (the canvas's `data-mode`).
-    pub(super) mode: &'static str,
-    /// Cells that show an element.
-    pub(super) count: usize,
 }
 
 /// What draws a canvas's pixels from a [`Source`] (one arithmetic, the plan's, for every
@@ -149,101 +136,6 @@ thread_local! {
     /// for: a panel redrawn (a dim picked, a view added) keeps the zoom and pan.
     static VIEWPORTS: std::cell::RefCell<std::collections::HashMap<String, (usize, usize, Viewport)>> =
         std::cell::RefCell::new(std::collections::HashMap::new());
-}
-
-/// A storage's elements as f32, when recorded (complex storages are not drawn from values).
-fn values_of(s: &StorageRecord) -> Option<Vec<f32>> {
-    let dtype = DType::from_name(&s.dtype)?;
-    if dtype.is_complex() {
-        return None;
-    }
-    s.values
-        .as_ref()
-        .map(|v| v.iter().map(|x| x.0.to_f32()).collect())
-}
-
-/// The number of elements of a storage (of the dtype it was made with).
-pub(super) fn element_count(s: &StorageRecord) -> usize {
-    let item = DType::from_name(&s.dtype)
-        .map(|d| d.item_size())
-        .unwrap_or(1);
-    s.nbytes / item.max(1)
-}
-
-/// What a large view or storage draws, for [`canvas_drawing`].
-pub(super) enum Drawn<'a> {
-    View(&'a TensorRecord),
-    Storage(&'a StorageRecord),
-}
-
-/// The plan's grid and scene of a view (RGB when it is an image, unless `heatmap`) or of a
-/// storage (tinted by channel when an image view reads it) in `step`.
-fn source_of(drawn: &Drawn, step: &Step, heatmap: bool) -> (Source, bool) {
-    let (grid, mode, name, storage, view, values, image) = match drawn {
-        Drawn::View(t) => {
-            let dtype = DType::from_name(&t.dtype).unwrap_or(DType::Float32);
-            let image = image_layout(&t.shape, &t.stride, dtype);
-            let spec = ViewSpec::new(&t.shape, &t.stride, t.storage_offset, dtype);
-            let (grid, mode, name) = match &image {
-                Some(img) if !heatmap => (
-                    Grid::for_image(img, t.storage_offset, dtype),
-                    Mode::Rgb(img.scale),
-                    "rgb",
-                ),
-                _ => (
-                    Grid::for_view(&spec).unwrap_or_else(|_| Grid::for_storage(0, dtype, None)),
-                    Mode::Heat,
-                    "heatmap",
-                ),
-            };
-            let values = step
-                .storages
-                .iter()
-                .find(|s| s.id == t.storage && s.dtype == t.dtype)
-                .and_then(values_of);
-            let view = Some(t.name.clone());
-            (
-                grid,
-                mode,
-                name,
-                t.storage.clone(),
-                view,
-                values,
-                image.is_some(),
-            )
-        }
-        Drawn::Storage(s) => {
-            let dtype = DType::from_name(&s.dtype).unwrap_or(DType::Float32);
-            let tint = step
-                .tensors
-                .iter()
-                .filter(|t| t.storage == s.id && t.dtype == s.dtype)
-                .find_map(|t| {
-                    let img = image_layout(&t.shape, &t.stride, dtype)?;
-                    Some((TintSpec::for_image(&img, t.storage_offset)?, img.w))
-                });
-            // An image's strip reads best a row of pixels to a line: W cells, or 3 W when
-            // the channels interleave.
-            let width = tint.map(|(spec, w)| if spec.channel_stride == 1 { 3 * w } else { w });
-            let grid = Grid::for_storage(element_count(s), dtype, width);
-            let (mode, name) = match tint {
-                Some((spec, _)) => (Mode::Tint(spec), "tint"),
-                None => (Mode::Heat, "heatmap"),
-            };
-            (grid, mode, name, s.id.clone(), None, values_of(s), false)
-        }
-    };
-    let scene = values.map(|v| Scene::new(grid.clone(), v, mode));
-    let count = grid.cell_count();
-    let src = Source {
-        grid,
-        scene,
-        storage,
-        view,
-        mode: name,
-        count,
-    };
-    (src, image)
 }
 
 impl CanvasView {
@@ -804,72 +696,4 @@ fn move_cursor(state: AppState, v: Handle, dr: i64, dc: i64) {
         .flatten();
     repaint(v);
     set_hover(state, v, picked);
-}
-
-/// The readout of the hovered (else pinned) cell: index, offset, formula and value. One for
-/// the page, `data-view` (the view; empty for a storage element), `data-index` (`i,j,...`)
-/// and `data-offset`.
-#[component]
-pub fn CellReadout() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let text = move || {
-        let h = state.hover.get().or_else(|| state.pinned.get())?;
-        state.with_current(|step| readout_text(step, &h)).flatten()
-    };
-    let attrs = move || {
-        let h = state.hover.get().or_else(|| state.pinned.get());
-        match h {
-            Some(h) => {
-                let (view, index) = h.view.map(|(n, i)| (n, attr_list(&i))).unwrap_or_default();
-                (view, index, h.offset.to_string(), h.storage)
-            }
-            None => Default::default(),
-        }
-    };
-    view! {
-        <p class="cell-readout" data-testid="cell-readout" aria-live="polite"
-            data-view=move || attrs().0 data-index=move || attrs().1
-            data-offset=move || attrs().2 data-storage=move || attrs().3>{text}</p>
-    }
-}
-
-/// The readout's words for `h` in `step`.
-fn readout_text(step: &Step, h: &Hover) -> Option<String> {
-    let value = |v: Option<String>| v.unwrap_or_else(|| tr("readout-not-recorded"));
-    match &h.view {
-        Some((name, index)) => {
-            let t = step.tensors.iter().find(|t| &t.name == name)?;
-            let at = crate::ui_model::flat_position(&t.shape, index);
-            let v = t
-                .values
-                .as_ref()
-                .and_then(|vals| vals.get(at))
-                .map(crate::ui_model::value_text);
-            Some(tf(
-                "readout",
-                &[
-                    ("name", name.into()),
-                    ("index", attr_list(index).replace(',', ", ").into()),
-                    ("value", value(v).into()),
-                    ("formula", crate::ui_model::offset_formula(t, index).into()),
-                ],
-            ))
-        }
-        None => {
-            let s = step.storages.iter().find(|s| s.id == h.storage)?;
-            let v = s
-                .values
-                .as_ref()
-                .and_then(|vals| vals.get(usize::try_from(h.offset).ok()?))
-                .map(crate::ui_model::value_text);
-            Some(tf(
-                "readout-storage",
-                &[
-                    ("id", (&s.id).into()),
-                    ("offset", h.offset.into()),
-                    ("value", value(v).into()),
-                ],
-            ))
-        }
-    }
 }

@@ -4,6 +4,7 @@ use std::collections::{HashMap, HashSet};
 
 use leptos::prelude::*;
 
+use super::canvas_source::element_count;
 use super::canvas_view::{
     canvas_drawing, is_large, storage_pref_key, to_pixels_button, CanvasPrefs, Drawn,
 };
@@ -67,14 +68,6 @@ pub fn StoragePanel() -> impl IntoView {
             }}
         </div>
     }
-}
-
-/// The number of elements of a storage (of the dtype it was made with).
-fn element_count(s: &StorageRecord) -> usize {
-    let item = crate::tensor::DType::from_name(&s.dtype)
-        .map(|d| d.item_size())
-        .unwrap_or(1);
-    s.nbytes / item.max(1)
 }
 
 /// Whether a storage has more elements than the DOM draws well (it goes on a canvas).
@@ -201,8 +194,8 @@ fn storage_strip(
         }
     }
     let dtype = storage.dtype.clone();
-    let count = storage.values.as_ref().map(|v| v.len()).unwrap_or(0);
-    let item = storage.nbytes.checked_div(count).unwrap_or(0);
+    // Elements of the storage's dtype, recorded or not.
+    let count = element_count(storage);
     let mut args = vec![
         ("id", (&storage.id).into()),
         ("dtype", (&dtype).into()),
@@ -230,9 +223,18 @@ fn storage_strip(
                 walk.into_iter().map(|(at, _)| at).collect(),
             )
         }
-        None => view! { <p class="muted">{tf("storage-too-many", &[("count", (storage.nbytes / item.max(1)).into())])}</p> }.into_any(),
+        None => view! { <p class="muted">{tf("storage-too-many", &[("count", count.into())])}</p> }
+            .into_any(),
         Some(values) if is_virtual_strip(values.len()) => {
-            let strip = Strip { id: storage.id.clone(), values: values.clone(), reach, names, written, jumps, slots: storage_slots(values.len()) };
+            let strip = Strip {
+                id: storage.id.clone(),
+                values: values.clone(),
+                reach,
+                names,
+                written,
+                jumps,
+                slots: storage_slots(values.len()),
+            };
             let v = Virtual::new(Drawing::Strip(strip), widest(values), 16);
             let sizer = v.sizer_html();
             let v = StoredValue::new_local(v);
@@ -247,7 +249,16 @@ fn storage_strip(
             .into_any()
         }
         Some(values) => {
-            let html = StorageCells { id: &storage.id, values, reach: &reach, names: &names, colours: &PALETTE, written: &written, jumps: &jumps }.html();
+            let html = StorageCells {
+                id: &storage.id,
+                values,
+                reach: &reach,
+                names: &names,
+                colours: &PALETTE,
+                written: &written,
+                jumps: &jumps,
+            }
+            .html();
             view! { <div class="strip" role="list" inner_html=html></div> }.into_any()
         }
     };

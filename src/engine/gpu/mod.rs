@@ -30,6 +30,7 @@ pub mod plan;
 pub mod render;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod render_bench;
+mod render_pipelines;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -104,7 +105,7 @@ pub struct GpuEngine {
     /// submitted together (see `defer_submissions`).
     deferred: std::cell::RefCell<Option<Vec<wgpu::CommandBuffer>>>,
     /// The render family's layouts and pipelines (`render.rs`).
-    render: render::RenderCache,
+    render: render_pipelines::RenderCache,
 }
 
 /// Rounds a byte count up to whole u32 words (at least one word: bindings cannot be empty).
@@ -154,7 +155,7 @@ impl GpuEngine {
             force_shared_transpose: false,
             status: None,
             deferred: std::cell::RefCell::new(None),
-            render: render::RenderCache::default(),
+            render: render_pipelines::RenderCache::default(),
         })
     }
 

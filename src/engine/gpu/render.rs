@@ -10,19 +10,12 @@
 //! uniform block is written only when the pan, zoom or highlight changed. Pipelines and bind
 //! groups are cached. The picture is [`crate::render::Scene::pixel`]'s, pixel for pixel.
 
-use std::collections::HashMap;
-
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
 use super::GpuEngine;
-use crate::render::{colormap_words, Frame, Grid, GridKind, Mode};
+use crate::render::{Frame, Grid, GridKind, Mode};
 use crate::tensor::StorageId;
-
-const COMMON_WGSL: &str = include_str!("../../../shaders/common.wgsl");
-const CELLS_WGSL: &str = include_str!("../../../shaders/cells.wgsl");
-const RENDER_WGSL: &str = include_str!("../../../shaders/render.wgsl");
-const MINMAX_WGSL: &str = include_str!("../../../shaders/minmax.wgsl");
 
 /// `NO_WRAP` of cells.wgsl.
 const NO_WRAP: u32 = u32::MAX;
@@ -111,64 +104,12 @@ struct FrameParams {
     highlight: i32,
     slice_rows: u32,
     n_marks: u32,
-    levels: u32,
+    lv_shift: u32,
     marks: [[i32; 4]; 16],
-    level_base: [u32; MAX_LEVELS],
-    level_rows: [u32; MAX_LEVELS],
-    level_cols: [u32; MAX_LEVELS],
-}
-
-/// Layouts, modules and pipelines of the render family, made once per engine.
-#[derive(Default)]
-pub(crate) struct RenderCache {
-    layouts: Option<Layouts>,
-    frame_pipelines: HashMap<FrameKey, wgpu::RenderPipeline>,
-    cell_pipelines: HashMap<CellKey, wgpu::ComputePipeline>,
-}
-
-/// The specialization of cells.wgsl: dtype code, row dims, wrapped.
-type CellKey = (u32, u32, bool);
-
-/// The specialization of a frame pipeline: target format, cells, mode, and the COARSE,
-/// LINES, MARKS and HIGHLIGHT flags of render.wgsl.
-type FrameKey = (wgpu::TextureFormat, CellKey, u32, [bool; 4]);
-
-#[derive(Clone)]
-struct Layouts {
-    render_bgl: wgpu::BindGroupLayout,
-    render_layout: wgpu::PipelineLayout,
-    render_module: wgpu::ShaderModule,
-    minmax_bgl: wgpu::BindGroupLayout,
-    minmax_layout: wgpu::PipelineLayout,
-    minmax_module: wgpu::ShaderModule,
-    /// The colormap (`render::colormap_words`), bound at 5 by every frame.
-    colormap: wgpu::Buffer,
-    build_level: wgpu::ComputePipeline,
-    finalize: wgpu::ComputePipeline,
-}
-
-fn cell_key(grid: &Grid) -> CellKey {
-    (
-        super::kernels::dtype_code(grid.dtype),
-        grid.row_shape.len() as u32,
-        grid.wrap_len.is_some(),
-    )
-}
-
-fn cell_constants((dtype, row_dims, wrapped): CellKey) -> Vec<(&'static str, f64)> {
-    vec![
-        ("DTYPE", f64::from(dtype)),
-        ("ROW_DIMS", f64::from(row_dims)),
-        ("WRAPPED", f64::from(u8::from(wrapped))),
-    ]
-}
-
-fn mode_code(mode: Mode) -> u32 {
-    match mode {
-        Mode::Heat => 0,
-        Mode::Rgb(_) => 1,
-        Mode::Tint(_) => 2,
-    }
+    lv_base: u32,
+    lv_rows: u32,
+    lv_cols: u32,
+    pad: u32,
 }
 
 /// One level-building dispatch of a view's pyramid.
@@ -211,36 +152,6 @@ impl GpuView {
     }
 }
 
-fn storage_entry(
-    binding: u32,
-    stage: wgpu::ShaderStages,
-    read_only: bool,
-) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: stage,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
-fn uniform_entry(binding: u32, stage: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: stage,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
 /// The i64 as the shader's (lo, hi) pair.
 fn pair(v: i64) -> [u32; 2] {
     let u = v as u64;
@@ -279,182 +190,6 @@ fn grid_extent(grid: &Grid) -> Option<(i64, i64)> {
 }
 
 impl GpuEngine {
-    /// The render family's layouts and compute pipelines (made on first use; handles are
-    /// cheap clones).
-    fn render_layouts(&mut self) -> Layouts {
-        if let Some(l) = &self.render.layouts {
-            return l.clone();
-        }
-        let layouts = self.make_layouts();
-        self.render.layouts = Some(layouts.clone());
-        layouts
-    }
-
-    fn make_layouts(&self) -> Layouts {
-        let device = &self.device;
-        let frag = wgpu::ShaderStages::FRAGMENT;
-        let comp = wgpu::ShaderStages::COMPUTE;
-        let render_bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("stridescope render"),
-            entries: &[
-                uniform_entry(0, frag),
-                storage_entry(1, frag, true),
-                uniform_entry(2, frag),
-                storage_entry(3, frag, true),
-                storage_entry(4, frag, true),
-                uniform_entry(5, frag),
-            ],
-        });
-        let minmax_bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("stridescope minmax"),
-            entries: &[
-                uniform_entry(0, comp),
-                storage_entry(1, comp, true),
-                uniform_entry(2, comp),
-                storage_entry(3, comp, false),
-                storage_entry(4, comp, false),
-            ],
-        });
-        let layout = |bgl: &wgpu::BindGroupLayout| {
-            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: None,
-                bind_group_layouts: &[Some(bgl)],
-                immediate_size: 0,
-            })
-        };
-        let render_layout = layout(&render_bgl);
-        let minmax_layout = layout(&minmax_bgl);
-        let module = |label: &str, source: String| {
-            device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(label),
-                source: wgpu::ShaderSource::Wgsl(source.into()),
-            })
-        };
-        let render_module = module(
-            "render",
-            format!("{COMMON_WGSL}\n{CELLS_WGSL}\n{RENDER_WGSL}"),
-        );
-        let minmax_module = module(
-            "minmax",
-            format!("{COMMON_WGSL}\n{CELLS_WGSL}\n{MINMAX_WGSL}"),
-        );
-        let compute = |entry: &str| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(entry),
-                layout: Some(&minmax_layout),
-                module: &minmax_module,
-                entry_point: Some(entry),
-                compilation_options: wgpu::PipelineCompilationOptions::default(),
-                cache: None,
-            })
-        };
-        let colormap = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("stridescope colormap"),
-            contents: bytemuck::cast_slice(&colormap_words()),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
-        Layouts {
-            colormap,
-            build_level: compute("build_level"),
-            finalize: compute("finalize"),
-            render_bgl,
-            render_layout,
-            render_module,
-            minmax_bgl,
-            minmax_layout,
-            minmax_module,
-        }
-    }
-
-    /// The pyramid's first-level pipeline for `grid`'s cells (cached per specialization).
-    fn cell_pipeline(&mut self, grid: &Grid) -> wgpu::ComputePipeline {
-        let key = cell_key(grid);
-        if let Some(p) = self.render.cell_pipelines.get(&key) {
-            return p.clone();
-        }
-        let layouts = self.render_layouts();
-        let constants = cell_constants(key);
-        let pipeline = self
-            .device
-            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some("build_cells"),
-                layout: Some(&layouts.minmax_layout),
-                module: &layouts.minmax_module,
-                entry_point: Some("build_cells"),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &constants,
-                    zero_initialize_workgroup_memory: false,
-                },
-                cache: None,
-            });
-        self.render.cell_pipelines.insert(key, pipeline.clone());
-        pipeline
-    }
-
-    /// The frame pipeline for `view` and `frame` into targets of `format` (cached per
-    /// specialization). Use a non-sRGB format (`Rgba8Unorm`, `Bgra8Unorm`) for the exact
-    /// colours.
-    fn frame_pipeline(
-        &mut self,
-        format: wgpu::TextureFormat,
-        view: &GpuView,
-        frame: &Frame,
-    ) -> wgpu::RenderPipeline {
-        let flags = [
-            frame.map.level > 0,
-            frame.grid_lines || (frame.separators && view.grid.slice_rows > 0),
-            !frame.marks.is_empty(),
-            frame.highlight.is_some_and(|h| i32::try_from(h).is_ok()),
-        ];
-        let cells = cell_key(&view.grid);
-        let key: FrameKey = (format, cells, mode_code(view.mode), flags);
-        if let Some(p) = self.render.frame_pipelines.get(&key) {
-            return p.clone();
-        }
-        let layouts = self.render_layouts();
-        let mut constants = cell_constants(cells);
-        constants.push(("MODE", f64::from(mode_code(view.mode))));
-        for (name, on) in ["COARSE", "LINES", "MARKS", "HIGHLIGHT"]
-            .into_iter()
-            .zip(flags)
-        {
-            constants.push((name, f64::from(u8::from(on))));
-        }
-        let options = wgpu::PipelineCompilationOptions {
-            constants: &constants,
-            zero_initialize_workgroup_memory: false,
-        };
-        let pipeline = self
-            .device
-            .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some("stridescope frame"),
-                layout: Some(&layouts.render_layout),
-                vertex: wgpu::VertexState {
-                    module: &layouts.render_module,
-                    entry_point: Some("vs_main"),
-                    compilation_options: wgpu::PipelineCompilationOptions::default(),
-                    buffers: &[],
-                },
-                primitive: wgpu::PrimitiveState::default(),
-                depth_stencil: None,
-                multisample: wgpu::MultisampleState::default(),
-                fragment: Some(wgpu::FragmentState {
-                    module: &layouts.render_module,
-                    entry_point: Some("fs_main"),
-                    compilation_options: options,
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format,
-                        blend: None,
-                        write_mask: wgpu::ColorWrites::ALL,
-                    })],
-                }),
-                multiview_mask: None,
-                cache: None,
-            });
-        self.render.frame_pipelines.insert(key, pipeline.clone());
-        pipeline
-    }
-
     /// Binds `grid` of storage `storage` for drawing in `mode`, and (heatmaps) builds its
     /// pyramid and range on the GPU. `grid` must describe a view of that storage.
     pub fn prepare_view(
@@ -751,11 +486,13 @@ impl GpuEngine {
             *slot = m.map(clamp32);
             p.n_marks += 1;
         }
-        p.levels = view.levels.len() as u32;
-        for (k, &(base, rows, cols)) in view.levels.iter().enumerate() {
-            p.level_base[k] = base;
-            p.level_rows[k] = rows;
-            p.level_cols[k] = cols;
+        // The level pixels read, clamped to the top (`Pyramid::footprint_value`).
+        let l = (frame.map.level.max(1) as usize).min(view.levels.len());
+        if let Some(&(base, rows, cols)) = l.checked_sub(1).and_then(|i| view.levels.get(i)) {
+            p.lv_shift = l as u32;
+            p.lv_base = base;
+            p.lv_rows = rows;
+            p.lv_cols = cols;
         }
         p
     }
@@ -868,11 +605,19 @@ impl GpuEngine {
             .copied()
             .find(|f| !f.is_srgb())
             .unwrap_or(wgpu::TextureFormat::Rgba8Unorm);
-        let alpha_mode = caps
+        // Outside the grid the frame is transparent (0, 0, 0, 0): premultiplied shows the
+        // page through it.
+        let alpha_mode = if caps
             .alpha_modes
-            .first()
-            .copied()
-            .unwrap_or(wgpu::CompositeAlphaMode::Auto);
+            .contains(&wgpu::CompositeAlphaMode::PreMultiplied)
+        {
+            wgpu::CompositeAlphaMode::PreMultiplied
+        } else {
+            caps.alpha_modes
+                .first()
+                .copied()
+                .unwrap_or(wgpu::CompositeAlphaMode::Auto)
+        };
         surface.configure(
             &self.device,
             &wgpu::SurfaceConfiguration {
