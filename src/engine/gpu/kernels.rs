@@ -16,7 +16,7 @@ use crate::tensor::{DType, Scalar, Tensor};
 pub const WORKGROUP: u64 = 64;
 
 /// Shared helpers prepended to every family's source.
-const COMMON_WGSL: &str = include_str!("../../../shaders/common.wgsl");
+const COMMON_WGSL: &str = wgsl!("common");
 
 /// One WGSL file per kernel family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -32,12 +32,12 @@ pub enum Family {
 impl Family {
     fn source(self) -> &'static str {
         match self {
-            Family::Gather => include_str!("../../../shaders/gather.wgsl"),
-            Family::Fill => include_str!("../../../shaders/fill.wgsl"),
-            Family::Transpose => include_str!("../../../shaders/transpose.wgsl"),
-            Family::Elementwise => include_str!("../../../shaders/elementwise.wgsl"),
-            Family::Reduce => include_str!("../../../shaders/reduce.wgsl"),
-            Family::Matmul => include_str!("../../../shaders/matmul.wgsl"),
+            Family::Gather => wgsl!("gather"),
+            Family::Fill => wgsl!("fill"),
+            Family::Transpose => wgsl!("transpose"),
+            Family::Elementwise => wgsl!("elementwise"),
+            Family::Reduce => wgsl!("reduce"),
+            Family::Matmul => wgsl!("matmul"),
         }
     }
 

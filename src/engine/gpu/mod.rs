@@ -23,6 +23,15 @@
 //! [`GpuEngine::read_storage_async`]; the synchronous reads of the `Engine` trait then
 //! answer from the engine's host copies.
 
+/// A shader of `shaders/` as the wasm carries it: `include_str!` of the copy `build.rs`
+/// writes without comments and indentation (naga's line numbers count that copy's lines;
+/// `STRIDESCOPE_SHADER_DIR` loads the documented files natively).
+macro_rules! wgsl {
+    ($name:literal) => {
+        include_str!(concat!(env!("OUT_DIR"), "/shaders/", $name, ".wgsl"))
+    };
+}
+
 mod arith;
 pub mod bench;
 mod kernels;

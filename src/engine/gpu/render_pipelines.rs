@@ -11,10 +11,10 @@ use super::render::GpuView;
 use super::GpuEngine;
 use crate::render::{colormap_words, Frame, Grid, Mode};
 
-const COMMON_WGSL: &str = include_str!("../../../shaders/common.wgsl");
-const CELLS_WGSL: &str = include_str!("../../../shaders/cells.wgsl");
-const RENDER_WGSL: &str = include_str!("../../../shaders/render.wgsl");
-const MINMAX_WGSL: &str = include_str!("../../../shaders/minmax.wgsl");
+const COMMON_WGSL: &str = wgsl!("common");
+const CELLS_WGSL: &str = wgsl!("cells");
+const RENDER_WGSL: &str = wgsl!("render");
+const MINMAX_WGSL: &str = wgsl!("minmax");
 
 /// Layouts, modules and pipelines of the render family, made once per engine.
 #[derive(Default)]
