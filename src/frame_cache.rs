@@ -29,7 +29,14 @@ pub struct FrameCache {
     cells: Option<(usize, Vec<u32>)>,
     /// Cells (row-major) whose storage element this step wrote.
     written: Option<Vec<bool>>,
+    /// The last frame's cells (no highlight, no rings), and what it was drawn for.
+    base: Vec<u8>,
+    base_key: Option<BaseKey>,
 }
+
+/// What a frame's cells depend on besides the data: the pixel mapping, the size, lines,
+/// separators and the flash (its bits).
+type BaseKey = (PixelMap, (u32, u32), bool, bool, u64);
 
 fn packed(c: Rgba) -> u32 {
     u32::from_le_bytes(c)
@@ -97,6 +104,7 @@ impl FrameCache {
     /// element of `written`.
     pub fn set_data(&mut self, grid: &Grid, written: &HashSet<i64>) {
         self.cells = None;
+        self.base_key = None;
         self.written = (!written.is_empty()).then(|| {
             let mut mask = vec![false; grid.rows * grid.cols];
             for r in 0..grid.rows {
@@ -121,8 +129,34 @@ impl FrameCache {
 
     /// The plan's picture of `scene` under `plan` as RGBA bytes, row-major (what
     /// `Scene::draw` gives), with this step's writes blended towards the flash colour by
-    /// `flash` (0: not at all). `out` is reused.
+    /// `flash` (0: not at all). `out` is reused. A frame that differs from the last only by
+    /// its highlight (a hover) copies the last one's cells and draws the highlight again.
     pub fn draw(&mut self, scene: &Scene, plan: &PlanFrame, flash: f64, out: &mut Vec<u8>) {
+        let key = (
+            plan.map,
+            plan.size,
+            plan.grid_lines,
+            plan.separators,
+            flash.to_bits(),
+        );
+        if self.base_key != Some(key) {
+            let mut base = std::mem::take(&mut self.base);
+            self.draw_cells(scene, plan, flash, &mut base);
+            self.base = base;
+            self.base_key = Some(key);
+        }
+        out.clear();
+        out.extend_from_slice(&self.base);
+        let (w, h) = (plan.size.0 as usize, plan.size.1 as usize);
+        if let Some(target) = plan.highlight {
+            let xs = columns(&plan.map, &scene.grid, w);
+            highlight_cells(scene, plan, target, &xs, out, w, h);
+        }
+        rings(plan, out, w, h);
+    }
+
+    /// The frame's cells, lines and separators (no highlight, no rings) into `out`.
+    fn draw_cells(&mut self, scene: &Scene, plan: &PlanFrame, flash: f64, out: &mut Vec<u8>) {
         let grid = &scene.grid;
         let map = plan.map;
         let (w, h) = (plan.size.0 as usize, plan.size.1 as usize);
@@ -139,9 +173,7 @@ impl FrameCache {
             .levels
             .get(level.wrapping_sub(1))
             .map_or((0, 0), |lv| (lv.rows, lv.cols));
-        let xs: Vec<(Option<usize>, bool)> = (0..w as i64)
-            .map(|x| (map.col(x, grid.cols), map.starts_cell(x, map.origin_x)))
-            .collect();
+        let xs = columns(&map, grid, w);
         let fx: Vec<Option<(usize, usize)>> = if level > 0 {
             (0..w as i64)
                 .map(|x| {
@@ -230,11 +262,14 @@ impl FrameCache {
         if written.is_some() {
             self.written = written;
         }
-        if let Some(h_off) = plan.highlight {
-            highlight_cells(scene, plan, h_off, &xs, pixels, w, h);
-        }
-        rings(plan, pixels, w, h);
     }
+}
+
+/// Each device pixel column's grid column, and whether a cell starts there.
+fn columns(map: &PixelMap, grid: &Grid, w: usize) -> Vec<(Option<usize>, bool)> {
+    (0..w as i64)
+        .map(|x| (map.col(x, grid.cols), map.starts_cell(x, map.origin_x)))
+        .collect()
 }
 
 /// Paints the pixels that show a cell reading storage element `target` (as
@@ -330,30 +365,33 @@ mod tests {
     use crate::render::{image_layout, TintSpec, ViewSpec, Viewport};
     use crate::tensor::DType;
 
-    /// The first pixel where the cache's frame and the plan's `Scene::draw` of the same
-    /// frame differ: `(x, y, cache's, plan's)`.
-    fn both(
+    /// The first pixel where `cache`'s frame and the plan's `Scene::draw` of the same frame
+    /// differ: `(x, y, cache's, plan's)`.
+    fn differ(
+        cache: &mut FrameCache,
         scene: &Scene,
         vp: &Viewport,
         highlight: Option<i64>,
     ) -> Option<(usize, usize, Vec<u8>, Vec<u8>)> {
         let frame = PlanFrame::new(vp, &scene.grid, highlight);
-        let mut cache = FrameCache::default();
         let mut out = Vec::new();
         cache.draw(scene, &frame, 0.0, &mut out);
         let plan = scene.draw(&frame);
         assert_eq!(out.len(), plan.len());
         let w = frame.size.0 as usize;
+        let px = |b: &[u8], p: usize| b[p * 4..p * 4 + 4].to_vec();
         (0..plan.len() / 4)
-            .find(|&p| out[p * 4..p * 4 + 4] != plan[p * 4..p * 4 + 4])
-            .map(|p| {
-                (
-                    p % w,
-                    p / w,
-                    out[p * 4..p * 4 + 4].to_vec(),
-                    plan[p * 4..p * 4 + 4].to_vec(),
-                )
-            })
+            .find(|&p| px(&out, p) != px(&plan, p))
+            .map(|p| (p % w, p / w, px(&out, p), px(&plan, p)))
+    }
+
+    /// [`differ`] with a new cache.
+    fn both(
+        scene: &Scene,
+        vp: &Viewport,
+        highlight: Option<i64>,
+    ) -> Option<(usize, usize, Vec<u8>, Vec<u8>)> {
+        differ(&mut FrameCache::default(), scene, vp, highlight)
     }
 
     /// Values with an outlier, a NaN and an infinity among a ramp.
@@ -396,9 +434,12 @@ mod tests {
             let grid = Grid::for_view(&ViewSpec::new(&shape, &stride, offset, DType::Float32)).unwrap();
             let scene = Scene::new(grid, values(600, seed), Mode::Heat);
             let vp = viewport(scene.grid.rows, scene.grid.cols, dpr, zoom, pan);
-            for highlight in [None, Some(lit)] {
-                prop_assert_eq!(both(&scene, &vp, highlight), None);
+            // One cache through hovers (the cells are drawn once), and a new one.
+            let mut cache = FrameCache::default();
+            for highlight in [None, Some(lit), Some(lit + 1), None] {
+                prop_assert_eq!(differ(&mut cache, &scene, &vp, highlight), None);
             }
+            prop_assert_eq!(both(&scene, &vp, Some(lit)), None);
         }
 
         /// RGB images (planar and channels_last, batched) and tinted storage strips.
