@@ -210,6 +210,42 @@ fn the_memory_limit_is_configurable() {
 }
 
 #[test]
+fn a_loop_over_a_large_tensor_stops_recording_values_at_the_trace_budget() {
+    // 20 sub-steps of a 10,000-element tensor and its storage: 400,000 values without a cap.
+    let limits = Limits {
+        max_recorded_total: 100_000,
+        ..Limits::default()
+    };
+    let mut evaluator = Evaluator::new(Box::new(CpuEngine::new()), limits);
+    let trace = evaluator
+        .run("a = torch.zeros(10000)\nsmall = torch.ones(3)\nfor i in range(20):\n    a[i] = i\n");
+    let recorded = |s: &stridescope::trace::Step| {
+        s.tensors
+            .iter()
+            .any(|t| t.name == "a" && t.values.is_some())
+    };
+    assert!(
+        recorded(&trace.steps[0]),
+        "the first steps keep their values"
+    );
+    let last = trace.steps[2]
+        .substeps
+        .last()
+        .expect("the loop's sub-steps are recorded");
+    assert!(
+        !recorded(last),
+        "the budget ran out before the last sub-step"
+    );
+    assert!(
+        last.tensors
+            .iter()
+            .any(|t| t.name == "small" && t.values.is_some()),
+        "small tensors are always recorded"
+    );
+    assert_eq!(last.error, None);
+}
+
+#[test]
 fn a_huge_expanded_view_is_allowed_and_prints_summarized() {
     let trace = trace_script("e = torch.arange(3).expand(100000, 100000, 3)\ne\n");
     assert_eq!(trace.steps[0].error, None);

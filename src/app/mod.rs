@@ -169,10 +169,12 @@ pub fn run_script(script: &str) -> Result<(Trace, bool), Msg> {
     }
     // The browser records at most 1 Mi values per tensor and storage (a 1024 × 1024 view, a
     // 512 × 512 RGB image): the canvases draw them; beyond, they say the values are not
-    // recorded.
+    // recorded. A trace records at most 16 Mi values in all (a loop over a large tensor
+    // records it once per sub-step: about 400 MB before this cap, unbounded without it).
     let limits = Limits {
         max_statements: MAX_SCRIPT_LINES,
         max_recorded_elements: 1 << 20,
+        max_recorded_total: 1 << 24,
         ..Limits::default()
     };
     let engine: Box<dyn Engine> = match gpu() {

@@ -47,7 +47,15 @@ pub struct Limits {
     pub max_statements: usize,
     /// Most elements one op may touch (an `expand`ed view can be huge without memory).
     pub max_op_elements: i64,
+    /// Most values recorded over a whole trace (each costs 16 bytes, in every step that shows
+    /// it: a loop over a large tensor would otherwise record it hundreds of times). Past it,
+    /// tensors and storages of more than [`ALWAYS_RECORDED`] elements are recorded without
+    /// values.
+    pub max_recorded_total: usize,
 }
+
+/// Tensors and storages this small are recorded whatever [`Limits::max_recorded_total`] says.
+pub const ALWAYS_RECORDED: usize = 4096;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -56,6 +64,7 @@ impl Default for Limits {
             max_recorded_elements: 1 << 20,
             max_statements: 100_000,
             max_op_elements: 1 << 26,
+            max_recorded_total: 1 << 26,
         }
     }
 }
@@ -102,6 +111,8 @@ pub struct Evaluator {
     stopped: bool,
     /// Sub-steps recorded so far (see `exec::MAX_RECORDED_SUBSTEPS`).
     recorded_substeps: usize,
+    /// Values recorded so far (see [`Limits::max_recorded_total`]).
+    recorded_values: usize,
     /// Sub-steps of the running top-level statement.
     substeps: Vec<Step>,
     /// What `print` wrote during the running top-level statement.
@@ -142,6 +153,7 @@ impl Evaluator {
             executed: 0,
             stopped: false,
             recorded_substeps: 0,
+            recorded_values: 0,
             substeps: Vec::new(),
             stdout: String::new(),
             error_line: None,
@@ -725,8 +737,21 @@ impl Evaluator {
         }
     }
 
+    /// Whether `n` more values may be recorded (and counts them when they may).
+    fn may_record(&mut self, n: usize) -> bool {
+        if n > self.limits.max_recorded_elements {
+            return false;
+        }
+        let total = self.recorded_values.saturating_add(n);
+        if n > ALWAYS_RECORDED && total > self.limits.max_recorded_total {
+            return false;
+        }
+        self.recorded_values = total;
+        true
+    }
+
     fn record_values(&mut self, view: &Tensor) -> Option<Vec<TraceScalar>> {
-        if view.numel() as usize > self.limits.max_recorded_elements {
+        if !self.may_record(view.numel().max(0) as usize) {
             return None;
         }
         Some(
@@ -815,7 +840,7 @@ impl Evaluator {
                 continue;
             }
             let n = info.nbytes / info.dtype.item_size();
-            let values = if n > self.limits.max_recorded_elements {
+            let values = if !self.may_record(n) {
                 None
             } else {
                 let bytes = self.engine.read_storage(id);
