@@ -416,7 +416,7 @@ impl Grid {
             .iter()
             .filter_map(|index| self.index_to_cell(index))
             .collect();
-        cells.sort_unstable();
+        crate::tensor::stable_sort::sort(&mut cells);
         cells.dedup();
         cells.truncate(cap);
         out.extend(cells);

@@ -213,7 +213,7 @@ fn storage_strip(
     let cells = match &storage.values {
         _ if on_canvas => {
             let mut walk: Vec<(i64, usize)> = jumps.iter().map(|(&at, &k)| (at, k)).collect();
-            walk.sort_by_key(|&(_, k)| k);
+            crate::tensor::stable_sort::sort_by_key(&mut walk, |&(_, k)| k);
             canvas_drawing(
                 state,
                 step,

@@ -49,7 +49,7 @@ fn tile(item_size: usize) -> (usize, usize) {
 /// reach. Sufficient, not necessary; a `false` only costs the ordered path.
 fn distinct_elements(dims: &[(usize, usize)]) -> bool {
     let mut sorted: Vec<(usize, usize)> = dims.to_vec();
-    sorted.sort_by_key(|&(_, stride)| stride);
+    crate::tensor::stable_sort::sort_by_key(&mut sorted, |&(_, stride)| stride);
     let mut reach: usize = 0;
     for (size, stride) in sorted {
         if stride <= reach {
@@ -110,7 +110,7 @@ fn plan(dst: &Layout, src: &Layout, dst_elements: usize, src_elements: usize) ->
         return None;
     }
     // Outermost first: largest destination stride first (they are all distinct).
-    dims.sort_by_key(|d| std::cmp::Reverse(d.dst));
+    crate::tensor::stable_sort::sort_by_key(&mut dims, |d| std::cmp::Reverse(d.dst));
     let mut merged: Vec<Dim> = Vec::with_capacity(dims.len());
     for dim in dims {
         match merged.last_mut() {
