@@ -516,3 +516,96 @@ fn allclose(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     });
     Ok(Value::Bool(close))
 }
+
+impl Evaluator {
+    /// `sum`, `mean`, `amax`, `amin` over `dims` (None: all dims).
+    pub(super) fn reduce(
+        &mut self,
+        op: ReduceOp,
+        t: &Tensor,
+        dims: Option<&[i64]>,
+        keepdim: bool,
+        dtype: Option<DType>,
+    ) -> R<Tensor> {
+        super::complex::refuse_complex(&format!("{op:?}").to_lowercase(), &[t])?;
+        let name = match op {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Mean => "mean",
+            ReduceOp::Amax => "amax",
+            ReduceOp::Amin => "amin",
+        };
+        if op == ReduceOp::Mean && dtype.is_none() && !t.dtype.is_floating() {
+            return Err(ScriptError::NotImplemented(format!(
+                "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {}",
+                t.dtype.scalar_type_name()
+            )));
+        }
+        let n = t.ndim();
+        if matches!(op, ReduceOp::Amax | ReduceOp::Amin) && t.numel() == 0 {
+            // `zero_numel_check_dims`, before the dims are checked for repeats.
+            let given = dims.unwrap_or(&[]);
+            if given.is_empty() {
+                return Err(ScriptError::Runtime(format!(
+                    "{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
+                )));
+            }
+            for &d in given {
+                let w = wrap_dim(d, n).map_err(super::index_err)?;
+                if t.shape().get(w) == Some(&0) {
+                    return Err(ScriptError::Index(format!(
+                        "{name}(): Expected reduction dim {d} to have non-zero size."
+                    )));
+                }
+            }
+        }
+        let mut reduce = vec![false; n];
+        match dims {
+            None => reduce.iter_mut().for_each(|r| *r = true),
+            Some([]) => reduce.iter_mut().for_each(|r| *r = true),
+            Some(dims) => {
+                for &d in dims {
+                    let w = wrap_dim(d, n).map_err(super::index_err)?;
+                    if n > 0 && reduce[w] {
+                        return Err(ScriptError::Runtime(format!(
+                            "dim {w} appears multiple times in the list of dims"
+                        )));
+                    }
+                    if n > 0 {
+                        reduce[w] = true;
+                    }
+                }
+            }
+        }
+        let out_dtype = match (op, dtype) {
+            (_, Some(d)) => d,
+            (ReduceOp::Sum, None) if !t.dtype.is_floating() => DType::Int64,
+            (ReduceOp::Mean, None) if !t.dtype.is_floating() => {
+                return Err(ScriptError::NotImplemented(format!(
+                    "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {}",
+                    t.dtype.scalar_type_name()
+                )));
+            }
+            _ => t.dtype,
+        };
+        self.check_work(t.numel(), name)?;
+        let kept_shape: Vec<i64> = (0..n)
+            .map(|d| if reduce[d] { 1 } else { t.shape()[d] })
+            .collect();
+        let out = self.empty(
+            &kept_shape,
+            out_dtype,
+            crate::tensor::MemoryFormat::Contiguous,
+            name,
+        )?;
+        let dims_list: Vec<usize> = (0..n).filter(|&d| reduce[d]).collect();
+        self.engine.reduce(op, &out, t, &dims_list);
+        if keepdim {
+            return Ok(out);
+        }
+        let shape: Vec<i64> = (0..n)
+            .filter(|&d| !reduce[d])
+            .map(|d| t.shape()[d])
+            .collect();
+        Ok(out.with_layout(crate::tensor::Layout::contiguous(&shape)))
+    }
+}
