@@ -178,7 +178,8 @@ for (const webgpu of [false, true]) {
     expectEqual(await page.$eval(`[data-testid=gpu-view][data-storage=${storages[0]}]`, (c) => c.dataset.renderer), webgpu ? 'webgpu' : 'canvas2d', 'the storage strip\'s renderer');
     if (webgpu) {
       await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=gpu-view]')].every((c) => Number(c.dataset.gpuFrames) > 0), null, { timeout: 20000 });
-      console.log(`     ${label} every canvas shows frames drawn by the GPU`);
+      const ms = await page.$$eval('[data-testid=gpu-view]', (cs) => cs.map((c) => c.dataset.gpuMs).join(', '));
+      console.log(`     ${label} every canvas shows frames drawn by the GPU (first frames back in ${ms} ms)`);
     }
   });
 

@@ -12,7 +12,8 @@
 //! empty when none of this storage is), `data-pinned-offset` (likewise for the pinned one),
 //! `data-mode` (`rgb`, `heatmap` or `tint`), `data-rows`/`data-cols` (the drawing's grid) and
 //! `data-recorded` (whether the values are in the trace); with WebGPU, `data-gpu-frames` (GPU
-//! frames shown so far).
+//! frames shown so far) and `data-gpu-ms` (the last one's time from asking to having its
+//! pixels).
 
 use std::collections::HashSet;
 use std::rc::Rc;

@@ -41,8 +41,16 @@ const FLASH_VISIBLE_CAP: usize = 1 << 16;
 /// Cells of one written element that flash.
 const FLASH_CELLS_CAP: usize = 64;
 
-/// A frame read back: the data's generation and the plan it was drawn for, and its pixels.
-type Drawn = (u64, PlanFrame, Vec<u8>);
+/// A frame read back: the data's generation and the plan it was drawn for, its pixels, and
+/// the milliseconds from asking to having them.
+type Drawn = (u64, PlanFrame, Vec<u8>, f64);
+
+fn now() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map(|p| p.now())
+        .unwrap_or(0.0)
+}
 
 /// The WebGPU painter (see the module documentation).
 pub(super) struct WebGpuPainter {
@@ -135,12 +143,12 @@ impl WebGpuPainter {
         let read = engine.draw_and_read(view, &plan, target);
         *self.in_flight.borrow_mut() = true;
         let (in_flight, ready) = (Rc::clone(&self.in_flight), Rc::clone(&self.ready));
-        let (wake, generation) = (self.wake.clone(), self.generation);
+        let (wake, generation, asked) = (self.wake.clone(), self.generation, now());
         leptos::task::spawn_local(async move {
             let got = read.await;
             *in_flight.borrow_mut() = false;
             match got {
-                Ok(bytes) => *ready.borrow_mut() = Some((generation, plan, bytes)),
+                Ok(bytes) => *ready.borrow_mut() = Some((generation, plan, bytes, now() - asked)),
                 Err(e) => log(format!("Stridescope: reading a frame back failed: {e}")),
             }
             if let Some(wake) = wake {
@@ -215,7 +223,7 @@ impl Painter for WebGpuPainter {
         let plan = PlanFrame::new(&f.viewport, &src.grid, f.highlight);
         let current = {
             let ready = self.ready.borrow();
-            matches!(&*ready, Some((g, p, _)) if *g == self.generation && *p == plan)
+            matches!(&*ready, Some((g, p, _, _)) if *g == self.generation && *p == plan)
         };
         if !current {
             // Drawn when it is back; meanwhile the last frame of these data stands in.
@@ -224,14 +232,14 @@ impl Painter for WebGpuPainter {
         let ready = self.ready.borrow();
         let (w, h) = plan.size;
         let stand_in = match &*ready {
-            Some((g, _, bytes))
+            Some((g, _, bytes, ms))
                 if *g == self.generation && bytes.len() == w as usize * h as usize * 4 =>
             {
-                Some(bytes)
+                Some((bytes, *ms))
             }
             _ => None,
         };
-        let Some(bytes) = stand_in else {
+        let Some((bytes, ms)) = stand_in else {
             // No frame of these data yet (a new canvas, new data, a new size): the CPU draws
             // this one, the same picture, so that the canvas is never blank.
             drop(ready);
@@ -246,6 +254,7 @@ impl Painter for WebGpuPainter {
         let _ = ctx.set_transform(1.0, 0.0, 0.0, 1.0, 0.0, 0.0);
         self.shown += 1;
         let _ = canvas.set_attribute("data-gpu-frames", &self.shown.to_string());
+        let _ = canvas.set_attribute("data-gpu-ms", &format!("{ms:.1}"));
         if let Ok(image) =
             web_sys::ImageData::new_with_u8_clamped_array_and_sh(Clamped(bytes), w, h)
         {
