@@ -166,7 +166,7 @@ for (const webgpu of [false, true]) {
       const L = LAYOUT[name];
       expectEqual(header.slice(0, 3), [L.shape.join(','), L.stride.join(','), String(L.offset)], `${name}'s header`);
       const g = await info(page, canvasOf(name));
-      expect(webgpu ? ['webgpu', 'canvas2d'].includes(g.renderer) : g.renderer === 'canvas2d', `${name}'s renderer: ${g.renderer}`);
+      expectEqual(g.renderer, webgpu ? 'webgpu' : 'canvas2d', `${name}'s renderer`);
       expect(g.cell > 0, `${name}'s data-cell-px ${g.cell}`);
       expectEqual(g.pan, [0, 0], `${name}'s default pan`);
       expectEqual([g.rows, g.cols], L.shape, `${name}'s grid`);
@@ -175,6 +175,12 @@ for (const webgpu of [false, true]) {
     const storages = await page.$$eval('[data-testid=view]', (vs) => [...new Set(vs.map((v) => v.dataset.storage))]);
     expectEqual(storages.length, 1, 'a, b and c share one storage');
     expectEqual(await page.$$eval(`[data-testid=gpu-view][data-storage=${storages[0]}]`, (cs) => cs.length), 1, 'the storage strip is a canvas');
+    expectEqual(await page.$eval(`[data-testid=gpu-view][data-storage=${storages[0]}]`, (c) => c.dataset.renderer), webgpu ? 'webgpu' : 'canvas2d', 'the storage strip\'s renderer');
+    if (webgpu) {
+      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=gpu-view]')].every((c) => Number(c.dataset.gpuFrames) > 0), null, { timeout: 20000 });
+      const ms = await page.$$eval('[data-testid=gpu-view]', (cs) => cs.map((c) => c.dataset.gpuMs).join(', '));
+      console.log(`     ${label} every canvas shows frames drawn by the GPU (first frames back in ${ms} ms)`);
+    }
   });
 
   await check(`${label} picking at computed positions gives the index, offset, formula and value`, async () => {
@@ -340,6 +346,10 @@ for (const webgpu of [false, true]) {
     await runScript(page, 'img = torch.zeros(3, 64, 96)\nimg[0] = 1\nx = img.unsqueeze(0).contiguous(memory_format=torch.channels_last)\n', ['img', 'x']);
     await page.waitForSelector(canvasOf('x'), { timeout: 30000 });
     expectEqual(await page.$eval('[data-testid=view][data-name=x]', (v) => [v.dataset.shape, v.dataset.stride]), ['1,3,64,96', '18432,1,288,3'], 'x is channels_last');
+    if (webgpu) {
+      // The GPU's frames come back asynchronously (the canvas-2D painter draws until then).
+      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=gpu-view]')].every((c) => Number(c.dataset.gpuFrames) > 0), null, { timeout: 20000 });
+    }
     for (const name of ['img', 'x']) {
       expectEqual((await info(page, canvasOf(name))).mode, 'rgb', `${name} in RGB by default`);
       // The canvas's own background (grey) around the picture does not count.

@@ -27,7 +27,9 @@ pub(super) struct Canvas2d {
 }
 
 /// The context of `canvas`, if it can draw.
-fn context(canvas: &web_sys::HtmlCanvasElement) -> Option<web_sys::CanvasRenderingContext2d> {
+pub(super) fn context(
+    canvas: &web_sys::HtmlCanvasElement,
+) -> Option<web_sys::CanvasRenderingContext2d> {
     canvas
         .get_context("2d")
         .ok()
@@ -50,7 +52,7 @@ impl Painter for Canvas2d {
         "canvas2d"
     }
 
-    fn set_data(&mut self, src: &Source, written: &HashSet<i64>) {
+    fn set_data(&mut self, src: &Source, written: &HashSet<i64>, _last_on_gpu: bool) {
         self.cache.set_data(&src.grid, written);
     }
 
@@ -96,55 +98,70 @@ impl Painter for Canvas2d {
                 }
             }
         }
-        let _ = ctx.set_transform(vp.dpr, 0.0, 0.0, vp.dpr, 0.0, 0.0);
-        let (rows, cols) = vp.visible_cells(src.grid.rows, src.grid.cols);
-        // Values as text where cells are large enough.
-        if vp.cell_px >= TEXT_MIN_PX && src.grid.kind != GridKind::Image {
-            let size = (vp.cell_px * 0.32).min(14.0);
-            ctx.set_font(&format!("{size:.1}px ui-monospace, monospace"));
-            ctx.set_text_align("center");
-            ctx.set_text_baseline("middle");
-            let chars = ((vp.cell_px - 4.0) / (size * 0.62)).floor().max(1.0) as usize;
-            for r in rows.clone() {
-                for c in cols.clone() {
-                    let Some(e) = src.grid.cell_offset(r, c) else {
-                        continue;
-                    };
-                    let Some(text) = (f.text)(e) else { continue };
-                    let text = clip(&text, chars);
-                    let colour = self.cache.cell_colour(r, c).unwrap_or([220, 220, 220, 255]);
-                    ctx.set_fill_style_str(text_on(colour));
-                    let [x, y, cw, ch] = vp.cell_rect(r, c);
-                    let _ = ctx.fill_text(&text, x + cw / 2.0, y + ch / 2.0);
-                }
-            }
-        }
-        // The pinned element's cells and the stride jumps: rings.
-        let ring = |offset: i64, colour: &str, width: f64| {
-            ctx.set_stroke_style_str(colour);
-            ctx.set_line_width(width);
-            for (r, c) in src.grid.cells_at_offset(offset, RING_CAP) {
+        let cache = &self.cache;
+        draw_over(&ctx, src, f, &|r, c| cache.cell_colour(r, c));
+    }
+}
+
+/// Draws what goes over the values on `ctx` (a canvas of the frame's device size): cell
+/// values as text where cells are large enough (dark or light to read on `colour` of the
+/// cell), rings around the pinned element's cells and the stride jumps, and the words that
+/// say the values are not recorded. The WebGPU painter draws it on its overlay canvas.
+pub(super) fn draw_over(
+    ctx: &web_sys::CanvasRenderingContext2d,
+    src: &Source,
+    f: &Frame,
+    colour: &dyn Fn(usize, usize) -> Option<Rgba>,
+) {
+    let vp = &f.viewport;
+    let _ = ctx.set_transform(vp.dpr, 0.0, 0.0, vp.dpr, 0.0, 0.0);
+    let (rows, cols) = vp.visible_cells(src.grid.rows, src.grid.cols);
+    // Values as text where cells are large enough.
+    if vp.cell_px >= TEXT_MIN_PX && src.grid.kind != GridKind::Image {
+        let size = (vp.cell_px * 0.32).min(14.0);
+        ctx.set_font(&format!("{size:.1}px ui-monospace, monospace"));
+        ctx.set_text_align("center");
+        ctx.set_text_baseline("middle");
+        let chars = ((vp.cell_px - 4.0) / (size * 0.62)).floor().max(1.0) as usize;
+        for r in rows.clone() {
+            for c in cols.clone() {
+                let Some(e) = src.grid.cell_offset(r, c) else {
+                    continue;
+                };
+                let Some(text) = (f.text)(e) else { continue };
+                let text = clip(&text, chars);
+                let colour = colour(r, c).unwrap_or([220, 220, 220, 255]);
+                ctx.set_fill_style_str(text_on(colour));
                 let [x, y, cw, ch] = vp.cell_rect(r, c);
-                let (cw, ch) = (cw.max(5.0), ch.max(5.0));
-                ctx.stroke_rect(x - width, y - width, cw + 2.0 * width, ch + 2.0 * width);
+                let _ = ctx.fill_text(&text, x + cw / 2.0, y + ch / 2.0);
             }
-        };
-        if let Some(p) = f.pinned {
-            ring(p, if f.dark { "#56b4e9" } else { "#0072b2" }, 2.0);
         }
-        for &j in f.jumps.iter() {
-            ring(j, "#cc79a7", 1.5);
+    }
+    // The pinned element's cells and the stride jumps: rings.
+    let ring = |offset: i64, colour: &str, width: f64| {
+        ctx.set_stroke_style_str(colour);
+        ctx.set_line_width(width);
+        for (r, c) in src.grid.cells_at_offset(offset, RING_CAP) {
+            let [x, y, cw, ch] = vp.cell_rect(r, c);
+            let (cw, ch) = (cw.max(5.0), ch.max(5.0));
+            ctx.stroke_rect(x - width, y - width, cw + 2.0 * width, ch + 2.0 * width);
         }
-        if src.scene.is_none() {
-            ctx.set_font("600 14px system-ui, sans-serif");
-            ctx.set_text_align("center");
-            ctx.set_text_baseline("middle");
-            ctx.set_fill_style_str(if f.dark { "#ececec" } else { "#1d1d1f" });
-            let lines = wrap(&f.not_recorded, vp.width - 24.0);
-            let top = vp.height / 2.0 - (lines.len() as f64 - 1.0) * 10.0;
-            for (k, line) in lines.iter().enumerate() {
-                let _ = ctx.fill_text(line, vp.width / 2.0, top + k as f64 * 20.0);
-            }
+    };
+    if let Some(p) = f.pinned {
+        ring(p, if f.dark { "#56b4e9" } else { "#0072b2" }, 2.0);
+    }
+    for &j in f.jumps.iter() {
+        ring(j, "#cc79a7", 1.5);
+    }
+    if src.scene.is_none() {
+        ctx.set_font("600 14px system-ui, sans-serif");
+        ctx.set_text_align("center");
+        ctx.set_text_baseline("middle");
+        ctx.set_fill_style_str(if f.dark { "#ececec" } else { "#1d1d1f" });
+        let lines = wrap(&f.not_recorded, vp.width - 24.0);
+        let top = vp.height / 2.0 - (lines.len() as f64 - 1.0) * 10.0;
+        for (k, line) in lines.iter().enumerate() {
+            let _ = ctx.fill_text(line, vp.width / 2.0, top + k as f64 * 20.0);
         }
     }
 }

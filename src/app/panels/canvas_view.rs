@@ -2,7 +2,8 @@
 //! `<canvas>`: the toolbar (zoom, fit, RGB or heatmap, back to cells), pointer, wheel, pinch
 //! and keyboard interaction, picking by the render plan's arithmetic, and the page's hover,
 //! pin, stride-jump and write-flash state drawn over the picture. What draws the pixels is a
-//! [`Painter`] (`canvas2d.rs`; a WebGPU painter plugs in the same way).
+//! [`Painter`]: `gpu_painter.rs` (the GPU render path) where the page has a WebGPU engine,
+//! else `canvas2d.rs`.
 //!
 //! The canvas carries the contract the tests read: `data-testid="gpu-view"`, `data-name` (a
 //! view) or `data-storage` (a storage), `data-renderer`, `data-cell-px` (a cell's size in CSS
@@ -10,7 +11,9 @@
 //! `0,0` at the default pan), `data-highlight-offset` (the storage element highlighted now,
 //! empty when none of this storage is), `data-pinned-offset` (likewise for the pinned one),
 //! `data-mode` (`rgb`, `heatmap` or `tint`), `data-rows`/`data-cols` (the drawing's grid) and
-//! `data-recorded` (whether the values are in the trace).
+//! `data-recorded` (whether the values are in the trace); with WebGPU, `data-gpu-frames` (GPU
+//! frames shown so far) and `data-gpu-ms` (the last one's time from asking to having its
+//! pixels).
 
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -70,12 +73,15 @@ pub(super) fn storage_pref_key(id: &str) -> String {
 }
 
 /// What draws a canvas's pixels from a [`Source`] (one arithmetic, the plan's, for every
-/// renderer): `canvas2d.rs`; a WebGPU painter plugs in the same way.
+/// renderer): `gpu_painter.rs` or `canvas2d.rs`.
 pub(super) trait Painter {
     /// `canvas2d` or `webgpu` (the canvas's `data-renderer`).
     fn name(&self) -> &'static str;
-    /// The data changed (values, or the elements this step wrote).
-    fn set_data(&mut self, src: &Source, written: &HashSet<i64>);
+    /// The data changed (values, or the elements this step wrote); `last_on_gpu`: the step
+    /// shown is the last of a run the GPU engine mirrored (its buffers hold these values).
+    fn set_data(&mut self, src: &Source, written: &HashSet<i64>, last_on_gpu: bool);
+    /// Gives the painter a way to ask for a paint (a frame that comes back later).
+    fn set_waker(&mut self, _wake: Rc<dyn Fn()>) {}
     /// Draws one frame on `canvas`.
     fn paint(&mut self, canvas: &web_sys::HtmlCanvasElement, src: &Source, frame: &Frame);
 }
@@ -117,6 +123,17 @@ pub(super) struct CanvasView {
     state: AppState,
     /// Where the viewport is kept across redraws of the panel.
     key: String,
+    /// The painter's name as the page shows it.
+    renderer: RwSignal<&'static str>,
+}
+
+/// The painter of a new canvas: the GPU's where the page has a WebGPU engine.
+fn new_painter() -> Box<dyn Painter> {
+    #[cfg(target_arch = "wasm32")]
+    if let Some(engine) = crate::app::gpu() {
+        return Box::new(super::gpu_painter::WebGpuPainter::new(engine));
+    }
+    Box::new(Canvas2d::default())
 }
 
 /// How long a write flashes, in milliseconds.
@@ -139,10 +156,10 @@ thread_local! {
 }
 
 impl CanvasView {
-    fn new(src: Source, state: AppState, key: String) -> Self {
+    fn new(src: Source, state: AppState, key: String, renderer: RwSignal<&'static str>) -> Self {
         CanvasView {
             src,
-            painter: Box::new(Canvas2d::default()),
+            painter: new_painter(),
             canvas: None,
             viewport: Viewport::fit(1.0, 1.0, 1.0, 1, 1),
             frame_pending: false,
@@ -156,6 +173,7 @@ impl CanvasView {
             cursor: (0, 0),
             state,
             key,
+            renderer,
         }
     }
 
@@ -237,6 +255,7 @@ impl CanvasView {
         let started = now();
         self.painter.paint(&canvas, &self.src, &frame);
         let _ = canvas.set_attribute("data-frame-ms", &format!("{:.2}", now() - started));
+        self.show_renderer();
         frame.flash > 0.0
     }
 
@@ -275,6 +294,14 @@ impl CanvasView {
         }
     }
 
+    /// Shows the painter's name (it draws in 2-D where the GPU cannot).
+    fn show_renderer(&self) {
+        let name = self.painter.name();
+        if self.renderer.get_untracked() != name {
+            self.renderer.set(name);
+        }
+    }
+
     /// Takes `step`'s values and writes; true when the picture changed.
     fn refresh(&mut self, step: &Step, first: bool) -> bool {
         let record = step.storages.iter().find(|s| s.id == self.src.storage);
@@ -288,7 +315,12 @@ impl CanvasView {
             _ => false,
         };
         if changed || first || !written.is_empty() {
-            self.painter.set_data(&self.src, &written);
+            let state = self.state;
+            let steps = state.trace.with_untracked(|t| t.steps.len());
+            let last_on_gpu = state.step.get_untracked() + 1 >= steps
+                && state.engine.with_untracked(|e| e.kind == "WebGPU");
+            self.painter.set_data(&self.src, &written, last_on_gpu);
+            self.show_renderer();
             if !written.is_empty() {
                 self.flash_since = Some(now());
             }
@@ -411,10 +443,12 @@ pub(super) fn canvas_drawing(
         ),
     };
     let jump_count = jumps.len();
-    let mut view_state = CanvasView::new(src, state, key.clone());
+    let renderer = RwSignal::new("canvas2d");
+    let mut view_state = CanvasView::new(src, state, key.clone(), renderer);
     view_state.jumps = Rc::new(jumps);
+    renderer.set(view_state.painter.name());
     let v: Handle = StoredValue::new_local(view_state);
-    let renderer = v.with_value(|v| v.painter.name());
+    v.update_value(|s| s.painter.set_waker(Rc::new(move || repaint(v))));
     let node = NodeRef::<leptos::html::Canvas>::new();
     // Mounted: size, keep the zoom it had (or fit), paint.
     Effect::new(move |_| {
@@ -619,12 +653,12 @@ pub(super) fn canvas_drawing(
             <button class="ghost" data-testid="canvas-toggle" title=tr("canvas-as-cells-title") on:click=to_cells>{tr("canvas-as-cells")}</button>
             <span class="hint">{tr("canvas-hint")}</span>
             {range.map(|r| view! { <span class="hint mono">{r}</span> })}
-            <span class="hint">{tf("canvas-renderer", &[("renderer", renderer.into())])}</span>
+            <span class="hint">{move || tf("canvas-renderer", &[("renderer", renderer.get().into())])}</span>
         </div>
         {note}
         <div class="canvas-box">
             <canvas node_ref=node class="large-canvas" data-testid="gpu-view" data-name=testid_name data-storage=testid_storage
-                data-renderer=renderer data-mode=mode data-rows=rows data-cols=cols data-recorded=recorded.to_string()
+                data-renderer=move || renderer.get() data-mode=mode data-rows=rows data-cols=cols data-recorded=recorded.to_string()
                 data-highlight-offset="" data-pinned-offset="" data-cell-px="" data-pan="0,0" data-jumps=jump_count
                 role="img" tabindex="0" aria-label=label
                 on:pointerdown=on_down on:pointermove=on_move on:pointerup=on_up on:pointercancel=on_cancel

@@ -2,12 +2,15 @@
 //! `output.rs`), memory (`memory.rs`), storages as strips of cells (`storage.rs`), every
 //! tensor variable as its logical grid (`views.rs`), the virtualized drawings that big
 //! strips and grids scroll through (`virtualized.rs`), and the canvases that draw large ones
-//! (`canvas_view.rs`, from `canvas_source.rs`, painted by `canvas2d.rs`; `readout.rs` says
-//! what the pointer is on). Hover and pinning are delegated here.
+//! (`canvas_view.rs`, from `canvas_source.rs`, painted by `gpu_painter.rs` with WebGPU or by
+//! `canvas2d.rs`; `readout.rs` says what the pointer is on). Hover and pinning are delegated
+//! here.
 
 mod canvas2d;
 mod canvas_source;
 mod canvas_view;
+#[cfg(target_arch = "wasm32")]
+mod gpu_painter;
 mod memory;
 mod output;
 mod readout;

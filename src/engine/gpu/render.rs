@@ -152,6 +152,27 @@ impl GpuView {
     }
 }
 
+/// The format of frames read back.
+const READBACK_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
+
+/// An offscreen frame target and the buffer its pixels are read back through (the page
+/// draws the pixels on a 2-D canvas: a WebGPU canvas context loses the device on
+/// SwiftShader in headless Chromium).
+pub struct FrameReadback {
+    texture: wgpu::Texture,
+    view: wgpu::TextureView,
+    buffer: wgpu::Buffer,
+    size: (u32, u32),
+    row: u64,
+}
+
+impl FrameReadback {
+    /// Its size in device pixels.
+    pub fn size(&self) -> (u32, u32) {
+        self.size
+    }
+}
+
 /// The i64 as the shader's (lo, hi) pair.
 fn pair(v: i64) -> [u32; 2] {
     let u = v as u64;
@@ -549,6 +570,109 @@ impl GpuEngine {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
         self.encode_frame(&mut encoder, view, frame, target, format, None);
         self.queue.submit([encoder.finish()]);
+    }
+
+    /// An offscreen target of `width` × `height` device pixels whose frames are read back
+    /// ([`GpuEngine::draw_and_read`]).
+    pub fn frame_readback(&self, width: u32, height: u32) -> FrameReadback {
+        let (width, height) = (width.max(1), height.max(1));
+        let texture = self.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("stridescope page frame"),
+            size: wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: READBACK_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let row = (u64::from(width) * 4).div_ceil(256) * 256;
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("stridescope page frame read"),
+            size: row * u64::from(height),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        FrameReadback {
+            texture,
+            view,
+            buffer,
+            size: (width, height),
+            row,
+        }
+    }
+
+    /// Draws one frame of `view` into `target` (of `frame.size`) and starts reading its
+    /// pixels back (RGBA, row-major): one render pass and one copy of the frame's pixels,
+    /// never of the data. Read one frame at a time per target.
+    pub fn draw_and_read(
+        &mut self,
+        view: &mut GpuView,
+        frame: &Frame,
+        target: &FrameReadback,
+    ) -> impl std::future::Future<Output = Result<Vec<u8>, super::GpuError>> + 'static {
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        self.encode_frame(
+            &mut encoder,
+            view,
+            frame,
+            &target.view,
+            READBACK_FORMAT,
+            None,
+        );
+        let (width, height) = target.size;
+        encoder.copy_texture_to_buffer(
+            wgpu::TexelCopyTextureInfo {
+                texture: &target.texture,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            wgpu::TexelCopyBufferInfo {
+                buffer: &target.buffer,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(target.row as u32),
+                    rows_per_image: Some(height),
+                },
+            },
+            wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
+        );
+        self.queue.submit([encoder.finish()]);
+        let buffer = target.buffer.clone();
+        let (future, resolve) = super::kernels::oneshot();
+        buffer.map_async(wgpu::MapMode::Read, .., move |r| {
+            resolve(r.map_err(|e| e.to_string()));
+        });
+        #[cfg(not(target_arch = "wasm32"))]
+        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+        let (row, tight) = (target.row as usize, width as usize * 4);
+        async move {
+            future.await.map_err(super::GpuError::Map)?;
+            let out = {
+                let bytes = buffer
+                    .get_mapped_range(..)
+                    .map_err(|e| super::GpuError::Map(e.to_string()))?;
+                let mut out = Vec::with_capacity(tight * height as usize);
+                for r in bytes.chunks(row) {
+                    out.extend_from_slice(&r[..tight.min(r.len())]);
+                }
+                out
+            };
+            buffer.unmap();
+            Ok(out)
+        }
     }
 
     /// Starts reading a heatmap's range `[lo, hi, inv_span]` as the GPU computed it (one
