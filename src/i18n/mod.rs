@@ -241,6 +241,28 @@ mod tests {
     use std::collections::BTreeSet;
 
     #[test]
+    fn engine_badges_count_in_english_plurals() {
+        let en = Catalog::new(Lang::En);
+        let badge = |gpu: i64, count: i64| {
+            en.msg(
+                &Msg::new("engine-gpu-verified")
+                    .arg("adapter", "A")
+                    .arg("gpu", gpu)
+                    .arg("cpu", 0i64)
+                    .arg("count", count),
+            )
+        };
+        assert_eq!(
+            badge(1, 1),
+            "A · 1 op as compute shaders, 0 on the CPU · 1 storage read back and verified"
+        );
+        assert_eq!(
+            badge(3, 2),
+            "A · 3 ops as compute shaders, 0 on the CPU · 2 storages read back and verified"
+        );
+    }
+
+    #[test]
     fn negotiation_takes_the_query_then_the_remembered_choice_then_the_browser() {
         let browser = vec!["fr-FR".to_string(), "zh-TW".to_string(), "en".to_string()];
         assert_eq!(negotiate(Some("en"), Some("zh-CN"), &browser), Lang::En);

@@ -19,8 +19,17 @@ close = Close
 engine-badge = { $kind } · { $detail }
 engine-reference = reference engine
 engine-browser-adapter = browser adapter
-engine-gpu-ran = { $adapter } · { $gpu } ops as compute shaders, { $cpu } on the CPU
-engine-gpu-verified = { $adapter } · { $gpu } ops as compute shaders, { $cpu } on the CPU · { $count } storages read back and verified
+engine-gpu-ran = { $adapter } · { $gpu ->
+    [one] { $gpu } op
+   *[other] { $gpu } ops
+} as compute shaders, { $cpu } on the CPU
+engine-gpu-verified = { $adapter } · { $gpu ->
+    [one] { $gpu } op
+   *[other] { $gpu } ops
+} as compute shaders, { $cpu } on the CPU · { $count ->
+    [one] { $count } storage
+   *[other] { $count } storages
+} read back and verified
 engine-gpu-busy = WebGPU busy; reference engine
 engine-gpu-differs = WebGPU's { $id } differed from the reference; showing the CPU engine's results
 engine-gpu-lost = WebGPU device lost ({ $reason })
