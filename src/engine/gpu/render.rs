@@ -153,14 +153,15 @@ impl GpuView {
 }
 
 /// The format of frames read back.
-const READBACK_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
+pub(super) const READBACK_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
 /// An offscreen frame target and the buffer its pixels are read back through (the page
 /// draws the pixels on a 2-D canvas: a WebGPU canvas context loses the device on
 /// SwiftShader in headless Chromium).
 pub struct FrameReadback {
     texture: wgpu::Texture,
-    view: wgpu::TextureView,
+    /// The texture frames are drawn into (of [`READBACK_FORMAT`]).
+    pub(super) view: wgpu::TextureView,
     buffer: wgpu::Buffer,
     size: (u32, u32),
     row: u64,
@@ -170,6 +171,65 @@ impl FrameReadback {
     /// Its size in device pixels.
     pub fn size(&self) -> (u32, u32) {
         self.size
+    }
+
+    /// Encodes the copy of the drawn texture into the read-back buffer.
+    pub(super) fn encode_copy(&self, encoder: &mut wgpu::CommandEncoder) {
+        let (width, height) = self.size;
+        encoder.copy_texture_to_buffer(
+            wgpu::TexelCopyTextureInfo {
+                texture: &self.texture,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            wgpu::TexelCopyBufferInfo {
+                buffer: &self.buffer,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(self.row as u32),
+                    rows_per_image: Some(height),
+                },
+            },
+            wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
+        );
+    }
+
+    /// Starts reading the pixels the submitted [`FrameReadback::encode_copy`] copied (RGBA,
+    /// row-major, without the rows' padding). Natively it waits for the GPU.
+    pub(super) fn read_pixels(
+        &self,
+        device: &wgpu::Device,
+    ) -> impl std::future::Future<Output = Result<Vec<u8>, super::GpuError>> + 'static {
+        let buffer = self.buffer.clone();
+        let (future, resolve) = super::kernels::oneshot();
+        buffer.map_async(wgpu::MapMode::Read, .., move |r| {
+            resolve(r.map_err(|e| e.to_string()));
+        });
+        #[cfg(not(target_arch = "wasm32"))]
+        let _ = device.poll(wgpu::PollType::wait_indefinitely());
+        #[cfg(target_arch = "wasm32")]
+        let _ = device;
+        let (row, tight, height) = (self.row as usize, self.size.0 as usize * 4, self.size.1);
+        async move {
+            future.await.map_err(super::GpuError::Map)?;
+            let out = {
+                let bytes = buffer
+                    .get_mapped_range(..)
+                    .map_err(|e| super::GpuError::Map(e.to_string()))?;
+                let mut out = Vec::with_capacity(tight * height as usize);
+                for r in bytes.chunks(row) {
+                    out.extend_from_slice(&r[..tight.min(r.len())]);
+                }
+                out
+            };
+            buffer.unmap();
+            Ok(out)
+        }
     }
 }
 
@@ -627,52 +687,9 @@ impl GpuEngine {
             READBACK_FORMAT,
             None,
         );
-        let (width, height) = target.size;
-        encoder.copy_texture_to_buffer(
-            wgpu::TexelCopyTextureInfo {
-                texture: &target.texture,
-                mip_level: 0,
-                origin: wgpu::Origin3d::ZERO,
-                aspect: wgpu::TextureAspect::All,
-            },
-            wgpu::TexelCopyBufferInfo {
-                buffer: &target.buffer,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(target.row as u32),
-                    rows_per_image: Some(height),
-                },
-            },
-            wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
-            },
-        );
+        target.encode_copy(&mut encoder);
         self.queue.submit([encoder.finish()]);
-        let buffer = target.buffer.clone();
-        let (future, resolve) = super::kernels::oneshot();
-        buffer.map_async(wgpu::MapMode::Read, .., move |r| {
-            resolve(r.map_err(|e| e.to_string()));
-        });
-        #[cfg(not(target_arch = "wasm32"))]
-        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
-        let (row, tight) = (target.row as usize, width as usize * 4);
-        async move {
-            future.await.map_err(super::GpuError::Map)?;
-            let out = {
-                let bytes = buffer
-                    .get_mapped_range(..)
-                    .map_err(|e| super::GpuError::Map(e.to_string()))?;
-                let mut out = Vec::with_capacity(tight * height as usize);
-                for r in bytes.chunks(row) {
-                    out.extend_from_slice(&r[..tight.min(r.len())]);
-                }
-                out
-            };
-            buffer.unmap();
-            Ok(out)
-        }
+        target.read_pixels(&self.device)
     }
 
     /// Starts reading a heatmap's range `[lo, hi, inv_span]` as the GPU computed it (one

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::render::{GpuView, RenderIssue};
+use super::render::{FrameReadback, GpuView, RenderIssue, READBACK_FORMAT};
 use super::{GpuEngine, GpuError};
 use crate::engine::Engine;
 use crate::render::{storage_values, Frame, Grid, Mode, Scene, ViewSpec, Viewport};
@@ -29,43 +29,15 @@ const SAMPLES: usize = 20_000;
 /// An offscreen RGBA8 target, its readback buffer and (where the adapter has them)
 /// timestamp queries.
 pub struct Offscreen {
-    texture: wgpu::Texture,
-    view: wgpu::TextureView,
-    readback: wgpu::Buffer,
-    width: u32,
-    height: u32,
+    target: FrameReadback,
     timer: Option<(wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer)>,
 }
-
-/// The target format of offscreen frames.
-pub const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
 impl Offscreen {
     /// A `width` × `height` target (width a multiple of 64 reads back without padding).
     pub fn new(gpu: &GpuEngine, width: u32, height: u32) -> Offscreen {
         let device = &gpu.device;
-        let texture = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("stridescope offscreen"),
-            size: wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
-        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-        let row = padded_row(width);
-        let readback = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("stridescope frame readback"),
-            size: row * u64::from(height),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let target = gpu.frame_readback(width, height);
         let timer = device
             .features()
             .contains(wgpu::Features::TIMESTAMP_QUERY)
@@ -89,14 +61,7 @@ impl Offscreen {
                 });
                 (set, resolve, read)
             });
-        Offscreen {
-            texture,
-            view,
-            readback,
-            width,
-            height,
-            timer,
-        }
+        Offscreen { target, timer }
     }
 
     /// True when frames are timed with timestamp queries.
@@ -118,7 +83,14 @@ impl Offscreen {
                 beginning_of_pass_write_index: Some(0),
                 end_of_pass_write_index: Some(1),
             });
-        gpu.encode_frame(&mut encoder, view, frame, &self.view, FORMAT, writes);
+        gpu.encode_frame(
+            &mut encoder,
+            view,
+            frame,
+            &self.target.view,
+            READBACK_FORMAT,
+            writes,
+        );
         if let Some((set, resolve, read)) = &self.timer {
             encoder.resolve_query_set(set, 0..2, resolve, 0);
             encoder.copy_buffer_to_buffer(resolve, 0, read, 0, 16);
@@ -142,44 +114,13 @@ impl Offscreen {
 
     /// The last frame's pixels, RGBA, row-major.
     pub fn read(&self, gpu: &GpuEngine) -> Result<Vec<u8>, GpuError> {
-        let row = padded_row(self.width);
         let mut encoder = gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-        encoder.copy_texture_to_buffer(
-            wgpu::TexelCopyTextureInfo {
-                texture: &self.texture,
-                mip_level: 0,
-                origin: wgpu::Origin3d::ZERO,
-                aspect: wgpu::TextureAspect::All,
-            },
-            wgpu::TexelCopyBufferInfo {
-                buffer: &self.readback,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(row as u32),
-                    rows_per_image: Some(self.height),
-                },
-            },
-            wgpu::Extent3d {
-                width: self.width,
-                height: self.height,
-                depth_or_array_layers: 1,
-            },
-        );
+        self.target.encode_copy(&mut encoder);
         gpu.queue.submit([encoder.finish()]);
-        let padded = map_blocking(gpu, &self.readback)?;
-        let tight = self.width as usize * 4;
-        Ok(padded
-            .chunks(row as usize)
-            .flat_map(|r| r[..tight].to_vec())
-            .collect())
+        pollster::block_on(self.target.read_pixels(&gpu.device))
     }
-}
-
-/// Bytes per row of a texture copy (a multiple of 256).
-fn padded_row(width: u32) -> u64 {
-    (u64::from(width) * 4).div_ceil(256) * 256
 }
 
 /// Maps a `MAP_READ` buffer and copies it out (blocking).
@@ -375,13 +316,8 @@ fn prepare(
         let view = gpu.prepare_view(storage, grid.clone(), Mode::Heat)?;
         gpu.wait_idle();
         let prepare_ms = start.elapsed().as_secs_f64() * 1000.0;
-        let viewport = Viewport::fit(
-            f64::from(target.width),
-            f64::from(target.height),
-            1.0,
-            side,
-            side,
-        );
+        let (width, height) = target.target.size();
+        let viewport = Viewport::fit(f64::from(width), f64::from(height), 1.0, side, side);
         let frame = Frame::new(&viewport, &grid, None);
         cases.push(Case {
             side,
@@ -405,7 +341,8 @@ fn finish(gpu: &mut GpuEngine, target: &Offscreen, mut case: Case, bytes: &[u8])
     let scene = Scene::new(case.grid, storage_values(bytes, DType::Float32), Mode::Heat);
     let gpu_range = pollster::block_on(gpu.read_range(&case.view)).ok();
     let range_ok = gpu_range == Some([scene.range.lo, scene.range.hi, scene.range.inv_span()]);
-    let (compared, bad, _) = if pixels.len() == (target.width * target.height * 4) as usize {
+    let (width, height) = target.target.size();
+    let (compared, bad, _) = if pixels.len() == (width * height * 4) as usize {
         compare(&scene, &case.frame, &pixels, SAMPLES, n as u64)
     } else {
         (0, 1, Vec::new())
@@ -418,8 +355,8 @@ fn finish(gpu: &mut GpuEngine, target: &Offscreen, mut case: Case, bytes: &[u8])
         .unwrap_or(f64::NAN);
     RenderResult {
         cells: n,
-        width: target.width,
-        height: target.height,
+        width,
+        height,
         layout: if case.transposed {
             "transposed"
         } else {
