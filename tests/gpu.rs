@@ -5,36 +5,15 @@
 //! These tests need a GPU adapter; natively Mesa's lavapipe (`mesa-vulkan-drivers`) is
 //! enough. Without one they FAIL: they never skip.
 
-use std::sync::{Mutex, MutexGuard, OnceLock};
+#[path = "common/gpu.rs"]
+mod shared_gpu;
+use shared_gpu::gpu;
+use std::sync::MutexGuard;
 
 use proptest::prelude::*;
 use stridescope::engine::gpu::GpuEngine;
 use stridescope::engine::{BinaryOp, CpuEngine, Engine, Operand, ReduceOp, UnaryOp};
 use stridescope::tensor::{DType, Layout, Scalar, StorageId, Tensor};
-
-/// One device per test binary.
-fn gpu() -> MutexGuard<'static, GpuEngine> {
-    static ENGINE: OnceLock<Mutex<GpuEngine>> = OnceLock::new();
-    let engine = ENGINE.get_or_init(|| {
-        if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-            let dir = std::env::temp_dir().join("stridescope-xdg");
-            let _ = std::fs::create_dir_all(&dir);
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
-            }
-            std::env::set_var("XDG_RUNTIME_DIR", dir);
-        }
-        match GpuEngine::new_blocking() {
-            Ok(engine) => Mutex::new(engine),
-            Err(e) => panic!("the GPU tests need an adapter and found none: {e}"),
-        }
-    });
-    engine
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// The same storages on both engines.
 struct Pair<'a> {

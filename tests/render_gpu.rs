@@ -6,7 +6,9 @@
 //!
 //! These tests need a GPU adapter (natively Mesa's lavapipe); without one they FAIL.
 
-use std::sync::{Mutex, MutexGuard, OnceLock};
+#[path = "common/gpu.rs"]
+mod shared_gpu;
+use shared_gpu::gpu;
 
 use proptest::prelude::*;
 use stridescope::engine::gpu::bench::pseudo_random_bytes;
@@ -18,29 +20,6 @@ use stridescope::render::{
     image_layout, storage_values, Frame, Grid, Mode, Scene, TintSpec, ViewSpec, Viewport,
 };
 use stridescope::tensor::DType;
-
-fn gpu() -> MutexGuard<'static, GpuEngine> {
-    static ENGINE: OnceLock<Mutex<GpuEngine>> = OnceLock::new();
-    let engine = ENGINE.get_or_init(|| {
-        if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-            let dir = std::env::temp_dir().join("stridescope-xdg");
-            let _ = std::fs::create_dir_all(&dir);
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
-            }
-            std::env::set_var("XDG_RUNTIME_DIR", dir);
-        }
-        match GpuEngine::new_blocking() {
-            Ok(engine) => Mutex::new(engine),
-            Err(e) => panic!("the GPU render tests need an adapter and found none: {e}"),
-        }
-    });
-    engine
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// Draws `grid` of a storage holding `bytes` (of `dtype`) on the GPU under `viewport`, and
 /// returns (pixels compared, mismatches, examples) against the CPU reference.
