@@ -704,7 +704,7 @@ fn dtype_class(d: DType) -> String {
     let name = numpy_dtype_name(d);
     let mut c = name.chars();
     match c.next() {
-        Some(f) => format!("{}{}", f.to_uppercase(), c.as_str()),
+        Some(f) => format!("{}{}", f.to_ascii_uppercase(), c.as_str()),
         None => String::new(),
     }
 }

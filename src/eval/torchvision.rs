@@ -98,7 +98,7 @@ impl Evaluator {
         let mode = match mode.unwrap_or(Value::ReadMode(ReadMode::Unchanged)) {
             Value::ReadMode(m) => m,
             Value::Str(s) => {
-                let upper = s.to_uppercase();
+                let upper = s.to_ascii_uppercase();
                 ReadMode::from_name(&upper)
                     .ok_or_else(|| ScriptError::Key(super::repr::py_str_repr(&upper)))?
             }

@@ -146,7 +146,7 @@ pub fn format_with_spec(value: Formattable, spec: &str) -> Result<String, String
                 Some('x') => (i < 0, radix(i.unsigned_abs(), 16, s.alternate, "0x")),
                 Some('X') => (
                     i < 0,
-                    radix(i.unsigned_abs(), 16, s.alternate, "0X").to_uppercase(),
+                    radix(i.unsigned_abs(), 16, s.alternate, "0X").to_ascii_uppercase(),
                 ),
                 Some('c') => (false, char::from_u32(i as u32).unwrap_or('?').to_string()),
                 Some(c @ ('e' | 'E' | 'f' | 'F' | 'g' | 'G' | '%')) => float_body(i as f64, &s, c),
@@ -194,11 +194,11 @@ fn float_body(x: f64, s: &Spec, c: char) -> (bool, String) {
     let p = s.precision.unwrap_or(6);
     let text = match c {
         'e' => pyfmt::sci(a, p),
-        'E' => pyfmt::sci(a, p).to_uppercase(),
+        'E' => pyfmt::sci(a, p).to_ascii_uppercase(),
         'f' => pyfmt::fixed(a, p),
-        'F' => pyfmt::fixed(a, p).to_uppercase(),
+        'F' => pyfmt::fixed(a, p).to_ascii_uppercase(),
         'g' => pyfmt::general(a, p.max(1)),
-        'G' => pyfmt::general(a, p.max(1)).to_uppercase(),
+        'G' => pyfmt::general(a, p.max(1)).to_ascii_uppercase(),
         _ => format!("{}%", pyfmt::fixed(a * 100.0, p)),
     };
     let text = if s.alternate && !text.contains('.') && a.is_finite() {

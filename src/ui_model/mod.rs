@@ -175,7 +175,7 @@ pub fn grid_plan(shape: &[i64]) -> GridPlan {
                     .zip(&names)
                     .map(|(i, n)| {
                         if rank == 4 {
-                            format!("{}={i}", n.to_lowercase())
+                            format!("{}={i}", n.to_ascii_lowercase())
                         } else {
                             format!("[{i}]")
                         }

@@ -152,7 +152,7 @@ impl Evaluator {
     ) -> R<Tensor> {
         for input in [x, y] {
             if let ElementwiseInput::Tensor(t) = input {
-                complex::refuse_complex(&format!("{op:?}").to_lowercase(), &[t])?;
+                complex::refuse_complex(&format!("{op:?}").to_ascii_lowercase(), &[t])?;
             }
         }
         self.check_bool_op(op, x, y)?;

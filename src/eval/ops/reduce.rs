@@ -527,7 +527,7 @@ impl Evaluator {
         keepdim: bool,
         dtype: Option<DType>,
     ) -> R<Tensor> {
-        super::complex::refuse_complex(&format!("{op:?}").to_lowercase(), &[t])?;
+        super::complex::refuse_complex(&format!("{op:?}").to_ascii_lowercase(), &[t])?;
         let name = match op {
             ReduceOp::Sum => "sum",
             ReduceOp::Mean => "mean",
