@@ -207,6 +207,7 @@ impl Evaluator {
                 }
                 Value::Size(_) => "<class 'torch.Size'>".to_string(),
                 Value::DType(_) => "<class 'torch.dtype'>".to_string(),
+                Value::TypeInfo(_) => format!("<class 'torch.{}'>", x.type_name()),
                 other => format!("<class '{}'>", other.type_name()),
             })),
             "id" => Ok(Value::Int(match x {

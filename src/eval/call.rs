@@ -26,7 +26,7 @@ impl Evaluator {
                     "pi" => return Ok(Value::Float(std::f64::consts::PI)),
                     "e" => return Ok(Value::Float(std::f64::consts::E)),
                     // Classes: `isinstance(x, torch.Tensor)`, `torch.Size([2, 3])`.
-                    "Tensor" | "Size" => {
+                    "Tensor" | "Size" | "finfo" | "iinfo" => {
                         return Ok(Value::Method(Box::new(Value::Torch), name.to_string()))
                     }
                     _ => {}
@@ -108,6 +108,7 @@ impl Evaluator {
             }
             Value::Module(m) => self.module_attribute(m, name),
             Value::ReadMode(mode) => super::torchvision::read_mode_attribute(*mode, name),
+            Value::TypeInfo(d) => super::typeinfo::attribute(*d, name),
             Value::Device(text) => {
                 let (kind, index) = match text.split_once(':') {
                     Some((k, i)) => (k, i.parse::<i64>().ok()),
@@ -232,6 +233,9 @@ impl Evaluator {
         };
         match &*receiver {
             Value::Torch => {
+                if name == "finfo" || name == "iinfo" {
+                    return super::typeinfo::type_info(&name, &pos, &kw);
+                }
                 if let Some(result) = self.torch_numpy_bridge(&name, &pos, &kw) {
                     return result;
                 }

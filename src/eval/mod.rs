@@ -21,6 +21,7 @@ pub mod session;
 mod signature;
 mod storage;
 mod torchvision;
+mod typeinfo;
 pub mod value;
 mod windows;
 

@@ -84,6 +84,7 @@ impl Evaluator {
             Value::NpDType(d) => {
                 format!("dtype('{}')", crate::print::numpy_str::numpy_dtype_name(*d))
             }
+            Value::TypeInfo(d) => super::typeinfo::repr(*d),
             Value::ReadMode(mode) => format!("<ImageReadMode.{}: {}>", mode.name(), mode.value()),
             Value::NamedTuple(kind, fields) => {
                 // PyTorch's structseq repr: one field per line.

@@ -245,6 +245,18 @@ fn allows_numbers_as_tensors(name: &str) -> bool {
     )
 }
 
+/// PyTorch's `numpy_compatibility_arg_names`: keywords that NumPy spells differently and that
+/// PyTorch's argument parser also accepts (`x.sum(axis=0)`, `keepdims=True`).
+fn numpy_alias_of(keyword: &str) -> Option<&'static str> {
+    match keyword {
+        "axis" => Some("dim"),
+        "keepdims" => Some("keepdim"),
+        "x" | "a" | "x1" => Some("input"),
+        "x2" => Some("other"),
+        _ => None,
+    }
+}
+
 /// Whether parameter `p` of function `name` takes `v`.
 fn param_accepts(name: &str, p: &Param, v: &Value) -> bool {
     if p.ty.accepts(v) || (p.optional && matches!(v, Value::None)) {
@@ -394,7 +406,15 @@ fn bind_one(schema: &Schema, args: &CallArgs) -> Result<Vec<Option<Value>>, Mism
         }
     }
     for (k, v) in args.kw {
-        let Some(i) = params.iter().position(|p| &p.name == k) else {
+        // A NumPy spelling counts only where the parameter's own name is not also given
+        // (PyTorch then calls the alias unexpected).
+        let by_alias = || {
+            let canonical = numpy_alias_of(k)?;
+            let i = params.iter().position(|p| p.name == canonical)?;
+            (values[i].is_none() && !args.kw.iter().any(|(other, _)| other == canonical))
+                .then_some(i)
+        };
+        let Some(i) = params.iter().position(|p| &p.name == k).or_else(by_alias) else {
             return Err(Mismatch(format!(
                 "{name}() got an unexpected keyword argument '{k}'"
             )));

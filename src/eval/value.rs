@@ -75,6 +75,8 @@ pub enum Value {
     /// A named tuple of PyTorch's `torch.return_types` (`torch.return_types.max(values=...,
     /// indices=...)`): its type name and its fields in order.
     NamedTuple(String, Vec<(String, Value)>),
+    /// `torch.finfo(dtype)` (a floating dtype) or `torch.iinfo(dtype)` (an integer one).
+    TypeInfo(DType),
 }
 
 impl Value {
@@ -119,6 +121,8 @@ impl Value {
             Value::NpDType(_) => "numpy.dtype",
             Value::NamedTuple(..) => "tuple",
             Value::ReadMode(_) => "ImageReadMode",
+            Value::TypeInfo(d) if d.is_floating() => "finfo",
+            Value::TypeInfo(_) => "iinfo",
         }
     }
 

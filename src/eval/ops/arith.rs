@@ -54,10 +54,13 @@ pub(crate) static OPS: &[OpDef] = &[
 /// Every op of the family: the rounding mode picks the kernel; `_` names write into `self`,
 /// `out=` into the given tensor (resized per PyTorch's rules when its shape differs).
 fn divide(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
-    let this = call.self_ref()?;
-    let t = this.borrow().tensor.clone();
     let base = call.name.trim_end_matches('_');
     let in_place = call.name.ends_with('_');
+    let this = call.this.clone();
+    let x = match &this {
+        Some(this) => ElementwiseInput::Tensor(this.borrow().tensor.clone()),
+        None => ev.number_input(call)?,
+    };
     let (op, kernel) = if base == "floor_divide" {
         (BinaryOp::FloorDiv, "div_floor_cpu")
     } else {
@@ -76,11 +79,10 @@ fn divide(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             }
         }
     };
-    let x = ElementwiseInput::Tensor(t.clone());
     let (y, same) = match call.value("other") {
         Some(Value::Tensor(o)) => (
             ElementwiseInput::Tensor(o.borrow().tensor.clone()),
-            Rc::ptr_eq(o, &this),
+            this.as_ref().is_some_and(|t| Rc::ptr_eq(o, t)),
         ),
         Some(v) => {
             let v = v.clone();
@@ -116,7 +118,10 @@ fn divide(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         _ => None,
     };
     let out = if in_place {
-        Some(t.clone())
+        match &x {
+            ElementwiseInput::Tensor(t) => Some(t.clone()),
+            ElementwiseInput::Number(_) => None,
+        }
     } else if let Some(o) = &out_ref {
         let out_dtype = o.borrow().tensor.dtype;
         if !can_cast(result_dtype, out_dtype) {
@@ -132,7 +137,7 @@ fn divide(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         None
     };
     let result = ev.elementwise(op, &x, &y, out.as_ref())?;
-    if in_place {
+    if let (true, Some(this)) = (in_place, this) {
         return Ok(Value::Tensor(this));
     }
     if let Some(o) = out_ref {

@@ -23,7 +23,7 @@ mod split;
 mod view_rules;
 mod views;
 
-use super::registry::OpDef;
+use super::registry::{OpCall, OpDef};
 use super::value::Value;
 use super::{Evaluator, R};
 pub(crate) use complex::check_complex_support;
@@ -261,6 +261,35 @@ impl Evaluator {
             })?;
         }
         Ok(())
+    }
+
+    /// The `input` of `torch.add(5, x)`: PyTorch's ops that take numbers as tensors
+    /// (`should_allow_numbers_as_tensors`) wrap a number `input` into a 0-dim tensor. Against a
+    /// tensor `other` it stays a number (a wrapped number in type promotion, as Python's
+    /// `5 + x`); against another number it is a 0-dim tensor of the number's default dtype.
+    /// Anything else (or `out=`) is PyTorch's "must be Tensor" error.
+    pub(super) fn number_input(&mut self, call: &OpCall) -> R<ElementwiseInput> {
+        let input = call.value("input").cloned().unwrap_or(Value::None);
+        let Some(n) = self
+            .scalar_of(&input)
+            .filter(|_| call.value("out").is_none())
+        else {
+            return Err(ScriptError::Type(format!(
+                "{}(): argument 'input' (position 1) must be Tensor, not {}",
+                call.name,
+                input.type_name()
+            )));
+        };
+        if matches!(call.value("other"), Some(Value::Tensor(_))) {
+            return Ok(ElementwiseInput::Number(n));
+        }
+        let dtype = match n {
+            Scalar::Bool(_) => DType::Bool,
+            Scalar::Int(_) => DType::Int64,
+            Scalar::Float(_) => DType::Float32,
+        };
+        let wrapped = self.tensor_from_values(&[], dtype, &[n], &call.name)?;
+        Ok(ElementwiseInput::Tensor(wrapped))
     }
 
     /// A tensor from host values in row-major order.

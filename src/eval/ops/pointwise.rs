@@ -197,9 +197,20 @@ fn into_out(
 
 /// `add`, `sub`, `mul`, `remainder`, the comparisons and `matmul`: as the Python operators.
 fn binary(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
-    let this = call.self_ref()?;
     let op = operator(&call.name);
     let other = scaled_other(ev, call)?;
+    let this = match &call.this {
+        Some(this) => Rc::clone(this),
+        // `torch.add(5, x)`: PyTorch wraps a number `input` into a 0-dim tensor (the ops of
+        // `should_allow_numbers_as_tensors`); with a tensor `other` it is Python's `5 + x`.
+        None => {
+            let input = match ev.number_input(call)? {
+                ElementwiseInput::Number(_) => call.value("input").cloned().unwrap_or(Value::None),
+                ElementwiseInput::Tensor(t) => Value::tensor(t, &call.name, None),
+            };
+            return ev.tensor_binary(op, &input, &other);
+        }
+    };
     if let Some(Value::Tensor(out)) = call.value("out") {
         let out = Rc::clone(out);
         let x = ElementwiseInput::Tensor(this.borrow().tensor.clone());
