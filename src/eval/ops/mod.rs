@@ -6,10 +6,12 @@ mod complex;
 mod convert;
 mod elementwise;
 mod factory;
+mod host_pointwise;
 mod index;
 mod index_along;
 mod indexed;
 mod join;
+mod logical;
 mod math;
 mod matmul;
 mod numpy_bridge;
@@ -19,6 +21,7 @@ mod query;
 mod random;
 mod reduce;
 mod reorder;
+mod rounding;
 mod split;
 mod view_rules;
 mod views;
@@ -49,6 +52,8 @@ pub(crate) static FAMILIES: &[&[OpDef]] = &[
     numpy_bridge::OPS,
     ordered::OPS,
     math::OPS,
+    rounding::OPS,
+    logical::OPS,
 ];
 use crate::engine::{BinaryOp, Operand, UnaryOp};
 use crate::script::ast::BinOp;
