@@ -208,6 +208,7 @@ impl Evaluator {
                 Value::Size(_) => "<class 'torch.Size'>".to_string(),
                 Value::DType(_) => "<class 'torch.dtype'>".to_string(),
                 Value::TypeInfo(_) => format!("<class 'torch.{}'>", x.type_name()),
+                Value::Exception(e) => return Ok(Value::ExceptionType(e.class_name().to_string())),
                 other => format!("<class '{}'>", other.type_name()),
             })),
             "id" => Ok(Value::Int(match x {
@@ -436,6 +437,14 @@ impl Evaluator {
     /// `isinstance(object, class)` for the builtin types, `torch.Tensor` and tuples of them.
     fn isinstance(&mut self, object: &Value, class: &Value) -> R<Value> {
         let matches = |class: &Value| -> Option<bool> {
+            if let Value::ExceptionType(base) = class {
+                return Some(match object {
+                    Value::Exception(e) => {
+                        crate::tensor::error::is_exception_subclass(e.class_name(), base)
+                    }
+                    _ => false,
+                });
+            }
             let Value::Method(owner, name) = class else {
                 return None;
             };

@@ -22,6 +22,10 @@ impl Evaluator {
                     }
                     "preserve_format" => return Ok(Value::MemoryFormat(MemoryFormat::Preserve)),
                     "nan" => return Ok(Value::Float(f64::NAN)),
+                    "strided" => return Ok(Value::Printed("torch.strided".into())),
+                    // `torch.nn.functional.relu(...)` without `import torch.nn`: `torch.nn`
+                    // is an attribute of `torch` once torch is imported.
+                    "nn" => return Ok(Value::Module("torch.nn".into())),
                     "inf" => return Ok(Value::Float(f64::INFINITY)),
                     "pi" => return Ok(Value::Float(std::f64::consts::PI)),
                     "e" => return Ok(Value::Float(std::f64::consts::E)),
@@ -48,7 +52,12 @@ impl Evaluator {
                         return Ok(Value::Int(tensor.numel() * tensor.dtype.item_size() as i64))
                     }
                     "itemsize" => return Ok(Value::Int(tensor.dtype.item_size() as i64)),
-                    "is_cuda" => return Ok(Value::Bool(false)),
+                    "is_cuda" | "is_sparse" | "is_quantized" | "is_meta" | "is_mkldnn" => {
+                        return Ok(Value::Bool(false))
+                    }
+                    "is_cpu" => return Ok(Value::Bool(true)),
+                    // Every tensor here is dense: `torch.strided`.
+                    "layout" => return Ok(Value::Printed("torch.strided".into())),
                     // No tensor requires grad here (autograd is not modelled): every tensor
                     // is a leaf without a `grad_fn`.
                     "requires_grad" => return Ok(Value::Bool(t.borrow().requires_grad)),
@@ -109,6 +118,9 @@ impl Evaluator {
             Value::Module(m) => self.module_attribute(m, name),
             Value::ReadMode(mode) => super::torchvision::read_mode_attribute(*mode, name),
             Value::TypeInfo(d) => super::typeinfo::attribute(*d, name),
+            Value::Exception(_) | Value::ExceptionType(_) => {
+                self.exception_attribute(&object, name)
+            }
             Value::Device(text) => {
                 let (kind, index) = match text.split_once(':') {
                     Some((k, i)) => (k, i.parse::<i64>().ok()),
@@ -164,6 +176,20 @@ impl Evaluator {
                 self.get_item(Value::Tuple(items), index)
             }
             Value::NdArray(a) => self.ndarray_get_item(a, index),
+            Value::Str(text) => {
+                let chars: Vec<char> = text.chars().collect();
+                let len = chars.len() as i64;
+                if let Value::Slice(start, stop, step) = index {
+                    let picked = py_slice(len, *start, *stop, *step)?;
+                    return Ok(Value::Str(picked.into_iter().map(|i| chars[i]).collect()));
+                }
+                let i = self.index_int(index)?;
+                let j = if i < 0 { i + len } else { i };
+                if j < 0 || j >= len {
+                    return Err(ScriptError::Index("string index out of range".into()));
+                }
+                Ok(Value::Str(chars[j as usize].to_string()))
+            }
             Value::Tuple(items) | Value::List(items) => {
                 let len = items.len() as i64;
                 match index {
@@ -224,6 +250,18 @@ impl Evaluator {
     ) -> R<Value> {
         if let Value::Layer { kind, inplace } = &func {
             return self.call_layer(kind, *inplace, pos);
+        }
+        if let Value::Function(function) = &func {
+            let function = std::rc::Rc::clone(function);
+            return self.call_function(&function, pos, kw);
+        }
+        if let Value::ExceptionType(class) = &func {
+            if let Some((k, _)) = kw.first() {
+                return Err(ScriptError::Type(format!(
+                    "{class}() takes no keyword arguments; got '{k}'"
+                )));
+            }
+            return self.new_exception(class, &pos);
         }
         let Value::Method(receiver, name) = func else {
             return Err(ScriptError::Type(format!(

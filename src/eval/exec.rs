@@ -19,6 +19,8 @@ pub(super) enum Flow {
     Next(Option<String>),
     Break,
     Continue,
+    /// `return value` inside a function.
+    Return(Value),
 }
 
 impl Evaluator {
@@ -73,8 +75,10 @@ impl Evaluator {
                     let mut i = start;
                     while (step > 0 && i < stop) || (step < 0 && i > stop) {
                         self.assign(target, Value::Int(i))?;
-                        if let Flow::Break = self.exec_block(body)? {
-                            break;
+                        match self.exec_block(body)? {
+                            Flow::Break => break,
+                            Flow::Return(v) => return Ok(Flow::Return(v)),
+                            _ => {}
                         }
                         i = match i.checked_add(step) {
                             Some(next) => next,
@@ -85,8 +89,10 @@ impl Evaluator {
                 }
                 for item in self.iterate(&iterable)? {
                     self.assign(target, item)?;
-                    if let Flow::Break = self.exec_block(body)? {
-                        break;
+                    match self.exec_block(body)? {
+                        Flow::Break => break,
+                        Flow::Return(v) => return Ok(Flow::Return(v)),
+                        _ => {}
                     }
                 }
                 Ok(Flow::Next(None))
@@ -98,10 +104,31 @@ impl Evaluator {
                     if !self.truthy(&c)? {
                         break;
                     }
-                    if let Flow::Break = self.exec_block(body)? {
-                        break;
+                    match self.exec_block(body)? {
+                        Flow::Break => break,
+                        Flow::Return(v) => return Ok(Flow::Return(v)),
+                        _ => {}
                     }
                 }
+                Ok(Flow::Next(None))
+            }
+            StatementKind::Try {
+                body,
+                handlers,
+                orelse,
+                finalbody,
+            } => self.exec_try(body, handlers, orelse, finalbody),
+            StatementKind::FunctionDef(def) => self.define_function(def),
+            StatementKind::Return(value) => {
+                let value = match value {
+                    Some(expr) => self.eval(expr)?,
+                    None => Value::None,
+                };
+                Ok(Flow::Return(value))
+            }
+            StatementKind::Raise(value) => Err(self.raise(value.as_ref())?),
+            StatementKind::Assert { test, message } => {
+                self.assert(test, message.as_ref())?;
                 Ok(Flow::Next(None))
             }
             StatementKind::Pass => Ok(Flow::Next(None)),
@@ -124,7 +151,7 @@ impl Evaluator {
     }
 
     /// Runs a block's statements in order; `break`/`continue` end it early.
-    fn exec_block(&mut self, body: &[Statement]) -> R<Flow> {
+    pub(super) fn exec_block(&mut self, body: &[Statement]) -> R<Flow> {
         for statement in body {
             match self.run_inner(statement)? {
                 Flow::Next(_) => {}
@@ -283,10 +310,9 @@ impl Evaluator {
     fn delete(&mut self, target: &Target) -> R<()> {
         match target {
             Target::Name(name) => {
-                let Some(i) = self.vars.iter().position(|(n, _)| n == name) else {
+                if !self.unbind_name(name) {
                     return Err(ScriptError::Name(format!("name '{name}' is not defined")));
-                };
-                self.vars.remove(i);
+                }
                 Ok(())
             }
             Target::Tuple(targets) => targets.iter().try_for_each(|t| self.delete(t)),

@@ -174,7 +174,9 @@ impl Evaluator {
         for (name, old) in saved {
             match old {
                 Some(v) => self.bind(&name, v),
-                None => self.vars.retain(|(n, _)| *n != name),
+                None => {
+                    self.unbind_name(&name);
+                }
             }
         }
         result
@@ -291,6 +293,7 @@ impl Evaluator {
     pub(super) fn str_of(&mut self, v: &Value) -> R<String> {
         match v {
             Value::Str(s) | Value::Device(s) => Ok(s.clone()),
+            Value::Exception(e) => Ok(e.message().to_string()),
             Value::ReadMode(mode) => Ok(format!("ImageReadMode.{}", mode.name())),
             Value::NdArray(_) | Value::NpScalar(..) | Value::NpDType(_) => self.numpy_str_of(v),
             other => self.repr(other),

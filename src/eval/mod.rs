@@ -8,8 +8,10 @@
 mod builtins;
 mod call;
 mod complex;
+mod exceptions;
 mod exec;
 mod expr;
+mod functions;
 mod modules;
 mod numpy;
 mod ops;
@@ -95,6 +97,10 @@ pub struct Evaluator {
     limits: Limits,
     /// Variables in first-assignment order.
     vars: Vec<(String, Value)>,
+    /// The locals of the functions running now, innermost last.
+    frames: Vec<Vec<(String, Value)>>,
+    /// The exceptions being handled (`except` blocks running now), for a bare `raise`.
+    handling: Vec<ScriptError>,
     storages: BTreeMap<StorageId, StorageInfo>,
     next_address: u64,
     /// Bytes allocated while the current statement runs.
@@ -145,6 +151,8 @@ impl Evaluator {
             windows,
             limits,
             vars: Vec::new(),
+            frames: Vec::new(),
+            handling: Vec::new(),
             storages: BTreeMap::new(),
             next_address: 0x5581_2a40_0000,
             step_allocated: 0,
@@ -377,20 +385,40 @@ impl Evaluator {
         }
     }
 
+    /// Binds `name` in the running function's locals, or globally outside functions.
     fn bind(&mut self, name: &str, value: Value) {
-        if let Some(slot) = self.vars.iter_mut().find(|(n, _)| n == name) {
+        let scope = self.frames.last_mut().unwrap_or(&mut self.vars);
+        if let Some(slot) = scope.iter_mut().find(|(n, _)| n == name) {
             slot.1 = value;
         } else {
-            self.vars.push((name.to_string(), value));
+            scope.push((name.to_string(), value));
         }
     }
 
+    /// Removes `name` from the scope `bind` writes to; whether it was bound there.
+    fn unbind_name(&mut self, name: &str) -> bool {
+        let scope = self.frames.last_mut().unwrap_or(&mut self.vars);
+        let Some(i) = scope.iter().position(|(n, _)| n == name) else {
+            return false;
+        };
+        scope.remove(i);
+        true
+    }
+
+    /// A name's value: the running function's locals, then globals, then builtins.
     fn lookup(&self, name: &str) -> R<Value> {
-        if let Some((_, v)) = self.vars.iter().find(|(n, _)| n == name) {
+        let locals = self.frames.last().map_or(&[][..], Vec::as_slice);
+        if let Some((_, v)) = locals.iter().chain(&self.vars).find(|(n, _)| n == name) {
             return Ok(v.clone());
         }
         match name {
             "torch" => Ok(Value::Torch),
+            _ if crate::tensor::error::EXCEPTION_CLASSES
+                .iter()
+                .any(|(c, _)| *c == name) =>
+            {
+                Ok(Value::ExceptionType(name.to_string()))
+            }
             _ if builtins::BUILTINS.contains(&name) => {
                 Ok(Value::Method(Box::new(Value::None), name.to_string()))
             }
@@ -753,6 +781,11 @@ fn collect_storages(v: &Value, live: &mut BTreeSet<StorageId>) {
         }
         Value::Method(receiver, _) => collect_storages(receiver, live),
         Value::NamedTuple(_, fields) => fields.iter().for_each(|(_, v)| collect_storages(v, live)),
+        Value::Function(f) => f
+            .defaults
+            .iter()
+            .flatten()
+            .for_each(|v| collect_storages(v, live)),
         _ => {}
     }
 }

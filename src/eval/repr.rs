@@ -85,6 +85,10 @@ impl Evaluator {
                 format!("dtype('{}')", crate::print::numpy_str::numpy_dtype_name(*d))
             }
             Value::TypeInfo(d) => super::typeinfo::repr(*d),
+            Value::Function(f) => format!("<function {}>", f.def.name),
+            Value::ExceptionType(class) => format!("<class '{class}'>"),
+            Value::Exception(e) if e.message().is_empty() => format!("{}()", e.class_name()),
+            Value::Exception(e) => format!("{}({})", e.class_name(), py_str_repr(e.message())),
             Value::ReadMode(mode) => format!("<ImageReadMode.{}: {}>", mode.name(), mode.value()),
             Value::NamedTuple(kind, fields) => {
                 // PyTorch's structseq repr: one field per line.

@@ -77,6 +77,12 @@ pub enum Value {
     NamedTuple(String, Vec<(String, Value)>),
     /// `torch.finfo(dtype)` (a floating dtype) or `torch.iinfo(dtype)` (an integer one).
     TypeInfo(DType),
+    /// A function the script defined with `def`.
+    Function(Rc<super::functions::ScriptFunction>),
+    /// A built-in exception class (`RuntimeError`), as `except` and `raise` name it.
+    ExceptionType(String),
+    /// An exception object (`except RuntimeError as e`, `ValueError("...")`).
+    Exception(crate::tensor::ScriptError),
 }
 
 impl Value {
@@ -123,6 +129,15 @@ impl Value {
             Value::ReadMode(_) => "ImageReadMode",
             Value::TypeInfo(d) if d.is_floating() => "finfo",
             Value::TypeInfo(_) => "iinfo",
+            Value::Function(_) => "function",
+            Value::ExceptionType(_) => "type",
+            Value::Exception(e) => match crate::tensor::error::EXCEPTION_CLASSES
+                .iter()
+                .find(|(c, _)| *c == e.class_name())
+            {
+                Some((c, _)) => c,
+                None => "Exception",
+            },
         }
     }
 

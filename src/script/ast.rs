@@ -62,12 +62,48 @@ pub enum StatementKind {
     },
     /// `while cond: body`.
     While { cond: Expr, body: Vec<Statement> },
+    /// `try: body` with its `except` handlers, then the `else:` block (run when the body
+    /// raised nothing) and the `finally:` block (always run); either may be empty.
+    Try {
+        body: Vec<Statement>,
+        handlers: Vec<ExceptHandler>,
+        orelse: Vec<Statement>,
+        finalbody: Vec<Statement>,
+    },
+    /// `def name(params): body`.
+    FunctionDef(std::sync::Arc<FunctionDef>),
+    /// `return` or `return expr` (inside a function).
+    Return(Option<Expr>),
+    /// `raise`, `raise expr`.
+    Raise(Option<Expr>),
+    /// `assert test` or `assert test, message`.
+    Assert { test: Expr, message: Option<Expr> },
     /// `pass`.
     Pass,
     /// `break`.
     Break,
     /// `continue`.
     Continue,
+}
+
+/// One `except` clause: the exception class(es) it catches (every exception when `None`),
+/// the name it binds (`except RuntimeError as e`) and its block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExceptHandler {
+    /// The clause's line.
+    pub line: usize,
+    pub kind: Option<Expr>,
+    pub name: Option<String>,
+    pub body: Vec<Statement>,
+}
+
+/// A function a script defines: its name, its parameters (with their default expressions,
+/// evaluated when the `def` runs) and its body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionDef {
+    pub name: String,
+    pub params: Vec<(String, Option<Expr>)>,
+    pub body: Vec<Statement>,
 }
 
 /// The left-hand side of an assignment.

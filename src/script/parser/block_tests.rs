@@ -297,16 +297,29 @@ fn simple_statement_errors() {
         ),
         ("from torch nn", "invalid syntax", 1, 12),
         (
-            "def f(): pass",
-            "'def' statements are not supported here",
+            "class A: pass",
+            "'class' statements are not supported here",
             1,
             1,
         ),
+        ("return 1", "'return' outside function", 1, 1),
         (
-            "return 1",
-            "'return' statements are not supported here",
+            "def f(a, a): pass",
+            "duplicate argument 'a' in function definition",
             1,
+            10,
+        ),
+        (
+            "def f(a=1, b): pass",
+            "parameter without a default follows parameter with a default",
             1,
+            12,
+        ),
+        (
+            "def f(*args): pass",
+            "'*', '**' and '/' parameters are not supported here",
+            1,
+            7,
         ),
         (
             "a = 1; b = 2",
@@ -588,4 +601,47 @@ fn deep_fstrings_and_blocks_stay_bounded() {
     let parsed = parse_script(&ladder);
     assert_eq!(parsed.len(), 1);
     assert!(parsed[0].is_err());
+}
+
+#[test]
+fn try_statements() {
+    assert_eq!(
+        statement("try:\n  a\nexcept RuntimeError as e:\n  b\nelse:\n  c\nfinally:\n  d"),
+        "try: {2:a} 3:except RuntimeError as e: {4:b} else: {6:c} finally: {8:d}"
+    );
+    assert_eq!(
+        statement("try:\n  a\nexcept (TypeError, ValueError):\n  b\nexcept:\n  c"),
+        "try: {2:a} 3:except (tuple TypeError ValueError): {4:b} 5:except : {6:c}"
+    );
+    assert_eq!(statement("try: a\nfinally: b"), "try: {1:a} finally: {2:b}");
+    assert_eq!(
+        items("try:\n  a\nb"),
+        ["1!expected 'except' or 'finally' block@3:1", "3:b"]
+    );
+    assert_eq!(
+        error("try:\n  a\nexcept:\n  b\nexcept ValueError:\n  c"),
+        err("default 'except:' must be last", 5, 1)
+    );
+    assert_eq!(items("except ValueError:\n  b"), ["1!invalid syntax@1:1"]);
+}
+
+#[test]
+fn function_definitions() {
+    assert_eq!(
+        statement("def f(x, k=2):\n  y = x * k\n  return y"),
+        "def f(x, k=2): {2:y = (* x k); 3:return y}"
+    );
+    assert_eq!(
+        statement("def g(t: torch.Tensor) -> int:\n  return"),
+        "def g(t): {2:return }"
+    );
+    assert_eq!(
+        statement("def h():\n  for i in a:\n    return i"),
+        "def h(): {2:for i in a: {3:return i}}"
+    );
+    assert_eq!(statement("assert a, 'm'"), "assert a, \"m\"");
+    assert_eq!(
+        statement("raise ValueError('x')"),
+        "raise ValueError(\"x\")"
+    );
 }

@@ -3,7 +3,9 @@
 
 use super::statements::{Clause, LineStatement, Simple};
 use super::{Parser, SyntaxError};
-use crate::script::ast::{Pos, Statement, StatementKind};
+use std::sync::Arc;
+
+use crate::script::ast::{ExceptHandler, FunctionDef, Pos, Statement, StatementKind};
 use crate::script::lexer::{self, LogicalLine, TokenKind};
 
 /// The deepest block nesting accepted (CPython's tokenizer has the same limit).
@@ -95,6 +97,8 @@ struct Context<'c> {
     /// The indentations of the enclosing blocks, outermost first (the script's own is first).
     indents: &'c [Indent],
     in_loop: bool,
+    /// Inside a `def` (where `return` may appear).
+    in_function: bool,
 }
 
 /// [`super::parse_script`] on the current thread.
@@ -114,13 +118,16 @@ pub(super) fn parse_script_here(src: &str) -> Vec<Result<Statement, (usize, Synt
     let context = Context {
         indents: &top,
         in_loop: false,
+        in_function: false,
     };
     let mut out = Vec::new();
     while let Some(line) = script.peek() {
         let start = line.start + 1;
-        let compound = ["if", "for", "while", "elif", "else"]
-            .iter()
-            .any(|w| line.starts_with(w));
+        let compound = [
+            "if", "for", "while", "elif", "else", "try", "except", "finally", "def",
+        ]
+        .iter()
+        .any(|w| line.starts_with(w));
         if line.indent != Indent::default() {
             script.take();
             let error = SyntaxError::new(
@@ -256,7 +263,17 @@ impl Script<'_> {
                 self.reject_loop_else(context)?;
                 StatementKind::While { cond, body }
             }
-            Clause::Elif(_) | Clause::Else => {
+            Clause::Try => self.try_statement(header, context)?,
+            Clause::Def(name, params) => {
+                let inner = Context {
+                    in_loop: false,
+                    in_function: true,
+                    ..context
+                };
+                let body = self.block(header, inner, false)?;
+                StatementKind::FunctionDef(Arc::new(FunctionDef { name, params, body }))
+            }
+            Clause::Elif(_) | Clause::Else | Clause::Except(..) | Clause::Finally => {
                 return Err(SyntaxError::new(pos, "invalid syntax"));
             }
         };
@@ -309,6 +326,68 @@ impl Script<'_> {
         }
     }
 
+    /// The clauses after `try:`'s block: `except` handlers, then `else:` (only after a
+    /// handler) and `finally:`, at the `try`'s indentation.
+    fn try_statement(
+        &mut self,
+        header: Header,
+        context: Context,
+    ) -> Result<StatementKind, SyntaxError> {
+        let try_end = header.end;
+        let body = self.block(header, context, context.in_loop)?;
+        let indent = context.indents.last().copied().unwrap_or_default();
+        let (mut handlers, mut orelse, mut finalbody) = (Vec::new(), Vec::new(), Vec::new());
+        let mut bare_seen = false;
+        while let Some(next) = self.peek() {
+            if next.indent != indent {
+                break;
+            }
+            let pos = next.first_pos();
+            let is_else = next.starts_with("else") && !handlers.is_empty();
+            if !(next.starts_with("except") || is_else || next.starts_with("finally")) {
+                break;
+            }
+            let (clause, header) = self.clause_header()?;
+            match clause {
+                Clause::Except(kind, name) => {
+                    if bare_seen {
+                        return Err(SyntaxError::new(pos, "default 'except:' must be last"));
+                    }
+                    bare_seen = kind.is_none();
+                    let line = header.line;
+                    let body = self.block(header, context, context.in_loop)?;
+                    handlers.push(ExceptHandler {
+                        line,
+                        kind,
+                        name,
+                        body,
+                    });
+                }
+                Clause::Else => orelse = self.block(header, context, context.in_loop)?,
+                _ => {
+                    finalbody = self.block(header, context, context.in_loop)?;
+                    break;
+                }
+            }
+            if !orelse.is_empty() && !self.peek().is_some_and(|n| n.starts_with("finally")) {
+                break;
+            }
+        }
+        if handlers.is_empty() && finalbody.is_empty() {
+            let pos = self.peek().map_or(try_end, Scanned::first_pos);
+            return Err(SyntaxError::new(
+                pos,
+                "expected 'except' or 'finally' block",
+            ));
+        }
+        Ok(StatementKind::Try {
+            body,
+            handlers,
+            orelse,
+            finalbody,
+        })
+    }
+
     /// An `else:` after a loop at the loop's indentation is not supported.
     fn reject_loop_else(&mut self, context: Context) -> Result<(), SyntaxError> {
         let indent = context.indents.last().copied().unwrap_or_default();
@@ -332,7 +411,11 @@ impl Script<'_> {
         context: Context,
         in_loop: bool,
     ) -> Result<Vec<Statement>, SyntaxError> {
-        let inner_context = |indents| Context { indents, in_loop };
+        let inner_context = |indents| Context {
+            indents,
+            in_loop,
+            in_function: context.in_function,
+        };
         if let Some(simple) = header.inline {
             let statement = simple_statement(simple, header.line, inner_context(context.indents))?;
             return Ok(vec![statement]);
@@ -405,6 +488,9 @@ fn simple_statement(
     context: Context,
 ) -> Result<Statement, SyntaxError> {
     let kind = simple.kind;
+    if !context.in_function && matches!(kind, StatementKind::Return(_)) {
+        return Err(SyntaxError::new(simple.pos, "'return' outside function"));
+    }
     if !context.in_loop {
         match kind {
             StatementKind::Break => {

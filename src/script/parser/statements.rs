@@ -8,10 +8,7 @@ use crate::script::ast::{
 use crate::script::lexer::TokenKind;
 
 /// Keywords that start a statement we do not support.
-const UNSUPPORTED_STATEMENTS: [&str; 13] = [
-    "assert", "async", "class", "def", "except", "finally", "global", "nonlocal", "raise",
-    "return", "try", "with", "yield",
-];
+const UNSUPPORTED_STATEMENTS: [&str; 6] = ["async", "class", "global", "nonlocal", "with", "yield"];
 
 /// Augmented assignment operators and the operation each applies (`None`: unsupported).
 const AUGMENTED: [(&str, Option<BinOp>); 13] = [
@@ -43,6 +40,14 @@ pub(super) enum Clause {
     For(Target, Expr),
     /// `while cond:`
     While(Expr),
+    /// `try:`
+    Try,
+    /// `except:`, `except Kind:`, `except Kind as name:`
+    Except(Option<Expr>, Option<String>),
+    /// `finally:`
+    Finally,
+    /// `def name(params):`
+    Def(String, Vec<(String, Option<Expr>)>),
 }
 
 impl Clause {
@@ -54,6 +59,10 @@ impl Clause {
             Clause::Else => "else",
             Clause::For(..) => "for",
             Clause::While(_) => "while",
+            Clause::Try => "try",
+            Clause::Except(..) => "except",
+            Clause::Finally => "finally",
+            Clause::Def(..) => "function definition",
         }
     }
 }
@@ -177,9 +186,26 @@ impl Parser<'_> {
                     _ => Clause::While(cond),
                 }
             }
-            "else" => {
+            "else" | "try" | "finally" => {
                 self.bump();
-                Clause::Else
+                match word {
+                    "else" => Clause::Else,
+                    "try" => Clause::Try,
+                    _ => Clause::Finally,
+                }
+            }
+            "except" => {
+                self.bump();
+                let kind = if self.is_op(":") {
+                    None
+                } else {
+                    Some(self.expr()?.expr)
+                };
+                Clause::Except(kind, self.alias()?)
+            }
+            "def" => {
+                self.bump();
+                self.def_header()?
             }
             "for" => {
                 self.bump();
@@ -251,6 +277,29 @@ impl Parser<'_> {
                     self.bump();
                     Some(self.del()?)
                 }
+                "return" | "raise" => {
+                    self.bump();
+                    let value = if matches!(self.peek().kind, TokenKind::End) || self.is_op(";") {
+                        None
+                    } else {
+                        Some(self.testlist()?.0.expr)
+                    };
+                    Some(if word == "return" {
+                        StatementKind::Return(value)
+                    } else {
+                        StatementKind::Raise(value)
+                    })
+                }
+                "assert" => {
+                    self.bump();
+                    let test = self.expr()?.expr;
+                    let message = if self.eat_op(",") {
+                        Some(self.expr()?.expr)
+                    } else {
+                        None
+                    };
+                    Some(StatementKind::Assert { test, message })
+                }
                 "import" | "from" => {
                     let import = self.import()?;
                     self.end_of_statement()?;
@@ -267,6 +316,53 @@ impl Parser<'_> {
             }
         }
         self.assignment()
+    }
+
+    /// `name(params) [-> annotation]` after `def`: positional parameters, each with an
+    /// optional annotation (ignored) and default.
+    fn def_header(&mut self) -> Result<Clause, SyntaxError> {
+        let name = self.identifier()?;
+        self.expect_op("(")?;
+        let mut params: Vec<(String, Option<Expr>)> = Vec::new();
+        while !self.is_op(")") {
+            if self.is_op("*") || self.is_op("**") || self.is_op("/") {
+                return Err(SyntaxError::new(
+                    self.peek().pos,
+                    "'*', '**' and '/' parameters are not supported here",
+                ));
+            }
+            let pos = self.peek().pos;
+            let param = self.identifier()?;
+            if self.eat_op(":") {
+                self.expr()?;
+            }
+            let default = if self.eat_op("=") {
+                Some(self.expr()?.expr)
+            } else {
+                None
+            };
+            if params.iter().any(|(n, _)| *n == param) {
+                return Err(SyntaxError::new(
+                    pos,
+                    format!("duplicate argument '{param}' in function definition"),
+                ));
+            }
+            if default.is_none() && params.iter().any(|(_, d)| d.is_some()) {
+                return Err(SyntaxError::new(
+                    pos,
+                    "parameter without a default follows parameter with a default",
+                ));
+            }
+            params.push((param, default));
+            if !self.eat_op(",") {
+                break;
+            }
+        }
+        self.expect_op(")")?;
+        if self.eat_op("->") {
+            self.expr()?;
+        }
+        Ok(Clause::Def(name, params))
     }
 
     /// `del target, ...` after the `del`.

@@ -229,6 +229,60 @@ pub(super) fn show_statement(statement: &Statement) -> String {
         StatementKind::While { cond, body } => {
             format!("while {}: {}", show(cond), show_block(body))
         }
+        StatementKind::Try {
+            body,
+            handlers,
+            orelse,
+            finalbody,
+        } => {
+            let mut out = vec![format!("try: {}", show_block(body))];
+            for h in handlers {
+                let kind = h.kind.as_ref().map(show).unwrap_or_default();
+                let name = h
+                    .name
+                    .as_ref()
+                    .map(|n| format!(" as {n}"))
+                    .unwrap_or_default();
+                out.push(format!(
+                    "{}:except {kind}{name}: {}",
+                    h.line,
+                    show_block(&h.body)
+                ));
+            }
+            if !orelse.is_empty() {
+                out.push(format!("else: {}", show_block(orelse)));
+            }
+            if !finalbody.is_empty() {
+                out.push(format!("finally: {}", show_block(finalbody)));
+            }
+            out.join(" ")
+        }
+        StatementKind::FunctionDef(def) => {
+            let params: Vec<String> = def
+                .params
+                .iter()
+                .map(|(p, d)| match d {
+                    Some(d) => format!("{p}={}", show(d)),
+                    None => p.clone(),
+                })
+                .collect();
+            format!(
+                "def {}({}): {}",
+                def.name,
+                params.join(", "),
+                show_block(&def.body)
+            )
+        }
+        StatementKind::Return(v) => format!("return {}", v.as_ref().map(show).unwrap_or_default()),
+        StatementKind::Raise(v) => format!("raise {}", v.as_ref().map(show).unwrap_or_default()),
+        StatementKind::Assert { test, message } => format!(
+            "assert {}{}",
+            show(test),
+            message
+                .as_ref()
+                .map(|m| format!(", {}", show(m)))
+                .unwrap_or_default()
+        ),
         StatementKind::Pass => "pass".to_string(),
         StatementKind::Break => "break".to_string(),
         StatementKind::Continue => "continue".to_string(),
