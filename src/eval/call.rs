@@ -25,6 +25,7 @@ impl Evaluator {
                     "inf" => return Ok(Value::Float(f64::INFINITY)),
                     "pi" => return Ok(Value::Float(std::f64::consts::PI)),
                     "e" => return Ok(Value::Float(std::f64::consts::E)),
+                    "linalg" => return Ok(Value::Module("torch.linalg".into())),
                     // Classes: `isinstance(x, torch.Tensor)`, `torch.Size([2, 3])`.
                     "Tensor" | "Size" => {
                         return Ok(Value::Method(Box::new(Value::Torch), name.to_string()))

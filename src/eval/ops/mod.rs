@@ -12,6 +12,7 @@ mod indexed;
 mod join;
 mod math;
 mod matmul;
+mod norms;
 mod numpy_bridge;
 mod ordered;
 mod pointwise;
@@ -20,6 +21,7 @@ mod random;
 mod reduce;
 mod reorder;
 mod split;
+mod stats;
 mod view_rules;
 mod views;
 
@@ -49,6 +51,8 @@ pub(crate) static FAMILIES: &[&[OpDef]] = &[
     numpy_bridge::OPS,
     ordered::OPS,
     math::OPS,
+    stats::OPS,
+    norms::OPS,
 ];
 use crate::engine::{BinaryOp, Operand, UnaryOp};
 use crate::script::ast::BinOp;
