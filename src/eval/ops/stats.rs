@@ -362,8 +362,11 @@ fn logsumexp(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             if m.is_infinite() {
                 m = 0.0;
             }
-            let s: f64 = xs.iter().map(|x| (x - m).exp()).sum();
-            dtype.round(Scalar::Float(s.ln() + m))
+            // Each step rounds to the dtype, as ATen runs `(x - m).exp_()`, `sum`, `log_`
+            // and `add_` in it (a half-precision result differs from one rounding).
+            let r = |x: f64| dtype.round(Scalar::Float(x)).to_f64();
+            let s = xs.iter().fold(0.0, |acc, x| acc + r(r(x - m).exp()));
+            dtype.round(Scalar::Float(r(r(s).ln()) + m))
         })
         .collect();
     let shape = out_shape(&g.kept, &reduce, keepdim);
