@@ -1,6 +1,7 @@
 //! Norms: `torch.norm`/`Tensor.norm` (PyTorch's Python wrapper over the two below),
 //! `torch.linalg.vector_norm` and `torch.linalg.norm` (registered as `linalg_vector_norm` and
-//! `linalg_norm`, reached through the `torch.linalg` module), with the matrix norms `'fro'`,
+//! `linalg_norm`, and `torch.linalg.matrix_norm` as `linalg_matrix_norm`, reached through the
+//! `torch.linalg` module), with the matrix norms `'fro'`,
 //! `'nuc'`, `1`, `-1`, `2`, `-2`, `inf`, `-inf`.
 //!
 //! Computed in the evaluator from `engine.values()` in double precision and rounded once to
@@ -36,6 +37,15 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Function,
         rule: linalg_norm,
+    },
+    OpDef {
+        names: &["linalg_matrix_norm"],
+        schemas: &[
+            "Tensor self, str ord='fro', int[] dim=None, bool keepdim=False, *, ScalarType? dtype=None",
+            "Tensor self, Scalar ord, int[] dim=None, bool keepdim=False, *, ScalarType? dtype=None",
+        ],
+        forms: Forms::Function,
+        rule: linalg_matrix_norm,
     },
 ];
 
@@ -74,7 +84,15 @@ fn norm(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let dims = ev.arg_ints(call, "dim")?;
     let keepdim = call.flag("keepdim", false);
     let dtype = call.dtype("dtype");
+    // `p=None` (given) is the vector 2-norm; left out, `'fro'`.
+    let given_none = call
+        .args
+        .names
+        .iter()
+        .position(|n| n == "p")
+        .is_some_and(|i| matches!(call.args.values.get(i), Some(Some(Value::None))));
     let p = match call.value("p") {
+        None if given_none => MatrixOrd::Num(2.0),
         None => MatrixOrd::Fro,
         Some(v) => matrix_ord(ev, v)?,
     };
@@ -105,6 +123,25 @@ fn linalg_vector_norm(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         call.dtype("dtype"),
     )?;
     Ok(Value::tensor(out, "linalg_vector_norm", None))
+}
+
+/// `torch.linalg.matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None)`.
+fn linalg_matrix_norm(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    let t = call.self_tensor()?;
+    let dims = ev.arg_ints(call, "dim")?.unwrap_or_else(|| vec![-2, -1]);
+    let ord = match call.value("ord") {
+        None => MatrixOrd::Fro,
+        Some(v) => matrix_ord(ev, v)?,
+    };
+    let out = matrix_norm(
+        ev,
+        &t,
+        ord,
+        &dims,
+        call.flag("keepdim", false),
+        call.dtype("dtype"),
+    )?;
+    Ok(Value::tensor(out, "linalg_matrix_norm", None))
 }
 
 /// `torch.linalg.norm(A, ord=None, dim=None, keepdim=False, *, dtype=None)`: a matrix norm
@@ -201,9 +238,25 @@ fn norm_dtype(t: &Tensor, dtype: Option<DType>, what: &str) -> R<DType> {
             "{what}: dtype should be floating point or complex, but got {}",
             d.scalar_type_name()
         ))),
+        Some(d) if d != t.dtype && narrows(t.dtype, d) => Err(ScriptError::Runtime(format!(
+            "{what}: the dtype of the input ({}) should be convertible without narrowing to the specified dtype ({})",
+            t.dtype.scalar_type_name(),
+            d.scalar_type_name()
+        ))),
         Some(d) => Ok(d),
         None => Ok(t.dtype),
     }
+}
+
+/// Whether converting floating `from` to floating `to` loses range or precision (their
+/// promotion is not `to`).
+fn narrows(from: DType, to: DType) -> bool {
+    let rank = |d: DType| match d {
+        DType::Float64 => 3,
+        DType::Float32 => 2,
+        _ => 1,
+    };
+    rank(to) < rank(from) || (rank(to) == 1 && from != to)
 }
 
 /// The vector `ord`-norm of `t` over `dims` (all when `None` or empty).
@@ -218,9 +271,18 @@ fn vector_norm(
     let what = "linalg.vector_norm";
     let dtype = norm_dtype(t, dtype, what)?;
     let reduce = dims_mask(t, dims)?;
+    let given = dims.is_some_and(|d| !d.is_empty());
+    if given && (ord < 0.0 || ord.is_infinite()) {
+        if let Some(w) = (0..t.ndim()).find(|&w| reduce[w] && t.shape()[w] == 0) {
+            return Err(ScriptError::Runtime(format!(
+                "{what} cannot compute the {} norm on the dimension {w}because this dimension is empty and the operation does not have an identity",
+                scalar_text(ord)
+            )));
+        }
+    }
     let empty = t.numel() == 0
         && (reduce.iter().zip(t.shape()).any(|(&r, &n)| r && n == 0) || t.ndim() == 0);
-    if empty && (ord < 0.0 || ord.is_infinite()) {
+    if !given && empty && (ord < 0.0 || ord.is_infinite()) {
         return Err(ScriptError::Runtime(format!(
             "{what} cannot compute the {} norm on an empty tensor because the operation does not have an identity",
             scalar_text(ord)
