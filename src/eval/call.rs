@@ -32,7 +32,8 @@ impl Evaluator {
                     }
                     _ => {}
                 }
-                if super::registry::is_function(name) {
+                // `linalg_*` ops are reached as `torch.linalg.*` only.
+                if super::registry::is_function(name) && !name.starts_with("linalg_") {
                     return Ok(Value::Method(Box::new(Value::Torch), name.to_string()));
                 }
                 Err(ScriptError::Attribute(format!(

@@ -1,5 +1,5 @@
 //! The modules a notebook imports beside `torch`: `torch.nn` (its activation layers),
-//! `torch.nn.functional`, and `math`. NumPy lives in `numpy.rs`.
+//! `torch.nn.functional`, `torch.linalg` (the table's `linalg_*` ops), and `math`. NumPy lives in `numpy.rs`.
 
 use super::value::Value;
 use super::{Evaluator, R};
