@@ -29,13 +29,15 @@ impl Evaluator {
                     "inf" => return Ok(Value::Float(f64::INFINITY)),
                     "pi" => return Ok(Value::Float(std::f64::consts::PI)),
                     "e" => return Ok(Value::Float(std::f64::consts::E)),
+                    "linalg" => return Ok(Value::Module("torch.linalg".into())),
                     // Classes: `isinstance(x, torch.Tensor)`, `torch.Size([2, 3])`.
                     "Tensor" | "Size" | "finfo" | "iinfo" => {
                         return Ok(Value::Method(Box::new(Value::Torch), name.to_string()))
                     }
                     _ => {}
                 }
-                if super::registry::is_function(name) {
+                // `linalg_*` ops are reached as `torch.linalg.*` only.
+                if super::registry::is_function(name) && !name.starts_with("linalg_") {
                     return Ok(Value::Method(Box::new(Value::Torch), name.to_string()));
                 }
                 Err(ScriptError::Attribute(format!(

@@ -1,5 +1,5 @@
 //! The modules a notebook imports beside `torch`: `torch.nn` (its activation layers),
-//! `torch.nn.functional`, and `math`. NumPy lives in `numpy.rs`.
+//! `torch.nn.functional`, `torch.linalg` (the table's `linalg_*` ops), and `math`. NumPy lives in `numpy.rs`.
 
 use super::value::Value;
 use super::{Evaluator, R};
@@ -25,6 +25,7 @@ impl Evaluator {
             ("torch.nn", "functional") => Ok(Value::Module("torch.nn.functional".into())),
             ("torch.nn", n) if NN_LAYERS.contains(&n) => method(),
             ("torch.nn.functional", n) if FUNCTIONAL.contains(&n) => method(),
+            ("torch.linalg", n) if super::registry::is_function(&format!("linalg_{n}")) => method(),
             ("math", "pi") => Ok(Value::Float(std::f64::consts::PI)),
             ("math", "e") => Ok(Value::Float(std::f64::consts::E)),
             ("math", "inf") => Ok(Value::Float(f64::INFINITY)),
@@ -113,6 +114,13 @@ impl Evaluator {
                     vec![],
                 )
             }
+            "torch.linalg" => self
+                .call_table_function(&format!("linalg_{name}"), &pos, &kw)
+                .unwrap_or_else(|| {
+                    Err(ScriptError::Attribute(format!(
+                        "module 'torch.linalg' has no attribute '{name}'"
+                    )))
+                }),
             "math" => self.call_math(name, &pos),
             "numpy" => self.call_numpy(name, pos, kw),
             "torchvision.io" => self.call_torchvision_io(name, pos, kw),

@@ -14,6 +14,7 @@ mod join;
 mod logical;
 mod math;
 mod matmul;
+mod norms;
 mod numpy_bridge;
 mod ordered;
 mod pointwise;
@@ -23,6 +24,7 @@ mod reduce;
 mod reorder;
 mod rounding;
 mod split;
+mod stats;
 mod view_rules;
 mod views;
 
@@ -54,6 +56,8 @@ pub(crate) static FAMILIES: &[&[OpDef]] = &[
     math::OPS,
     rounding::OPS,
     logical::OPS,
+    stats::OPS,
+    norms::OPS,
 ];
 use crate::engine::{BinaryOp, Operand, UnaryOp};
 use crate::script::ast::BinOp;
