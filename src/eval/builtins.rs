@@ -450,6 +450,10 @@ impl Evaluator {
             };
             Some(match (&**owner, name.as_str()) {
                 (Value::Torch, "Tensor") => matches!(object, Value::Tensor(_)),
+                (Value::Torch, class) if super::torch_env::legacy_class_dtype(class).is_some() => {
+                    matches!(object, Value::Tensor(t)
+                        if Some(t.borrow().tensor.dtype) == super::torch_env::legacy_class_dtype(class))
+                }
                 (Value::Torch, "Size") => matches!(object, Value::Size(_)),
                 (Value::None, "int") => matches!(object, Value::Int(_) | Value::Bool(_)),
                 (Value::None, "float") => matches!(object, Value::Float(_)),

@@ -23,6 +23,11 @@ impl Evaluator {
                     "preserve_format" => return Ok(Value::MemoryFormat(MemoryFormat::Preserve)),
                     "nan" => return Ok(Value::Float(f64::NAN)),
                     "strided" => return Ok(Value::Printed("torch.strided".into())),
+                    n if self.torch_env_attribute(n).is_some() => {
+                        return self
+                            .torch_env_attribute(n)
+                            .ok_or_else(|| ScriptError::Attribute(n.to_string()))
+                    }
                     // `torch.nn.functional.relu(...)` without `import torch.nn`: `torch.nn`
                     // is an attribute of `torch` once torch is imported.
                     "nn" => return Ok(Value::Module("torch.nn".into())),
@@ -60,6 +65,9 @@ impl Evaluator {
                     "is_cpu" => return Ok(Value::Bool(true)),
                     // Every tensor here is dense: `torch.strided`.
                     "layout" => return Ok(Value::Printed("torch.strided".into())),
+                    // `x.data`: the same storage and layout, as a tensor that is not a leaf of
+                    // autograd (a new object, like `detach()`).
+                    "data" => return Ok(Value::tensor(tensor, "data", None)),
                     // No tensor requires grad here (autograd is not modelled): every tensor
                     // is a leaf without a `grad_fn`.
                     "requires_grad" => return Ok(Value::Bool(t.borrow().requires_grad)),
@@ -275,6 +283,9 @@ impl Evaluator {
             Value::Torch => {
                 if name == "finfo" || name == "iinfo" {
                     return super::typeinfo::type_info(&name, &pos, &kw);
+                }
+                if let Some(result) = self.call_torch_env(&name, &pos, &kw) {
+                    return result;
                 }
                 if let Some(result) = self.torch_numpy_bridge(&name, &pos, &kw) {
                     return result;

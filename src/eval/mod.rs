@@ -22,6 +22,7 @@ mod repr;
 pub mod session;
 mod signature;
 mod storage;
+mod torch_env;
 mod torchvision;
 mod typeinfo;
 pub mod value;
@@ -101,6 +102,8 @@ pub struct Evaluator {
     frames: Vec<Vec<(String, Value)>>,
     /// The exceptions being handled (`except` blocks running now), for a bare `raise`.
     handling: Vec<ScriptError>,
+    /// Module switches the script set (`torch.backends.cudnn.deterministic = True`).
+    module_settings: Vec<(String, Value)>,
     storages: BTreeMap<StorageId, StorageInfo>,
     next_address: u64,
     /// Bytes allocated while the current statement runs.
@@ -153,6 +156,7 @@ impl Evaluator {
             vars: Vec::new(),
             frames: Vec::new(),
             handling: Vec::new(),
+            module_settings: Vec::new(),
             storages: BTreeMap::new(),
             next_address: 0x5581_2a40_0000,
             step_allocated: 0,
@@ -319,11 +323,33 @@ impl Evaluator {
             }
             Target::Attribute { object, name } => {
                 let object = self.eval(object)?;
-                Err(ScriptError::Attribute(format!(
-                    "attribute '{}' of '{}' objects is not writable",
-                    name,
-                    object.type_name()
-                )))
+                match (&object, name.as_str()) {
+                    (Value::Module(m), _) => self.set_module_attribute(m, name, value),
+                    (Value::Tensor(t), "requires_grad") => {
+                        let Value::Bool(flag) = value else {
+                            return Err(ScriptError::Runtime(
+                                "requires_grad must be a bool".into(),
+                            ));
+                        };
+                        let dtype = t.borrow().tensor.dtype;
+                        if flag && !(dtype.is_floating() || dtype.is_complex()) {
+                            return Err(ScriptError::Runtime(
+                                "only Tensors of floating point and complex dtype can require gradients"
+                                    .into(),
+                            ));
+                        }
+                        t.borrow_mut().requires_grad = flag;
+                        Ok(())
+                    }
+                    _ => Err(ScriptError::Attribute(format!(
+                        "attribute '{}' of '{}' objects is not writable",
+                        name,
+                        match object {
+                            Value::Tensor(_) => "torch._C.TensorBase",
+                            ref other => other.type_name(),
+                        }
+                    ))),
+                }
             }
         }
     }

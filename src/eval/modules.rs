@@ -21,6 +21,9 @@ impl Evaluator {
                 name.into(),
             ))
         };
+        if let Some(value) = self.torch_env_module_attribute(module, name) {
+            return Ok(value);
+        }
         match (module, name) {
             ("torch.nn", "functional") => Ok(Value::Module("torch.nn.functional".into())),
             ("torch.nn", n) if NN_LAYERS.contains(&n) => method(),
@@ -52,6 +55,9 @@ impl Evaluator {
         pos: Vec<Value>,
         kw: Vec<(String, Value)>,
     ) -> R<Value> {
+        if let Some(value) = self.call_torch_env_module(module, name) {
+            return Ok(value);
+        }
         match module {
             "torch.nn" => {
                 let mut inplace = false;

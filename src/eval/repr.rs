@@ -101,7 +101,9 @@ impl Evaluator {
             Value::Method(receiver, name) => match &**receiver {
                 Value::Module(m) if m == "numpy" => Evaluator::numpy_class_repr(name)
                     .unwrap_or_else(|| format!("<function {name}>")),
-                Value::Torch if name == "Tensor" || name == "Size" => {
+                Value::Torch
+                    if name == "Size" || super::torch_env::legacy_class_dtype(name).is_some() =>
+                {
                     format!("<class 'torch.{name}'>")
                 }
                 Value::Torch => format!("<built-in method {name} of type object>"),

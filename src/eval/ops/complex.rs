@@ -224,6 +224,7 @@ const COMPLEX_OPS: &[&str] = &[
     "concatenate",
     "contiguous",
     "copy_",
+    "cpu",
     "data_ptr",
     "detach",
     "diagonal",

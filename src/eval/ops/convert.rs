@@ -255,6 +255,11 @@ fn type_(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let dtype = match call.value("dtype") {
         None => return Ok(Value::Str(t.dtype.legacy_type_name())),
         Some(Value::DType(d)) => *d,
+        Some(Value::Method(owner, class)) if matches!(**owner, Value::Torch) => {
+            super::super::torch_env::legacy_class_dtype(class).ok_or_else(|| {
+                ScriptError::Type("dtype must be a type, str, or dtype object".into())
+            })?
+        }
         Some(Value::Str(s)) => DType::ALL
             .iter()
             .copied()

@@ -186,6 +186,12 @@ pub(crate) static OPS: &[OpDef] = &[
         forms: Forms::Both,
         rule: detach,
     },
+    OpDef {
+        names: &["cpu"],
+        schemas: &["Tensor self, MemoryFormat memory_format=torch.preserve_format"],
+        forms: Forms::Method,
+        rule: cpu,
+    },
 ];
 
 /// A new view of the same storage, made by `op`.
@@ -397,6 +403,11 @@ fn contiguous(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     }
     let out = ev.convert(&t, t.dtype, f, "contiguous")?;
     Ok(Value::tensor(out, "contiguous", Some(t.storage)))
+}
+
+/// `cpu()`: every tensor is on the CPU already, so the tensor itself (the same object).
+fn cpu(_ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    call.self_ref().map(Value::Tensor)
 }
 
 /// `detach()`: a new tensor object viewing the same storage with the same layout.
