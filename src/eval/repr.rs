@@ -2,7 +2,8 @@
 
 use super::value::Value;
 use super::{Evaluator, R};
-use crate::print::{format_tensor, format_tensor_with, py_float_repr};
+use crate::print::{format_tensor_suffixed, py_float_repr};
+use crate::tensor::Scalar;
 
 /// Tensors up to this many elements are read whole for printing (PyTorch summarizes above 1000).
 const SMALL_TENSOR: i64 = 1000;
@@ -41,16 +42,22 @@ impl Evaluator {
             Value::DType(d) => d.torch_repr(),
             Value::MemoryFormat(f) => f.torch_repr().into(),
             Value::Tensor(t) => {
+                let extra: &[&str] = if t.borrow().requires_grad {
+                    &["requires_grad=True"]
+                } else {
+                    &[]
+                };
                 let t = t.borrow().tensor.clone();
                 let shape: Vec<usize> = t.shape().iter().map(|&n| n.max(0) as usize).collect();
                 if t.numel() <= SMALL_TENSOR {
                     let values = self.engine.values(&t);
-                    format_tensor(t.dtype, &shape, &values)
+                    let read = |i: usize| values.get(i).copied().unwrap_or(Scalar::Int(0));
+                    format_tensor_suffixed(t.dtype, &shape, &read, extra)
                 } else {
                     // Summarized: only the edge items are read.
                     // (A complex tensor is read as its float halves: real, imaginary in turn.)
                     let read = self.element_reader(&t.as_real());
-                    format_tensor_with(t.dtype, &shape, &read)
+                    format_tensor_suffixed(t.dtype, &shape, &read, extra)
                 }
             }
             Value::Storage(id, dtype) => self.storage_repr(*id, *dtype)?,

@@ -350,6 +350,16 @@ pub fn format_tensor_with(
     shape: &[usize],
     element: &dyn Fn(usize) -> Scalar,
 ) -> String {
+    format_tensor_suffixed(dtype, shape, element, &[])
+}
+
+/// [`format_tensor_with`], with more suffixes after the dtype (`requires_grad=True`).
+pub fn format_tensor_suffixed(
+    dtype: DType,
+    shape: &[usize],
+    element: &dyn Fn(usize) -> Scalar,
+    extra: &[&str],
+) -> String {
     const PREFIX: &str = "tensor(";
     let indent = PREFIX.len();
     let numel = if shape.contains(&0) {
@@ -380,6 +390,7 @@ pub fn format_tensor_with(
         }
         tensor_body(dtype, shape, element, numel, indent)
     };
+    suffixes.extend(extra.iter().map(|s| s.to_string()));
     add_suffixes(format!("{PREFIX}{body}"), &suffixes, indent)
 }
 
