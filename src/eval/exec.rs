@@ -119,6 +119,11 @@ impl Evaluator {
                 finalbody,
             } => self.exec_try(body, handlers, orelse, finalbody),
             StatementKind::FunctionDef(def) => self.define_function(def),
+            StatementKind::With {
+                context,
+                name,
+                body,
+            } => self.exec_with(context, name.as_deref(), body),
             StatementKind::Return(value) => {
                 let value = match value {
                     Some(expr) => self.eval(expr)?,

@@ -102,6 +102,8 @@ pub struct Evaluator {
     frames: Vec<Vec<(String, Value)>>,
     /// The exceptions being handled (`except` blocks running now), for a bare `raise`.
     handling: Vec<ScriptError>,
+    /// Whether autograd records now (`False` inside `with torch.no_grad():`).
+    grad_enabled: bool,
     /// Module switches the script set (`torch.backends.cudnn.deterministic = True`).
     module_settings: Vec<(String, Value)>,
     storages: BTreeMap<StorageId, StorageInfo>,
@@ -157,6 +159,7 @@ impl Evaluator {
             frames: Vec::new(),
             handling: Vec::new(),
             module_settings: Vec::new(),
+            grad_enabled: true,
             storages: BTreeMap::new(),
             next_address: 0x5581_2a40_0000,
             step_allocated: 0,

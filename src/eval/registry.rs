@@ -167,7 +167,11 @@ impl Evaluator {
         let entry = table()
             .get(name)
             .filter(|e| e.def.forms != Forms::Function)?;
-        if name.ends_with('_') && name != "requires_grad_" && this.borrow().requires_grad {
+        if name.ends_with('_')
+            && name != "requires_grad_"
+            && this.borrow().requires_grad
+            && self.grad_enabled
+        {
             return Some(Err(ScriptError::Runtime(
                 "a leaf Variable that requires grad is being used in an in-place operation.".into(),
             )));

@@ -93,6 +93,10 @@ impl Evaluator {
             }
             Value::TypeInfo(d) => super::typeinfo::repr(*d),
             Value::Function(f) => format!("<function {}>", f.def.name),
+            Value::GradMode(enabled) => format!(
+                "<torch.autograd.grad_mode.{} object>",
+                if *enabled { "enable_grad" } else { "no_grad" }
+            ),
             Value::ExceptionType(class) => format!("<class '{class}'>"),
             Value::Exception(e) if e.message().is_empty() => format!("{}()", e.class_name()),
             Value::Exception(e) => format!("{}({})", e.class_name(), py_str_repr(e.message())),

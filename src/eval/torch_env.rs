@@ -49,7 +49,8 @@ impl Evaluator {
         Some(match name {
             "cuda" | "backends" => Value::Module(format!("torch.{name}")),
             "__version__" => Value::Str(TORCH_VERSION.into()),
-            "get_default_dtype" | "set_default_dtype" => {
+            "get_default_dtype" | "set_default_dtype" | "no_grad" | "enable_grad"
+            | "inference_mode" | "set_grad_enabled" | "is_grad_enabled" => {
                 Value::Method(Box::new(Value::Torch), name.into())
             }
             n if legacy_class_dtype(n).is_some() => {
@@ -116,6 +117,23 @@ impl Evaluator {
     ) -> Option<R<Value>> {
         match name {
             "get_default_dtype" => Some(Ok(Value::DType(DType::Float32))),
+            "is_grad_enabled" => Some(Ok(Value::Bool(self.grad_enabled))),
+            "no_grad" => Some(Ok(Value::GradMode(false))),
+            "enable_grad" => Some(Ok(Value::GradMode(true))),
+            "inference_mode" => Some(match pos.first().or(kw.first().map(|(_, v)| v)) {
+                None => Ok(Value::GradMode(false)),
+                Some(v) => self.truthy(v).map(|mode| Value::GradMode(!mode)),
+            }),
+            // A function and a context manager: the mode changes at the call.
+            "set_grad_enabled" => Some(match pos.first().or(kw.first().map(|(_, v)| v)) {
+                Some(Value::Bool(mode)) => {
+                    self.grad_enabled = *mode;
+                    Ok(Value::GradMode(*mode))
+                }
+                _ => Err(ScriptError::Type(
+                    "set_grad_enabled(): argument 'mode' must be bool".into(),
+                )),
+            }),
             "set_default_dtype" => Some(match pos.first() {
                 Some(Value::DType(DType::Float32)) => Ok(Value::None),
                 Some(Value::DType(d)) if d.is_floating() => Err(ScriptError::NotImplemented(
@@ -136,6 +154,32 @@ impl Evaluator {
                 Some(self.legacy_constructor(n, dtype, pos, kw))
             }
         }
+    }
+
+    /// Runs a `with` block under a grad-mode context manager; the mode before the `with`
+    /// comes back after it, however the block ends.
+    pub(super) fn exec_with(
+        &mut self,
+        context: &crate::script::ast::Expr,
+        name: Option<&str>,
+        body: &[crate::script::ast::Statement],
+    ) -> R<super::exec::Flow> {
+        let before = self.grad_enabled;
+        let manager = self.eval(context)?;
+        let Value::GradMode(mode) = manager else {
+            self.grad_enabled = before;
+            return Err(ScriptError::Type(format!(
+                "'{}' object does not support the context manager protocol",
+                manager.type_name()
+            )));
+        };
+        self.grad_enabled = mode;
+        if let Some(name) = name {
+            self.bind(name, Value::None);
+        }
+        let result = self.exec_block(body);
+        self.grad_enabled = before;
+        result
     }
 
     /// `torch.FloatTensor(data)` is `torch.tensor(data, dtype=float32)`; with sizes

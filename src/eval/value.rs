@@ -77,6 +77,9 @@ pub enum Value {
     NamedTuple(String, Vec<(String, Value)>),
     /// `torch.finfo(dtype)` (a floating dtype) or `torch.iinfo(dtype)` (an integer one).
     TypeInfo(DType),
+    /// A grad-mode context manager (`torch.no_grad()`: `false`, `torch.enable_grad()`:
+    /// `true`), which a `with` block runs under.
+    GradMode(bool),
     /// A function the script defined with `def`.
     Function(Rc<super::functions::ScriptFunction>),
     /// A built-in exception class (`RuntimeError`), as `except` and `raise` name it.
@@ -130,6 +133,8 @@ impl Value {
             Value::TypeInfo(d) if d.is_floating() => "finfo",
             Value::TypeInfo(_) => "iinfo",
             Value::Function(_) => "function",
+            Value::GradMode(false) => "no_grad",
+            Value::GradMode(true) => "enable_grad",
             Value::ExceptionType(_) => "type",
             Value::Exception(e) => match crate::tensor::error::EXCEPTION_CLASSES
                 .iter()

@@ -70,6 +70,12 @@ pub enum StatementKind {
         orelse: Vec<Statement>,
         finalbody: Vec<Statement>,
     },
+    /// `with context [as name]: body` (the grad-mode context managers).
+    With {
+        context: Expr,
+        name: Option<String>,
+        body: Vec<Statement>,
+    },
     /// `def name(params): body`.
     FunctionDef(std::sync::Arc<FunctionDef>),
     /// `return` or `return expr` (inside a function).

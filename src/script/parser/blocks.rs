@@ -124,7 +124,7 @@ pub(super) fn parse_script_here(src: &str) -> Vec<Result<Statement, (usize, Synt
     while let Some(line) = script.peek() {
         let start = line.start + 1;
         let compound = [
-            "if", "for", "while", "elif", "else", "try", "except", "finally", "def",
+            "if", "for", "while", "elif", "else", "try", "except", "finally", "def", "with",
         ]
         .iter()
         .any(|w| line.starts_with(w));
@@ -264,6 +264,11 @@ impl Script<'_> {
                 StatementKind::While { cond, body }
             }
             Clause::Try => self.try_statement(header, context)?,
+            Clause::With(context_expr, name) => StatementKind::With {
+                context: context_expr,
+                name,
+                body: self.block(header, context, context.in_loop)?,
+            },
             Clause::Def(name, params) => {
                 let inner = Context {
                     in_loop: false,

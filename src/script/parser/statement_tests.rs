@@ -174,8 +174,16 @@ fn unsupported_constructs() {
         err("'class' statements are not supported here", 1, 1)
     );
     assert_eq!(
-        error("with a: pass"),
-        err("'with' statements are not supported here", 1, 1)
+        error("with a, b: pass"),
+        err(
+            "'with' statements with several context managers are not supported here",
+            1,
+            7
+        )
+    );
+    assert_eq!(
+        statement("with torch.no_grad() as g:\n  w -= 1"),
+        "with torch.no_grad() as g: {2:w -= 1}"
     );
 }
 

@@ -8,7 +8,7 @@ use crate::script::ast::{
 use crate::script::lexer::TokenKind;
 
 /// Keywords that start a statement we do not support.
-const UNSUPPORTED_STATEMENTS: [&str; 6] = ["async", "class", "global", "nonlocal", "with", "yield"];
+const UNSUPPORTED_STATEMENTS: [&str; 5] = ["async", "class", "global", "nonlocal", "yield"];
 
 /// Augmented assignment operators and the operation each applies (`None`: unsupported).
 const AUGMENTED: [(&str, Option<BinOp>); 13] = [
@@ -48,6 +48,8 @@ pub(super) enum Clause {
     Finally,
     /// `def name(params):`
     Def(String, Vec<(String, Option<Expr>)>),
+    /// `with context [as name]:`
+    With(Expr, Option<String>),
 }
 
 impl Clause {
@@ -63,6 +65,7 @@ impl Clause {
             Clause::Except(..) => "except",
             Clause::Finally => "finally",
             Clause::Def(..) => "function definition",
+            Clause::With(..) => "with",
         }
     }
 }
@@ -206,6 +209,18 @@ impl Parser<'_> {
             "def" => {
                 self.bump();
                 self.def_header()?
+            }
+            "with" => {
+                self.bump();
+                let context = self.expr()?.expr;
+                let name = self.alias()?;
+                if self.is_op(",") {
+                    return Err(SyntaxError::new(
+                        self.peek().pos,
+                        "'with' statements with several context managers are not supported here",
+                    ));
+                }
+                Clause::With(context, name)
             }
             "for" => {
                 self.bump();

@@ -273,6 +273,18 @@ pub(super) fn show_statement(statement: &Statement) -> String {
                 show_block(&def.body)
             )
         }
+        StatementKind::With {
+            context,
+            name,
+            body,
+        } => format!(
+            "with {}{}: {}",
+            show(context),
+            name.as_ref()
+                .map(|n| format!(" as {n}"))
+                .unwrap_or_default(),
+            show_block(body)
+        ),
         StatementKind::Return(v) => format!("return {}", v.as_ref().map(show).unwrap_or_default()),
         StatementKind::Raise(v) => format!("raise {}", v.as_ref().map(show).unwrap_or_default()),
         StatementKind::Assert { test, message } => format!(
