@@ -126,6 +126,12 @@ impl Evaluator {
                 )))
             }
             Value::Module(m) => self.module_attribute(m, name),
+            Value::Str(_) if super::pystr::STR_METHODS.contains(&name) => {
+                Ok(Value::Method(Box::new(object.clone()), name.to_string()))
+            }
+            Value::List(_) if super::pystr::LIST_METHODS.contains(&name) => {
+                Ok(Value::Method(Box::new(object.clone()), name.to_string()))
+            }
             Value::ReadMode(mode) => super::torchvision::read_mode_attribute(*mode, name),
             Value::TypeInfo(d) => super::typeinfo::attribute(*d, name),
             Value::Exception(_) | Value::ExceptionType(_) => {
@@ -313,6 +319,9 @@ impl Evaluator {
             Value::NpScalar(_, s) => Ok(super::numpy::scalar_item(s)),
             Value::None => self.call_builtin(&name, pos, kw),
             Value::Module(m) => self.call_module(&m, &name, pos, kw),
+            Value::Str(text) => self.call_str_method(&text, &name, &pos, &kw),
+            // A list method called on a list that no name holds (the change is dropped).
+            Value::List(items) => self.call_list_method(items, &name, &pos).map(|(v, _)| v),
             other => Err(ScriptError::Type(format!(
                 "'{}' object is not callable",
                 other.type_name()

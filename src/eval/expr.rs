@@ -73,7 +73,23 @@ impl Evaluator {
                 self.get_item(object, &index)
             }
             ExprKind::Call { func, args, kwargs } => {
-                let func = self.eval(func)?;
+                // `xs.append(v)`: a list method changes the list where it is stored.
+                let func = match &func.kind {
+                    ExprKind::Attribute { object, name } => {
+                        let receiver = self.eval(object)?;
+                        match receiver {
+                            Value::List(items)
+                                if kwargs.is_empty()
+                                    && super::pystr::LIST_METHODS.contains(&name.as_str()) =>
+                            {
+                                let args = self.eval_all(args)?;
+                                return self.call_list_method_on(object, items, name, &args);
+                            }
+                            receiver => self.attribute(receiver, name)?,
+                        }
+                    }
+                    _ => self.eval(func)?,
+                };
                 let args = self.eval_all(args)?;
                 let mut kw = Vec::with_capacity(kwargs.len());
                 for (name, e) in kwargs {

@@ -16,6 +16,7 @@ mod modules;
 mod numpy;
 mod ops;
 mod pyops;
+mod pystr;
 mod record;
 mod registry;
 mod repr;
@@ -394,7 +395,7 @@ impl Evaluator {
         let changed = Value::List(items);
         match &object.kind {
             ExprKind::Name(name) => {
-                self.bind(name, changed);
+                self.rebind(name, changed);
                 Ok(())
             }
             ExprKind::Subscript {
@@ -421,6 +422,25 @@ impl Evaluator {
             slot.1 = value;
         } else {
             scope.push((name.to_string(), value));
+        }
+    }
+
+    /// Stores a changed value (a list changed in place) where `name` is bound now: the
+    /// running function's locals, else the globals.
+    fn rebind(&mut self, name: &str, value: Value) {
+        let in_frame = self
+            .frames
+            .last()
+            .is_some_and(|f| f.iter().any(|(n, _)| n == name));
+        let scope = match self.frames.last_mut() {
+            Some(frame) if in_frame => frame,
+            _ if self.vars.iter().any(|(n, _)| n == name) => &mut self.vars,
+            Some(frame) => frame,
+            None => &mut self.vars,
+        };
+        match scope.iter_mut().find(|(n, _)| n == name) {
+            Some(slot) => slot.1 = value,
+            None => scope.push((name.to_string(), value)),
         }
     }
 
@@ -632,6 +652,9 @@ impl Evaluator {
         let numpy = |v: &Value| matches!(v, Value::NdArray(_) | Value::NpScalar(..));
         if numpy(&a) || numpy(&b) {
             return self.numpy_binary(op, &a, &b);
+        }
+        if let (BinOp::Mod, Value::Str(template)) = (op, &a) {
+            return self.percent_format(template, &b).map(Value::Str);
         }
         if matches!(a, Value::Tensor(_)) || matches!(b, Value::Tensor(_)) {
             return self.tensor_binary(op, &a, &b);
