@@ -35,6 +35,7 @@ pub(super) const BUILTINS: &[&str] = &[
     "hasattr",
     "all",
     "any",
+    "dict",
 ];
 
 impl Evaluator {
@@ -77,6 +78,7 @@ impl Evaluator {
                 ));
             }
             "min" | "max" if pos.len() != 1 => return self.min_max(name, pos),
+            "dict" => return self.make_dict(&pos, &kw),
             "isinstance" => {
                 no_kw(name, kw)?;
                 let [object, class] = pos.as_slice() else {
@@ -258,6 +260,7 @@ impl Evaluator {
     fn len(&mut self, x: &Value) -> R<Value> {
         match x {
             Value::Tuple(v) | Value::List(v) => Ok(Value::Int(v.len() as i64)),
+            Value::Dict(entries) => Ok(Value::Int(entries.len() as i64)),
             Value::Size(v) => Ok(Value::Int(v.len() as i64)),
             Value::Str(s) => Ok(Value::Int(s.chars().count() as i64)),
             Value::Range(a, b, c) => Ok(Value::Int(range_len(*a, *b, *c))),

@@ -132,6 +132,9 @@ impl Evaluator {
             Value::List(_) if super::pystr::LIST_METHODS.contains(&name) => {
                 Ok(Value::Method(Box::new(object.clone()), name.to_string()))
             }
+            Value::Dict(_) if super::pydict::DICT_METHODS.contains(&name) => {
+                Ok(Value::Method(Box::new(object.clone()), name.to_string()))
+            }
             Value::ReadMode(mode) => super::torchvision::read_mode_attribute(*mode, name),
             Value::TypeInfo(d) => super::typeinfo::attribute(*d, name),
             Value::Exception(_) | Value::ExceptionType(_) => {
@@ -192,6 +195,7 @@ impl Evaluator {
                 self.get_item(Value::Tuple(items), index)
             }
             Value::NdArray(a) => self.ndarray_get_item(a, index),
+            Value::Dict(entries) => self.dict_get_item(entries, index),
             Value::Str(text) => {
                 let chars: Vec<char> = text.chars().collect();
                 let len = chars.len() as i64;
@@ -322,6 +326,7 @@ impl Evaluator {
             Value::Str(text) => self.call_str_method(&text, &name, &pos, &kw),
             // A list method called on a list that no name holds (the change is dropped).
             Value::List(items) => self.call_list_method(items, &name, &pos).map(|(v, _)| v),
+            Value::Dict(entries) => self.call_dict_method(entries, &name, &pos).map(|(v, _)| v),
             other => Err(ScriptError::Type(format!(
                 "'{}' object is not callable",
                 other.type_name()

@@ -85,6 +85,17 @@ impl Evaluator {
                                 let args = self.eval_all(args)?;
                                 return self.call_list_method_on(object, items, name, &args);
                             }
+                            Value::Dict(entries)
+                                if kwargs.is_empty() && super::pydict::changes_dict(name) =>
+                            {
+                                let args = self.eval_all(args)?;
+                                let (result, changed) =
+                                    self.call_dict_method(entries, name, &args)?;
+                                if let Some(changed) = changed {
+                                    self.store_back(object, Value::Dict(changed))?;
+                                }
+                                return Ok(result);
+                            }
                             receiver => self.attribute(receiver, name)?,
                         }
                     }
@@ -120,6 +131,17 @@ impl Evaluator {
                 self.scoped_comprehension(element, generators, &mut out)?;
                 Ok(match kind {
                     ComprehensionKind::List | ComprehensionKind::Generator => Value::List(out),
+                    ComprehensionKind::Dict => {
+                        let mut entries = Vec::new();
+                        for pair in out {
+                            if let Value::Tuple(kv) = pair {
+                                if let Ok([k, v]) = <[Value; 2]>::try_from(kv) {
+                                    super::pydict::insert(&mut entries, k, v)?;
+                                }
+                            }
+                        }
+                        Value::Dict(entries)
+                    }
                     ComprehensionKind::Set => {
                         return Err(ScriptError::NotImplemented(
                             "set comprehensions are not supported here".into(),
@@ -127,9 +149,15 @@ impl Evaluator {
                     }
                 })
             }
-            ExprKind::Dict(_) => Err(ScriptError::NotImplemented(
-                "dicts are not supported here".into(),
-            )),
+            ExprKind::Dict(items) => {
+                let mut entries = Vec::with_capacity(items.len());
+                for (k, v) in items {
+                    let key = self.eval(k)?;
+                    let value = self.eval(v)?;
+                    super::pydict::insert(&mut entries, key, value)?;
+                }
+                Ok(Value::Dict(entries))
+            }
         }
     }
 

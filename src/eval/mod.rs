@@ -15,6 +15,7 @@ mod functions;
 mod modules;
 mod numpy;
 mod ops;
+mod pydict;
 mod pyops;
 mod pystr;
 mod record;
@@ -308,7 +309,7 @@ impl Evaluator {
                 let index = self.eval(index)?;
                 match object {
                     Value::Tensor(t) => {
-                        if t.borrow().requires_grad {
+                        if t.borrow().requires_grad && self.grad_enabled {
                             return Err(ScriptError::Runtime(
                                 "a leaf Variable that requires grad is being used in an in-place operation."
                                     .into(),
@@ -319,6 +320,10 @@ impl Evaluator {
                     }
                     Value::NdArray(a) => self.ndarray_set_item(&a, &index, &value),
                     Value::List(items) => self.set_list_item(object_expr, items, &index, value),
+                    Value::Dict(mut entries) => {
+                        pydict::insert(&mut entries, index, value)?;
+                        self.store_back(object_expr, Value::Dict(entries))
+                    }
                     other => Err(ScriptError::Type(format!(
                         "'{}' object does not support item assignment",
                         other.type_name()
@@ -489,6 +494,10 @@ impl Evaluator {
         if let (Value::Str(hay), Value::Str(needle)) = (container, item) {
             return Ok(hay.contains(needle.as_str()));
         }
+        if let Value::Dict(entries) = container {
+            pydict::check_key(item)?;
+            return Ok(pydict::find(entries, item).is_some());
+        }
         if let Value::Range(start, stop, step) = container {
             let Value::Int(i) = item else {
                 return Ok(false);
@@ -523,6 +532,7 @@ impl Evaluator {
     fn iterate(&mut self, value: &Value) -> R<Vec<Value>> {
         match value {
             Value::Tuple(items) | Value::List(items) => Ok(items.clone()),
+            Value::Dict(entries) => Ok(entries.iter().map(|(k, _)| k.clone()).collect()),
             Value::NamedTuple(_, fields) => Ok(fields.iter().map(|(_, v)| v.clone()).collect()),
             Value::Str(s) => Ok(s.chars().map(|c| Value::Str(c.to_string())).collect()),
             Value::Range(start, stop, step) => {
@@ -611,6 +621,7 @@ impl Evaluator {
             Value::Complex(re, im) => *re != 0.0 || *im != 0.0,
             Value::Str(s) => !s.is_empty(),
             Value::Tuple(x) | Value::List(x) => !x.is_empty(),
+            Value::Dict(entries) => !entries.is_empty(),
             Value::Size(x) => !x.is_empty(),
             Value::NpScalar(_, s) => s.to_bool(),
             Value::Tensor(t) => {
@@ -838,6 +849,10 @@ fn collect_storages(v: &Value, live: &mut BTreeSet<StorageId>) {
             .iter()
             .flatten()
             .for_each(|v| collect_storages(v, live)),
+        Value::Dict(entries) => entries.iter().for_each(|(k, v)| {
+            collect_storages(k, live);
+            collect_storages(v, live);
+        }),
         _ => {}
     }
 }

@@ -556,7 +556,7 @@ impl Evaluator {
 
     /// Stores a changed list back at `object`: the name it is bound to, or the item of the
     /// list that holds it.
-    fn store_back(&mut self, object: &Expr, value: Value) -> R<()> {
+    pub(super) fn store_back(&mut self, object: &Expr, value: Value) -> R<()> {
         match &object.kind {
             ExprKind::Name(name) => {
                 self.rebind(name, value);
@@ -570,6 +570,10 @@ impl Evaluator {
                 let index = self.eval(index)?;
                 match container {
                     Value::List(items) => self.set_list_item(outer, items, &index, value),
+                    Value::Dict(mut entries) => {
+                        super::pydict::insert(&mut entries, index, value)?;
+                        self.store_back(outer, Value::Dict(entries))
+                    }
                     _ => Ok(()),
                 }
             }

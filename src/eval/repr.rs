@@ -93,6 +93,7 @@ impl Evaluator {
             }
             Value::TypeInfo(d) => super::typeinfo::repr(*d),
             Value::Function(f) => format!("<function {}>", f.def.name),
+            Value::Dict(entries) => self.dict_repr(entries)?,
             Value::GradMode(enabled) => format!(
                 "<torch.autograd.grad_mode.{} object>",
                 if *enabled { "enable_grad" } else { "no_grad" }

@@ -68,6 +68,13 @@ pub fn python_eq(a: &Value, b: &Value) -> bool {
         (Size(x), Size(y)) => x == y,
         (Size(x), Tuple(y)) | (Tuple(y), Size(x)) => seq_eq(&ints(x), y),
         (Tuple(x), Tuple(y)) | (List(x), List(y)) => seq_eq(x, y),
+        (Dict(x), Dict(y)) => {
+            x.len() == y.len()
+                && x.iter().all(|(k, v)| {
+                    y.iter()
+                        .any(|(k2, v2)| python_eq(k, k2) && python_eq(v, v2))
+                })
+        }
         (DType(x), DType(y)) => x == y,
         (ReadMode(x), ReadMode(y)) => x == y,
         (Device(x), Device(y)) => x == y,

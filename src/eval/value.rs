@@ -77,6 +77,8 @@ pub enum Value {
     NamedTuple(String, Vec<(String, Value)>),
     /// `torch.finfo(dtype)` (a floating dtype) or `torch.iinfo(dtype)` (an integer one).
     TypeInfo(DType),
+    /// A Python `dict`: its entries in insertion order.
+    Dict(Vec<(Value, Value)>),
     /// A grad-mode context manager (`torch.no_grad()`: `false`, `torch.enable_grad()`:
     /// `true`), which a `with` block runs under.
     GradMode(bool),
@@ -133,6 +135,7 @@ impl Value {
             Value::TypeInfo(d) if d.is_floating() => "finfo",
             Value::TypeInfo(_) => "iinfo",
             Value::Function(_) => "function",
+            Value::Dict(_) => "dict",
             Value::GradMode(false) => "no_grad",
             Value::GradMode(true) => "enable_grad",
             Value::ExceptionType(_) => "type",

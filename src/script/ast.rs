@@ -273,6 +273,8 @@ pub enum ComprehensionKind {
     List,
     Generator,
     Set,
+    /// `{k: v for ...}`: the element is the tuple `(k, v)`.
+    Dict,
 }
 
 /// `for target in iter if cond1 if cond2` inside a comprehension.

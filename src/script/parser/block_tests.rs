@@ -401,12 +401,6 @@ fn newer_expression_errors() {
         ("{1, 2}", "set displays are not supported here", 1, 1),
         ("{1}", "set displays are not supported here", 1, 1),
         (
-            "{k: v for k in x}",
-            "dict comprehensions are not supported here",
-            1,
-            7,
-        ),
-        (
             "{**a}",
             "dict unpacking with '**' is not supported here",
             1,

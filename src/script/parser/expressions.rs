@@ -583,11 +583,16 @@ impl<'a> Parser<'a> {
             }
             self.bump();
             let value = self.expr()?;
-            if self.is_name("for") {
-                return Err(SyntaxError::new(
-                    self.peek().pos,
-                    "dict comprehensions are not supported here",
-                ));
+            if entries.is_empty() && self.is_name("for") {
+                let height = key.height.max(value.height);
+                let pair = Node::new(
+                    key.expr.pos,
+                    ExprKind::Tuple(vec![key.expr, value.expr]),
+                    height,
+                )?;
+                let node = self.comprehension(open, ComprehensionKind::Dict, pair)?;
+                self.expect_op("}")?;
+                return Ok(node);
             }
             height = height.max(key.height).max(value.height);
             entries.push((key.expr, value.expr));

@@ -119,6 +119,7 @@ pub(super) fn expr_name(kind: &ExprKind) -> &'static str {
         ExprKind::Comprehension { kind, .. } => match kind {
             ComprehensionKind::List => "list comprehension",
             ComprehensionKind::Set => "set comprehension",
+            ComprehensionKind::Dict => "dict comprehension",
             ComprehensionKind::Generator => "generator expression",
         },
         ExprKind::Dict(_) => "dict literal",

@@ -130,6 +130,7 @@ pub(super) fn show(expr: &Expr) -> String {
                 ComprehensionKind::List => "list",
                 ComprehensionKind::Generator => "gen",
                 ComprehensionKind::Set => "set",
+                ComprehensionKind::Dict => "dict",
             };
             let generators: Vec<String> = generators
                 .iter()
