@@ -271,7 +271,7 @@ impl Evaluator {
                     object.type_name()
                 )))
             }
-            Target::Tuple(_) => Err(ScriptError::Syntax {
+            Target::Tuple(_) | Target::Starred(_) => Err(ScriptError::Syntax {
                 line: 0,
                 col: 0,
                 message: "'tuple' is an illegal expression for augmented assignment".into(),
@@ -321,6 +321,7 @@ impl Evaluator {
                 Ok(())
             }
             Target::Tuple(targets) => targets.iter().try_for_each(|t| self.delete(t)),
+            Target::Starred(inner) => self.delete(inner),
             Target::Subscript { object, .. } => {
                 let object = self.eval(object)?;
                 Err(ScriptError::Type(format!(

@@ -358,6 +358,7 @@ fn target_names(target: &Target, out: &mut Vec<String>) {
                 target_names(t, out);
             }
         }
+        Target::Starred(inner) => target_names(inner, out),
         Target::Subscript { .. } | Target::Attribute { .. } => {}
     }
 }

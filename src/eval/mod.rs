@@ -281,6 +281,32 @@ impl Evaluator {
                 self.bind(name, value);
                 Ok(())
             }
+            Target::Starred(inner) => self.assign(inner, value),
+            Target::Tuple(targets) if targets.iter().any(|t| matches!(t, Target::Starred(_))) => {
+                let mut items = self.iterate(&value)?;
+                let star = targets
+                    .iter()
+                    .position(|t| matches!(t, Target::Starred(_)))
+                    .unwrap_or(0);
+                let after = targets.len() - star - 1;
+                if items.len() < targets.len() - 1 {
+                    return Err(ScriptError::Value(format!(
+                        "not enough values to unpack (expected at least {}, got {})",
+                        targets.len() - 1,
+                        items.len()
+                    )));
+                }
+                let tail = items.split_off(items.len() - after);
+                let middle = items.split_off(star);
+                let values = items
+                    .into_iter()
+                    .chain(std::iter::once(Value::List(middle)))
+                    .chain(tail);
+                for (t, v) in targets.iter().zip(values) {
+                    self.assign(t, v)?;
+                }
+                Ok(())
+            }
             Target::Tuple(targets) => {
                 let items = self.iterate(&value)?;
                 if items.len() > targets.len() {

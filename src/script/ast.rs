@@ -123,6 +123,8 @@ pub enum Target {
     Subscript { object: Box<Expr>, index: Box<Expr> },
     /// `obj.attr = ...` (parsed so that the evaluator can reject it with Python's message).
     Attribute { object: Box<Expr>, name: String },
+    /// `*rest` inside a tuple target (`first, *rest = x.shape`): takes the values left over.
+    Starred(Box<Target>),
 }
 
 /// A binary operator.

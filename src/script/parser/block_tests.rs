@@ -304,6 +304,18 @@ fn simple_statement_errors() {
         ),
         ("return 1", "'return' outside function", 1, 1),
         (
+            "*s = [1, 2]",
+            "starred assignment target must be in a list or tuple",
+            1,
+            1,
+        ),
+        (
+            "*a, *b = c",
+            "multiple starred expressions in assignment",
+            1,
+            5,
+        ),
+        (
             "def f(a, a): pass",
             "duplicate argument 'a' in function definition",
             1,
@@ -326,12 +338,6 @@ fn simple_statement_errors() {
             "multiple statements on one line are not supported here",
             1,
             8,
-        ),
-        (
-            "*a, b = c",
-            "starred assignment targets are not supported here",
-            1,
-            1,
         ),
         ("*a", "can't use starred expression here", 1, 1),
         ("x = *a", "can't use starred expression here", 1, 5),

@@ -236,17 +236,27 @@ impl<'a> Parser<'a> {
 
     /// A target list (`for` targets): `bitwise_or (',' bitwise_or)* [',']`, so that `in` ends it.
     pub(super) fn target_list(&mut self) -> Result<(Node, bool), SyntaxError> {
-        let first = self.binary(0)?;
+        let first = self.target_item()?;
         if !self.is_op(",") {
             return Ok((first, false));
         }
         let pos = first.expr.pos;
         let mut items = vec![first];
-        while self.eat_op(",") && self.starts_expr() {
-            items.push(self.binary(0)?);
+        while self.eat_op(",") && (self.starts_expr() || self.is_op("*")) {
+            items.push(self.target_item()?);
         }
         let (items, height) = unzip(items);
         Ok((Node::new(pos, ExprKind::Tuple(items), height)?, true))
+    }
+
+    /// One item of a target list: `bitwise_or` or `*bitwise_or`.
+    fn target_item(&mut self) -> Result<Node, SyntaxError> {
+        if !self.is_op("*") {
+            return self.binary(0);
+        }
+        let pos = self.bump().pos;
+        let inner = self.nested(pos, |p| p.binary(0))?;
+        Node::new(pos, ExprKind::Starred(Box::new(inner.expr)), inner.height)
     }
 
     /// expr (Python's `test`): `disjunction ['if' disjunction 'else' expr]`.

@@ -136,16 +136,28 @@ pub(super) fn to_target(expr: Expr, bare: bool, suggest: bool) -> Result<Target,
         ExprKind::Subscript { object, index } => Ok(Target::Subscript { object, index }),
         ExprKind::Starred(_) => Err(SyntaxError::new(
             expr.pos,
-            "starred assignment targets are not supported here",
+            "starred assignment target must be in a list or tuple",
         )),
         ExprKind::Tuple(items) | ExprKind::List(items) => {
             let count = items.len();
-            items
-                .into_iter()
-                .enumerate()
-                .map(|(k, item)| to_target(item, false, bare && suggest && k + 1 == count))
-                .collect::<Result<_, _>>()
-                .map(Target::Tuple)
+            let mut starred = false;
+            let mut targets = Vec::with_capacity(count);
+            for (k, item) in items.into_iter().enumerate() {
+                targets.push(match item.kind {
+                    ExprKind::Starred(inner) => {
+                        if starred {
+                            return Err(SyntaxError::new(
+                                item.pos,
+                                "multiple starred expressions in assignment",
+                            ));
+                        }
+                        starred = true;
+                        Target::Starred(Box::new(to_target(*inner, false, false)?))
+                    }
+                    _ => to_target(item, false, bare && suggest && k + 1 == count)?,
+                });
+            }
+            Ok(Target::Tuple(targets))
         }
         kind => {
             let what = expr_name(&kind);

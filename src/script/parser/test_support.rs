@@ -186,6 +186,7 @@ pub(super) fn show_target(target: &Target) -> String {
         }
         Target::Subscript { object, index } => format!("{}[{}]", show(object), show(index)),
         Target::Attribute { object, name } => format!("{}.{name}", show(object)),
+        Target::Starred(inner) => format!("*{}", show_target(inner)),
     }
 }
 
