@@ -22,6 +22,7 @@ impl Evaluator {
                     }
                     "preserve_format" => return Ok(Value::MemoryFormat(MemoryFormat::Preserve)),
                     "nan" => return Ok(Value::Float(f64::NAN)),
+                    "nn" | "linalg" => return Ok(Value::Module(format!("torch.{name}"))),
                     "inf" => return Ok(Value::Float(f64::INFINITY)),
                     "pi" => return Ok(Value::Float(std::f64::consts::PI)),
                     "e" => return Ok(Value::Float(std::f64::consts::E)),
@@ -221,8 +222,13 @@ impl Evaluator {
         pos: Vec<Value>,
         kw: Vec<(String, Value)>,
     ) -> R<Value> {
-        if let Value::Layer { kind, inplace } = &func {
-            return self.call_layer(kind, *inplace, pos);
+        if let Value::Layer {
+            kind,
+            inplace,
+            args,
+        } = &func
+        {
+            return self.call_layer(kind, *inplace, args, pos);
         }
         let Value::Method(receiver, name) = func else {
             return Err(ScriptError::Type(format!(

@@ -10,6 +10,7 @@ mod call;
 mod complex;
 mod exec;
 mod expr;
+mod functional;
 mod modules;
 mod numpy;
 mod ops;

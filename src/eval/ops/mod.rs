@@ -1,17 +1,21 @@
 //! Tensor semantics: what each op does to shapes, strides, offsets, dtypes and storages,
 //! with PyTorch's rules and error messages. Data movement goes through the engine.
 
+mod activation;
 mod arith;
 mod complex;
 mod convert;
+mod einsum;
 mod elementwise;
 mod factory;
 mod index;
 mod index_along;
 mod indexed;
 mod join;
+mod linalg;
 mod math;
 mod matmul;
+mod nn_functional;
 mod numpy_bridge;
 mod ordered;
 mod pointwise;
@@ -19,6 +23,7 @@ mod query;
 mod random;
 mod reduce;
 mod reorder;
+mod shape_helpers;
 mod split;
 mod view_rules;
 mod views;
@@ -26,7 +31,9 @@ mod views;
 use super::registry::OpDef;
 use super::value::Value;
 use super::{Evaluator, R};
+pub(crate) use activation::Activation;
 pub(crate) use complex::check_complex_support;
+pub(crate) use shape_helpers::TENSOR_VARARGS;
 
 /// Every family's table of ops (see [`super::registry`]).
 pub(crate) static FAMILIES: &[&[OpDef]] = &[
@@ -49,6 +56,10 @@ pub(crate) static FAMILIES: &[&[OpDef]] = &[
     numpy_bridge::OPS,
     ordered::OPS,
     math::OPS,
+    activation::OPS,
+    linalg::OPS,
+    einsum::OPS,
+    shape_helpers::OPS,
 ];
 use crate::engine::{BinaryOp, Operand, UnaryOp};
 use crate::script::ast::BinOp;

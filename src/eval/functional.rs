@@ -1,0 +1,365 @@
+//! `torch.nn.functional` and the `torch.nn` activation layers: a small table of Python
+//! signatures (name, parameters, how many are required), bound with Python's rules and
+//! messages, each mapped to the op that computes it (`F.softmax` -> `softmax`, `F.gelu` ->
+//! the `gelu` activation, ...), `inplace=` included.
+
+use super::ops::Activation;
+use super::value::{TensorRef, Value};
+use super::{Evaluator, R};
+use crate::tensor::ScriptError;
+
+/// A Python function's signature: its parameters in order, the first `required` without
+/// defaults.
+struct PyFn {
+    name: &'static str,
+    params: &'static [&'static str],
+    required: usize,
+}
+
+/// `torch.nn.functional` functions.
+const FUNCTIONS: &[PyFn] = &[
+    PyFn { name: "relu", params: &["input", "inplace"], required: 1 },
+    PyFn { name: "relu_", params: &["input"], required: 1 },
+    PyFn { name: "softmax", params: &["input", "dim", "_stacklevel", "dtype"], required: 1 },
+    PyFn { name: "log_softmax", params: &["input", "dim", "_stacklevel", "dtype"], required: 1 },
+    PyFn { name: "gelu", params: &["input", "approximate"], required: 1 },
+    PyFn { name: "leaky_relu", params: &["input", "negative_slope", "inplace"], required: 1 },
+    PyFn { name: "leaky_relu_", params: &["input", "negative_slope"], required: 1 },
+    PyFn { name: "elu", params: &["input", "alpha", "inplace"], required: 1 },
+    PyFn { name: "elu_", params: &["input", "alpha"], required: 1 },
+    PyFn { name: "silu", params: &["input", "inplace"], required: 1 },
+    PyFn { name: "sigmoid", params: &["input"], required: 1 },
+    PyFn { name: "tanh", params: &["input"], required: 1 },
+    PyFn { name: "one_hot", params: &["tensor", "num_classes"], required: 1 },
+    PyFn { name: "pad", params: &["input", "pad", "mode", "value"], required: 2 },
+    PyFn { name: "normalize", params: &["input", "p", "dim", "eps", "out"], required: 1 },
+];
+
+/// `torch.nn` layers (their `__init__` parameters, all with defaults).
+const LAYERS: &[PyFn] = &[
+    PyFn { name: "ReLU", params: &["inplace"], required: 0 },
+    PyFn { name: "Identity", params: &[], required: 0 },
+    PyFn { name: "Softmax", params: &["dim"], required: 0 },
+    PyFn { name: "LogSoftmax", params: &["dim"], required: 0 },
+    PyFn { name: "GELU", params: &["approximate"], required: 0 },
+    PyFn { name: "LeakyReLU", params: &["negative_slope", "inplace"], required: 0 },
+    PyFn { name: "ELU", params: &["alpha", "inplace"], required: 0 },
+    PyFn { name: "SiLU", params: &["inplace"], required: 0 },
+    PyFn { name: "Sigmoid", params: &[], required: 0 },
+    PyFn { name: "Tanh", params: &[], required: 0 },
+];
+
+/// Whether `torch.nn.functional.name` exists here.
+pub(super) fn is_function(name: &str) -> bool {
+    FUNCTIONS.iter().any(|f| f.name == name)
+}
+
+/// Whether `torch.nn.name` is a layer here.
+pub(super) fn is_layer(name: &str) -> bool {
+    LAYERS.iter().any(|f| f.name == name)
+}
+
+/// Binds arguments with Python's rules: `None` where a parameter was not given.
+fn py_bind(
+    spec: &PyFn,
+    what: &str,
+    pos: Vec<Value>,
+    kw: Vec<(String, Value)>,
+) -> R<Vec<Option<Value>>> {
+    let n = spec.params.len();
+    if pos.len() > n {
+        let takes = if spec.required == n {
+            format!("{n}")
+        } else {
+            format!("from {} to {n}", spec.required)
+        };
+        return Err(ScriptError::Type(format!(
+            "{what}() takes {takes} positional argument{} but {} {} given",
+            if n == 1 && spec.required == n { "" } else { "s" },
+            pos.len(),
+            if pos.len() == 1 { "was" } else { "were" }
+        )));
+    }
+    let mut values: Vec<Option<Value>> = vec![None; n];
+    for (i, v) in pos.into_iter().enumerate() {
+        values[i] = Some(v);
+    }
+    for (k, v) in kw {
+        let Some(i) = spec.params.iter().position(|p| *p == k) else {
+            return Err(ScriptError::Type(format!(
+                "{what}() got an unexpected keyword argument '{k}'"
+            )));
+        };
+        if values[i].is_some() {
+            return Err(ScriptError::Type(format!(
+                "{what}() got multiple values for argument '{k}'"
+            )));
+        }
+        values[i] = Some(v);
+    }
+    let missing: Vec<String> = spec.params[..spec.required]
+        .iter()
+        .zip(&values)
+        .filter(|(_, v)| v.is_none())
+        .map(|(p, _)| format!("'{p}'"))
+        .collect();
+    if !missing.is_empty() {
+        let list = match missing.len() {
+            1 => missing[0].clone(),
+            k => format!("{} and {}", missing[..k - 1].join(", "), missing[k - 1]),
+        };
+        return Err(ScriptError::Type(format!(
+            "{what}() missing {} required positional argument{}: {list}",
+            missing.len(),
+            if missing.len() == 1 { "" } else { "s" }
+        )));
+    }
+    Ok(values)
+}
+
+/// A bound argument, `None` counting as not given.
+fn given(values: &[Option<Value>], i: usize) -> Option<&Value> {
+    values.get(i).and_then(|v| v.as_ref()).filter(|v| !matches!(v, Value::None))
+}
+
+fn number(v: Option<&Value>, default: f64) -> f64 {
+    match v {
+        Some(Value::Int(i)) => *i as f64,
+        Some(Value::Float(f)) => *f,
+        Some(Value::Bool(b)) => f64::from(u8::from(*b)),
+        _ => default,
+    }
+}
+
+fn tensor_arg(name: &str, param: &str, v: Option<&Value>) -> R<TensorRef> {
+    match v {
+        Some(Value::Tensor(t)) => Ok(std::rc::Rc::clone(t)),
+        other => Err(ScriptError::Type(format!(
+            "{name}(): argument '{param}' (position 1) must be Tensor, not {}",
+            other.map_or("NoneType", Value::type_name)
+        ))),
+    }
+}
+
+/// `F.softmax`'s implicit dim (`_get_softmax_dim`).
+fn softmax_dim(ndim: usize) -> i64 {
+    if matches!(ndim, 0 | 1 | 3) {
+        0
+    } else {
+        1
+    }
+}
+
+fn gelu_kind(v: Option<&Value>) -> R<Activation> {
+    match v {
+        None => Ok(Activation::Gelu { tanh: false }),
+        Some(Value::Str(s)) if s == "none" => Ok(Activation::Gelu { tanh: false }),
+        Some(Value::Str(s)) if s == "tanh" => Ok(Activation::Gelu { tanh: true }),
+        Some(Value::Str(_)) => Err(ScriptError::Runtime(
+            "approximate argument must be either none or tanh.".into(),
+        )),
+        Some(other) => Err(ScriptError::Type(format!(
+            "gelu(): argument 'approximate' must be str, not {}",
+            other.type_name()
+        ))),
+    }
+}
+
+impl Evaluator {
+    /// `torch.nn.functional.name(...)`.
+    pub(super) fn call_functional(
+        &mut self,
+        name: &str,
+        pos: Vec<Value>,
+        kw: Vec<(String, Value)>,
+    ) -> R<Value> {
+        let Some(spec) = FUNCTIONS.iter().find(|f| f.name == name) else {
+            return Err(ScriptError::Attribute(format!(
+                "module 'torch.nn.functional' has no attribute '{name}'"
+            )));
+        };
+        let args = py_bind(spec, name, pos, kw)?;
+        let input = tensor_arg(name, spec.params[0], given(&args, 0))?;
+        let flag = |this: &mut Evaluator, i: usize| -> R<bool> {
+            match given(&args, i) {
+                Some(v) => this.truthy(v),
+                None => Ok(false),
+            }
+        };
+        match name {
+            "relu" | "relu_" => {
+                let method = if name == "relu_" || flag(self, 1)? {
+                    "relu_"
+                } else {
+                    "relu"
+                };
+                self.call(
+                    Value::Method(Box::new(Value::Tensor(input)), method.into()),
+                    vec![],
+                    vec![],
+                )
+            }
+            "sigmoid" | "tanh" => self.call(
+                Value::Method(Box::new(Value::Tensor(input)), name.into()),
+                vec![],
+                vec![],
+            ),
+            "softmax" | "log_softmax" => {
+                let t = input.borrow().tensor.clone();
+                let dim = match given(&args, 1) {
+                    Some(v) => {
+                        let v = v.clone();
+                        self.index_int(&v)?
+                    }
+                    None => softmax_dim(t.ndim()),
+                };
+                let dtype = match given(&args, 3) {
+                    Some(Value::DType(d)) => Some(*d),
+                    _ => None,
+                };
+                let out = self.softmax(&t, dim, dtype, name == "log_softmax")?;
+                Ok(Value::tensor(out, name, None))
+            }
+            "gelu" => {
+                let act = gelu_kind(given(&args, 1))?;
+                self.activation(&input, act, false)
+            }
+            "leaky_relu" | "leaky_relu_" => {
+                let slope = number(given(&args, 1), 0.01);
+                let inplace = name == "leaky_relu_" || flag(self, 2)?;
+                self.activation(&input, Activation::LeakyRelu(slope), inplace)
+            }
+            "elu" | "elu_" => {
+                let alpha = number(given(&args, 1), 1.0);
+                let inplace = name == "elu_" || flag(self, 2)?;
+                self.activation(&input, Activation::Elu(alpha), inplace)
+            }
+            "silu" => {
+                let inplace = flag(self, 1)?;
+                self.activation(&input, Activation::Silu, inplace)
+            }
+            "one_hot" => {
+                let t = input.borrow().tensor.clone();
+                let classes = match given(&args, 1) {
+                    Some(v) => {
+                        let v = v.clone();
+                        self.index_int(&v)?
+                    }
+                    None => -1,
+                };
+                self.one_hot(&t, classes)
+            }
+            "pad" => {
+                let t = input.borrow().tensor.clone();
+                let pad = match given(&args, 1) {
+                    Some(v) => {
+                        let v = v.clone();
+                        self.int_list(&v, "pad", "pad")?
+                    }
+                    None => vec![],
+                };
+                let mode = match given(&args, 2) {
+                    Some(Value::Str(s)) => s.clone(),
+                    _ => "constant".into(),
+                };
+                let value = given(&args, 3).and_then(|v| self.scalar_of(v));
+                self.pad(&t, &pad, &mode, value)
+            }
+            _ => {
+                // normalize
+                let t = input.borrow().tensor.clone();
+                let p = number(given(&args, 1), 2.0);
+                let dim = match given(&args, 2) {
+                    Some(v) => {
+                        let v = v.clone();
+                        self.index_int(&v)?
+                    }
+                    None => 1,
+                };
+                let eps = number(given(&args, 3), 1e-12);
+                self.normalize(&t, p, dim, eps)
+            }
+        }
+    }
+
+    /// `torch.nn.Name(...)`: a layer object holding its bound arguments.
+    pub(super) fn make_layer(
+        &mut self,
+        name: &str,
+        pos: Vec<Value>,
+        kw: Vec<(String, Value)>,
+    ) -> R<Value> {
+        let Some(spec) = LAYERS.iter().find(|f| f.name == name) else {
+            return Err(ScriptError::Attribute(format!(
+                "module 'torch.nn' has no attribute '{name}'"
+            )));
+        };
+        if name == "Identity" {
+            return Ok(Value::Layer {
+                kind: name.into(),
+                inplace: false,
+                args: vec![],
+            });
+        }
+        let values = py_bind(spec, &format!("{name}.__init__"), pos, kw)?;
+        let mut inplace = false;
+        let mut args = Vec::new();
+        for (p, v) in spec.params.iter().zip(values) {
+            match (*p, v) {
+                ("inplace", Some(v)) => inplace = self.truthy(&v)?,
+                ("inplace", None) => {}
+                ("dim", v) => args.push(("dim".to_string(), v.unwrap_or(Value::None))),
+                ("approximate", v) => args.push((
+                    "approximate".to_string(),
+                    v.unwrap_or_else(|| Value::Str("none".into())),
+                )),
+                ("negative_slope", v) => args.push((
+                    "negative_slope".to_string(),
+                    v.unwrap_or(Value::Float(0.01)),
+                )),
+                (p, v) => args.push((p.to_string(), v.unwrap_or(Value::Float(1.0)))),
+            }
+        }
+        Ok(Value::Layer {
+            kind: name.into(),
+            inplace,
+            args,
+        })
+    }
+
+    /// Calls an `nn` layer object on its input (`nn.ReLU(inplace=True)(x)`).
+    pub(super) fn call_layer(
+        &mut self,
+        kind: &str,
+        inplace: bool,
+        args: &[(String, Value)],
+        pos: Vec<Value>,
+    ) -> R<Value> {
+        let [input] = <[Value; 1]>::try_from(pos).map_err(|p| {
+            ScriptError::Type(format!(
+                "{kind}.forward() takes 2 positional arguments but {} were given",
+                p.len() + 1
+            ))
+        })?;
+        if kind == "Identity" {
+            return Ok(input);
+        }
+        let arg = args.first().map(|(_, v)| v.clone()).unwrap_or(Value::None);
+        let (function, mut pos) = match kind {
+            "ReLU" => ("relu", vec![input, Value::Bool(inplace)]),
+            "Softmax" => ("softmax", vec![input, arg]),
+            "LogSoftmax" => ("log_softmax", vec![input, arg]),
+            "GELU" => ("gelu", vec![input, arg]),
+            "LeakyReLU" => ("leaky_relu", vec![input, arg, Value::Bool(inplace)]),
+            "ELU" => ("elu", vec![input, arg, Value::Bool(inplace)]),
+            "SiLU" => ("silu", vec![input, Value::Bool(inplace)]),
+            "Sigmoid" => ("sigmoid", vec![input]),
+            _ => ("tanh", vec![input]),
+        };
+        if matches!(kind, "Softmax" | "LogSoftmax") {
+            // `F.softmax(input, self.dim, _stacklevel=5)`.
+            pos.push(Value::Int(5));
+        }
+        self.call_functional(function, pos, vec![])
+    }
+}

@@ -1,0 +1,230 @@
+//! Activations: `softmax`/`log_softmax` (ops of the table, `torch.` and tensor forms) and the
+//! elementwise activations `torch.nn.functional` and the `nn` layers reach (`gelu`,
+//! `leaky_relu`, `elu`, `silu`). Values are computed in double precision from
+//! `engine.values()` and rounded once to the dtype (as [`super::math`] does).
+//! `softmax` writes a contiguous result (ATen's `host_softmax` allocates it so); the
+//! elementwise ones lay their result out as TensorIterator does.
+
+use super::super::registry::{Forms, OpCall, OpDef};
+use super::super::value::{TensorRef, Value};
+use super::super::{Evaluator, R};
+use crate::tensor::layout::wrap_dim;
+use crate::tensor::{DType, Scalar, ScriptError, Tensor};
+
+/// The table of this family.
+pub(crate) static OPS: &[OpDef] = &[OpDef {
+    names: &["softmax", "log_softmax"],
+    schemas: &["Tensor self, int dim, ScalarType? dtype=None"],
+    forms: Forms::Both,
+    rule: softmax_rule,
+}];
+
+fn softmax_rule(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    let t = call.self_tensor()?;
+    let dim = ev.arg_int(call, "dim", 0)?;
+    let out = ev.softmax(&t, dim, call.dtype("dtype"), call.name == "log_softmax")?;
+    Ok(Value::tensor(out, &call.name, None))
+}
+
+/// An elementwise activation of [`Evaluator::activation`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Activation {
+    /// `gelu`, exact (`erf`) or with the `tanh` approximation.
+    Gelu { tanh: bool },
+    /// `leaky_relu(negative_slope)`.
+    LeakyRelu(f64),
+    /// `elu(alpha)`.
+    Elu(f64),
+    /// `silu`: `x * sigmoid(x)`.
+    Silu,
+}
+
+impl Activation {
+    /// The CPU kernel's name, as its "not implemented for" error gives it.
+    fn kernel(self) -> &'static str {
+        match self {
+            Activation::Gelu { .. } => "GeluKernelImpl",
+            Activation::LeakyRelu(_) => "leaky_relu_cpu",
+            Activation::Elu(_) => "elu_cpu",
+            Activation::Silu => "silu_cpu",
+        }
+    }
+
+    /// The op's name (for the trace).
+    fn name(self) -> &'static str {
+        match self {
+            Activation::Gelu { .. } => "gelu",
+            Activation::LeakyRelu(_) => "leaky_relu",
+            Activation::Elu(_) => "elu",
+            Activation::Silu => "silu",
+        }
+    }
+
+    fn apply(self, x: f64) -> f64 {
+        match self {
+            Activation::Gelu { tanh: false } => 0.5 * x * (1.0 + erf(x / std::f64::consts::SQRT_2)),
+            Activation::Gelu { tanh: true } => {
+                let k = (2.0 / std::f64::consts::PI).sqrt();
+                0.5 * x * (1.0 + (k * (x + 0.044715 * x * x * x)).tanh())
+            }
+            Activation::LeakyRelu(slope) => {
+                if x > 0.0 {
+                    x
+                } else {
+                    x * slope
+                }
+            }
+            Activation::Elu(alpha) => {
+                if x > 0.0 {
+                    x
+                } else {
+                    alpha * x.exp_m1()
+                }
+            }
+            Activation::Silu => x / (1.0 + (-x).exp()),
+        }
+    }
+}
+
+/// The error function, to double precision: its Taylor series near 0, a continued fraction
+/// for `erfc` further out.
+pub(crate) fn erf(x: f64) -> f64 {
+    if x.is_nan() {
+        return x;
+    }
+    let a = x.abs();
+    let r = if a < 3.0 {
+        let mut term = a;
+        let mut sum = a;
+        let mut n = 0.0;
+        while term.abs() > 1e-17 * sum.abs() {
+            n += 1.0;
+            term *= -a * a / n;
+            sum += term / (2.0 * n + 1.0);
+        }
+        sum * 2.0 / std::f64::consts::PI.sqrt()
+    } else if a > 27.0 {
+        1.0
+    } else {
+        // erfc(a) = exp(-a²)/√π · 1/(a + (1/2)/(a + 1/(a + (3/2)/(a + ...))))
+        let mut f = a;
+        for k in (1..=80).rev() {
+            f = a + (k as f64 / 2.0) / f;
+        }
+        1.0 - (-a * a).exp() / std::f64::consts::PI.sqrt() / f
+    };
+    r.copysign(x)
+}
+
+/// The `NotImplementedError` of a floating-only CPU kernel.
+fn float_kernel_only(dtype: DType, kernel: &str) -> R<()> {
+    if !dtype.is_floating() {
+        return Err(ScriptError::NotImplemented(format!(
+            "\"{kernel}\" not implemented for '{}'",
+            dtype.scalar_type_name()
+        )));
+    }
+    Ok(())
+}
+
+impl Evaluator {
+    /// `softmax(input, dim, dtype)` / `log_softmax`: a contiguous result; `dtype` converts the
+    /// input first; integer inputs have no kernel.
+    pub(crate) fn softmax(
+        &mut self,
+        t: &Tensor,
+        dim: i64,
+        dtype: Option<DType>,
+        log: bool,
+    ) -> R<Tensor> {
+        let d = wrap_dim(dim, t.ndim()).map_err(ScriptError::Index)?;
+        let out_dtype = dtype.unwrap_or(t.dtype);
+        let name = if log { "log_softmax" } else { "softmax" };
+        if t.numel() != 0 {
+            let last = t.ndim() == 0 || d == t.ndim() - 1;
+            let kernel = format!("{name}{}_kernel_impl", if last { "_lastdim" } else { "" });
+            float_kernel_only(out_dtype, &kernel)?;
+        }
+        self.check_work(t.numel(), name)?;
+        let values: Vec<f64> = self
+            .engine
+            .values(t)
+            .into_iter()
+            .map(|v| out_dtype.round(v).to_f64())
+            .collect();
+        let shape = t.shape().to_vec();
+        let (size, inner) = if shape.is_empty() {
+            (1, 1)
+        } else {
+            (
+                shape[d].max(0) as usize,
+                shape[d + 1..].iter().product::<i64>().max(0) as usize,
+            )
+        };
+        let mut out = vec![0.0; values.len()];
+        let block = size * inner;
+        if block > 0 {
+            for start in (0..values.len()).step_by(block) {
+                for i in 0..inner {
+                    let at = |k: usize| start + k * inner + i;
+                    let max = (0..size)
+                        .map(|k| values[at(k)])
+                        .fold(f64::NEG_INFINITY, f64::max);
+                    let sum: f64 = (0..size).map(|k| (values[at(k)] - max).exp()).sum();
+                    for k in 0..size {
+                        let x = values[at(k)] - max;
+                        out[at(k)] = if log { x - sum.ln() } else { x.exp() / sum };
+                    }
+                }
+            }
+        }
+        let scalars: Vec<Scalar> = out
+            .into_iter()
+            .map(|v| out_dtype.round(Scalar::Float(v)))
+            .collect();
+        self.tensor_from_values(&shape, out_dtype, &scalars, name)
+    }
+
+    /// An elementwise activation of `this`: a new tensor, or written into `this` (`inplace`).
+    pub(crate) fn activation(
+        &mut self,
+        this: &TensorRef,
+        act: Activation,
+        inplace: bool,
+    ) -> R<Value> {
+        let t = this.borrow().tensor.clone();
+        if inplace && this.borrow().requires_grad {
+            return Err(ScriptError::Runtime(
+                "a leaf Variable that requires grad is being used in an in-place operation."
+                    .into(),
+            ));
+        }
+        float_kernel_only(t.dtype, act.kernel())?;
+        self.check_work(t.numel(), act.name())?;
+        let values: Vec<Scalar> = self
+            .engine
+            .values(&t)
+            .into_iter()
+            .map(|v| t.dtype.round(Scalar::Float(act.apply(v.to_f64()))))
+            .collect();
+        let out = self.host_result(&t, t.dtype, &values, act.name())?;
+        if inplace {
+            self.copy_into(&t, &out, false)?;
+            return Ok(Value::Tensor(std::rc::Rc::clone(this)));
+        }
+        Ok(Value::tensor(out, act.name(), None))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::erf;
+
+    #[test]
+    fn erf_matches_known_values() {
+        assert!((erf(0.5) - 0.520_499_877_813_046_5).abs() < 1e-15);
+        assert!((erf(-1.0) + 0.842_700_792_949_714_9).abs() < 1e-15);
+        assert!((erf(3.5) - 0.999_999_256_901_627_7).abs() < 1e-15);
+        assert_eq!(erf(0.0), 0.0);
+    }
+}
