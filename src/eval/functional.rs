@@ -14,39 +14,56 @@ struct PyFn {
     name: &'static str,
     params: &'static [&'static str],
     required: usize,
+    /// How many parameters may be given by position (the rest are keyword-only).
+    positional: usize,
+}
+
+/// A signature whose parameters may all be given by position.
+const fn py(name: &'static str, params: &'static [&'static str], required: usize) -> PyFn {
+    PyFn {
+        name,
+        params,
+        required,
+        positional: params.len(),
+    }
 }
 
 /// `torch.nn.functional` functions.
 const FUNCTIONS: &[PyFn] = &[
-    PyFn { name: "relu", params: &["input", "inplace"], required: 1 },
-    PyFn { name: "relu_", params: &["input"], required: 1 },
-    PyFn { name: "softmax", params: &["input", "dim", "_stacklevel", "dtype"], required: 1 },
-    PyFn { name: "log_softmax", params: &["input", "dim", "_stacklevel", "dtype"], required: 1 },
-    PyFn { name: "gelu", params: &["input", "approximate"], required: 1 },
-    PyFn { name: "leaky_relu", params: &["input", "negative_slope", "inplace"], required: 1 },
-    PyFn { name: "leaky_relu_", params: &["input", "negative_slope"], required: 1 },
-    PyFn { name: "elu", params: &["input", "alpha", "inplace"], required: 1 },
-    PyFn { name: "elu_", params: &["input", "alpha"], required: 1 },
-    PyFn { name: "silu", params: &["input", "inplace"], required: 1 },
-    PyFn { name: "sigmoid", params: &["input"], required: 1 },
-    PyFn { name: "tanh", params: &["input"], required: 1 },
-    PyFn { name: "one_hot", params: &["tensor", "num_classes"], required: 1 },
-    PyFn { name: "pad", params: &["input", "pad", "mode", "value"], required: 2 },
-    PyFn { name: "normalize", params: &["input", "p", "dim", "eps", "out"], required: 1 },
+    py("relu", &["input", "inplace"], 1),
+    py("relu_", &["input"], 1),
+    py("softmax", &["input", "dim", "_stacklevel", "dtype"], 1),
+    py("log_softmax", &["input", "dim", "_stacklevel", "dtype"], 1),
+    PyFn {
+        name: "gelu",
+        params: &["input", "approximate"],
+        required: 1,
+        positional: 1,
+    },
+    py("leaky_relu", &["input", "negative_slope", "inplace"], 1),
+    py("leaky_relu_", &["input", "negative_slope"], 1),
+    py("elu", &["input", "alpha", "inplace"], 1),
+    py("elu_", &["input", "alpha"], 1),
+    py("silu", &["input", "inplace"], 1),
+    py("sigmoid", &["input"], 1),
+    py("tanh", &["input"], 1),
+    py("one_hot", &["tensor", "num_classes"], 1),
+    py("pad", &["input", "pad", "mode", "value"], 2),
+    py("normalize", &["input", "p", "dim", "eps", "out"], 1),
 ];
 
 /// `torch.nn` layers (their `__init__` parameters, all with defaults).
 const LAYERS: &[PyFn] = &[
-    PyFn { name: "ReLU", params: &["inplace"], required: 0 },
-    PyFn { name: "Identity", params: &[], required: 0 },
-    PyFn { name: "Softmax", params: &["dim"], required: 0 },
-    PyFn { name: "LogSoftmax", params: &["dim"], required: 0 },
-    PyFn { name: "GELU", params: &["approximate"], required: 0 },
-    PyFn { name: "LeakyReLU", params: &["negative_slope", "inplace"], required: 0 },
-    PyFn { name: "ELU", params: &["alpha", "inplace"], required: 0 },
-    PyFn { name: "SiLU", params: &["inplace"], required: 0 },
-    PyFn { name: "Sigmoid", params: &[], required: 0 },
-    PyFn { name: "Tanh", params: &[], required: 0 },
+    py("ReLU", &["inplace"], 0),
+    py("Identity", &[], 0),
+    py("Softmax", &["dim"], 0),
+    py("LogSoftmax", &["dim"], 0),
+    py("GELU", &["approximate"], 0),
+    py("LeakyReLU", &["negative_slope", "inplace"], 0),
+    py("ELU", &["alpha", "inplace"], 0),
+    py("SiLU", &["inplace"], 0),
+    py("Sigmoid", &[], 0),
+    py("Tanh", &[], 0),
 ];
 
 /// Whether `torch.nn.functional.name` exists here.
@@ -66,7 +83,7 @@ fn py_bind(
     pos: Vec<Value>,
     kw: Vec<(String, Value)>,
 ) -> R<Vec<Option<Value>>> {
-    let n = spec.params.len();
+    let n = spec.positional;
     if pos.len() > n {
         let takes = if spec.required == n {
             format!("{n}")
@@ -80,7 +97,7 @@ fn py_bind(
             if pos.len() == 1 { "was" } else { "were" }
         )));
     }
-    let mut values: Vec<Option<Value>> = vec![None; n];
+    let mut values: Vec<Option<Value>> = vec![None; spec.params.len()];
     for (i, v) in pos.into_iter().enumerate() {
         values[i] = Some(v);
     }
@@ -349,7 +366,9 @@ impl Evaluator {
             "ReLU" => ("relu", vec![input, Value::Bool(inplace)]),
             "Softmax" => ("softmax", vec![input, arg]),
             "LogSoftmax" => ("log_softmax", vec![input, arg]),
-            "GELU" => ("gelu", vec![input, arg]),
+            "GELU" => {
+                return self.call_functional("gelu", vec![input], vec![("approximate".into(), arg)])
+            }
             "LeakyReLU" => ("leaky_relu", vec![input, arg, Value::Bool(inplace)]),
             "ELU" => ("elu", vec![input, arg, Value::Bool(inplace)]),
             "SiLU" => ("silu", vec![input, Value::Bool(inplace)]),

@@ -206,8 +206,14 @@ fn pack_tensor_varargs(name: &str, schemas: &[Schema], pos: &[Value]) -> Option<
             .get(at)
             .is_some_and(|p| p.ty == super::signature::ParamType::Tensor)
     });
-    let rest = pos.get(at..)?;
-    if !matches!(rest.first(), Some(Value::Tensor(_))) || (rest.len() == 1 && single_overload) {
+    let rest = pos.get(at..).unwrap_or(&[]);
+    // `broadcast_tensors(*tensors)` always packs; the others take one list as their tensors.
+    let packs = match rest.first() {
+        None => true,
+        Some(Value::Tensor(_)) => !(rest.len() == 1 && single_overload),
+        Some(_) => name == "broadcast_tensors",
+    };
+    if !packs || pos.len() < at {
         return None;
     }
     let mut packed = pos[..at].to_vec();

@@ -394,7 +394,9 @@ fn logspace(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let half = steps / 2;
     let values: Vec<Scalar> = (0..steps)
         .map(|i| {
-            let exponent = if i < half {
+            let exponent = if steps == 1 {
+                start
+            } else if i < half {
                 start + step * i as f64
             } else {
                 end - step * (steps - i - 1) as f64

@@ -214,7 +214,14 @@ fn cross(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             "linalg.cross: inputs dimension {dim} must have length 3. Got {na} and {nb}"
         )));
     }
-    let dtype = DType::promote(a.dtype, b.dtype);
+    if a.dtype != b.dtype {
+        return Err(ScriptError::Runtime(format!(
+            "expected scalar type {} but found {}",
+            a.dtype.scalar_type_name(),
+            b.dtype.scalar_type_name()
+        )));
+    }
+    let dtype = a.dtype;
     let ea = ev.expand(&a, &shape)?;
     let eb = ev.expand(&b, &shape)?;
     let (va, vb) = (floats(ev, &ea), floats(ev, &eb));

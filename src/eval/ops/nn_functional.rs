@@ -5,7 +5,7 @@
 use super::super::value::Value;
 use super::super::{Evaluator, R};
 use super::linalg::vector_norm as reduce_norm;
-use crate::tensor::layout::{numel_of, wrap_dim};
+use crate::tensor::layout::{list_str, numel_of, wrap_dim};
 use crate::tensor::{DType, Layout, MemoryFormat, Scalar, ScriptError, Tensor};
 
 impl Evaluator {
@@ -82,10 +82,16 @@ impl Evaluator {
                 t.ndim()
             )));
         }
-        if mode != "constant" {
-            return Err(ScriptError::NotImplemented(format!(
-                "F.pad with mode='{mode}' is not supported by Stridescope"
-            )));
+        match mode {
+            "constant" => {}
+            "reflect" | "replicate" | "circular" => {
+                return self.pad_non_constant(t, pad, mode, value)
+            }
+            other => {
+                return Err(ScriptError::NotImplemented(format!(
+                    "Unrecognised padding mode {other}"
+                )))
+            }
         }
         let n = t.ndim();
         let mut shape = t.shape().to_vec();
@@ -141,6 +147,86 @@ impl Evaluator {
             return Ok(Value::tensor(cl, "pad", None));
         }
         Ok(Value::tensor(contiguous, "pad", None))
+    }
+
+    /// `F.pad` in `reflect`, `replicate` or `circular` mode: each output element reads the
+    /// input element its mode maps it to; a new contiguous tensor.
+    fn pad_non_constant(
+        &mut self,
+        t: &Tensor,
+        pad: &[i64],
+        mode: &str,
+        value: Option<Scalar>,
+    ) -> R<Value> {
+        if value.is_some_and(|v| v.to_f64() != 0.0) {
+            return Err(ScriptError::Runtime(format!(
+                "Padding mode \"{mode}\" doesn't take in value argument"
+            )));
+        }
+        let n = t.ndim();
+        let k = pad.len();
+        if !matches!((k, n), (2, 2 | 3) | (4, 3 | 4) | (6, 4 | 5)) {
+            return Err(ScriptError::NotImplemented(format!(
+                "Padding size {k} is not supported for {n}D input tensor.\nSupported combinations for non-constant padding:\n  - 2D or 3D input: padding size = 2 (pads last dimension)\n  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
+            )));
+        }
+        let mut shape = t.shape().to_vec();
+        let mut left = vec![0i64; n];
+        for (i, pair) in pad.chunks(2).enumerate() {
+            let d = n - 1 - i;
+            let size = shape[d];
+            if mode == "reflect" && (pair[0] >= size || pair[1] >= size) {
+                return Err(ScriptError::Runtime(format!(
+                    "Argument #4: Padding size should be less than the corresponding input dimension, but got: padding ({}, {}) at dimension {d} of input {}",
+                    pair[0],
+                    pair[1],
+                    list_str(t.shape())
+                )));
+            }
+            if mode == "circular" && (pair[0] > size || pair[1] > size) {
+                return Err(ScriptError::Runtime(
+                    "Padding value causes wrapping around more than once.".into(),
+                ));
+            }
+            shape[d] = size + pair[0] + pair[1];
+            if shape[d] < 0 || size == 0 {
+                return Err(ScriptError::Runtime(format!(
+                    "input tensor must have a non-empty dimension {d} to pad, and the padded size must be positive"
+                )));
+            }
+            left[d] = pair[0];
+        }
+        self.check_work(numel_of(&shape), "pad")?;
+        let values = self.engine.values(t);
+        let strides = crate::tensor::layout::contiguous_strides(t.shape());
+        let total = numel_of(&shape).max(0) as usize;
+        let mut out = Vec::with_capacity(total);
+        let mut index = vec![0i64; n];
+        for _ in 0..total {
+            let mut at = 0i64;
+            for d in 0..n {
+                let size = t.shape()[d];
+                let i = index[d] - left[d];
+                let src = match mode {
+                    "reflect" if i < 0 => -i,
+                    "reflect" if i >= size => 2 * (size - 1) - i,
+                    "replicate" => i.clamp(0, size - 1),
+                    "circular" => i.rem_euclid(size),
+                    _ => i,
+                };
+                at += src * strides[d];
+            }
+            out.push(values.get(at as usize).copied().unwrap_or(Scalar::Int(0)));
+            for d in (0..n).rev() {
+                index[d] += 1;
+                if index[d] < shape[d] {
+                    break;
+                }
+                index[d] = 0;
+            }
+        }
+        let result = self.tensor_from_values(&shape, t.dtype, &out, "pad")?;
+        Ok(Value::tensor(result, "pad", None))
     }
 
     /// `F.normalize(input, p, dim, eps)`: `input / input.norm(p, dim, keepdim=True)

@@ -39,6 +39,18 @@ pub(crate) static OPS: &[OpDef] = &[
 ];
 
 fn broadcast_tensors(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    if let Some(Value::Tuple(items) | Value::List(items)) = call.value("tensors") {
+        if let Some((i, v)) = items
+            .iter()
+            .enumerate()
+            .find(|(_, v)| !matches!(v, Value::Tensor(_)))
+        {
+            return Err(ScriptError::Type(format!(
+                "expected Tensor as element {i} in argument 0, but got {}",
+                v.type_name()
+            )));
+        }
+    }
     let tensors: Vec<Tensor> = call
         .tensors("tensors")
         .iter()
