@@ -85,16 +85,18 @@ fn py_bind(
 ) -> R<Vec<Option<Value>>> {
     let n = spec.positional;
     if pos.len() > n {
-        let takes = if spec.required == n {
-            format!("{n}")
+        // A method (`Softmax.__init__`) counts `self` in Python's message.
+        let extra = usize::from(what.ends_with(".__init__"));
+        let (most, least, given) = (n + extra, spec.required + extra, pos.len() + extra);
+        let takes = if least == most {
+            format!("{most}")
         } else {
-            format!("from {} to {n}", spec.required)
+            format!("from {least} to {most}")
         };
         return Err(ScriptError::Type(format!(
-            "{what}() takes {takes} positional argument{} but {} {} given",
-            if n == 1 && spec.required == n { "" } else { "s" },
-            pos.len(),
-            if pos.len() == 1 { "was" } else { "were" }
+            "{what}() takes {takes} positional argument{} but {given} {} given",
+            if most == 1 && least == most { "" } else { "s" },
+            if given == 1 { "was" } else { "were" }
         )));
     }
     let mut values: Vec<Option<Value>> = vec![None; spec.params.len()];
@@ -136,7 +138,10 @@ fn py_bind(
 
 /// A bound argument, `None` counting as not given.
 fn given(values: &[Option<Value>], i: usize) -> Option<&Value> {
-    values.get(i).and_then(|v| v.as_ref()).filter(|v| !matches!(v, Value::None))
+    values
+        .get(i)
+        .and_then(|v| v.as_ref())
+        .filter(|v| !matches!(v, Value::None))
 }
 
 fn number(v: Option<&Value>, default: f64) -> f64 {

@@ -195,8 +195,7 @@ impl Evaluator {
         let t = this.borrow().tensor.clone();
         if inplace && this.borrow().requires_grad {
             return Err(ScriptError::Runtime(
-                "a leaf Variable that requires grad is being used in an in-place operation."
-                    .into(),
+                "a leaf Variable that requires grad is being used in an in-place operation.".into(),
             ));
         }
         float_kernel_only(t.dtype, act.kernel())?;

@@ -63,7 +63,10 @@ fn parse_inputs(lhs: &[u8], num_ops: usize) -> R<Vec<Vec<Sub>>> {
                         "einsum(): found '.' for operand {current} for which an ellipsis was already found"
                     )));
                 }
-                if !(i + 2 < lhs.len() + 1 && lhs.get(i + 1) == Some(&b'.') && lhs.get(i + 2) == Some(&b'.')) {
+                if !(i + 2 < lhs.len() + 1
+                    && lhs.get(i + 1) == Some(&b'.')
+                    && lhs.get(i + 2) == Some(&b'.'))
+                {
                     return Err(err(format!(
                         "einsum(): found '.' for operand {current} that is not part of any ellipsis"
                     )));
@@ -148,7 +151,9 @@ fn einsum(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
                 .iter()
                 .flat_map(|s| match s {
                     Sub::Label(l) => vec![*l],
-                    Sub::Ellipsis => (ell_dims - e..ell_dims).map(|k| ELLIPSIS_BASE + k).collect(),
+                    Sub::Ellipsis => (ell_dims - e..ell_dims)
+                        .map(|k| ELLIPSIS_BASE + k)
+                        .collect(),
                 })
                 .collect()
         })
@@ -259,7 +264,13 @@ fn single(ev: &mut Evaluator, t: &Tensor, dims: &[usize], output: &[usize]) -> R
         return Ok(Value::tensor(permuted, "einsum", None));
     }
     let sum_dims: Vec<i64> = (kept..order.len() as i64).collect();
-    let out = ev.reduce(crate::engine::ReduceOp::Sum, &permuted, Some(&sum_dims), false, None)?;
+    let out = ev.reduce(
+        crate::engine::ReduceOp::Sum,
+        &permuted,
+        Some(&sum_dims),
+        false,
+        None,
+    )?;
     Ok(Value::tensor(out, "einsum", None))
 }
 

@@ -83,7 +83,13 @@ fn floats(ev: &mut Evaluator, t: &Tensor) -> Vec<f64> {
 }
 
 /// A new contiguous tensor of `dtype` from `f64` values.
-fn from_floats(ev: &mut Evaluator, shape: &[i64], dtype: DType, values: &[f64], what: &str) -> R<Value> {
+fn from_floats(
+    ev: &mut Evaluator,
+    shape: &[i64],
+    dtype: DType,
+    values: &[f64],
+    what: &str,
+) -> R<Value> {
     let scalars: Vec<Scalar> = values
         .iter()
         .map(|&v| {
@@ -299,7 +305,7 @@ fn cdist(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     }
     if x1.dtype != x2.dtype {
         return Err(ScriptError::Runtime(format!(
-            "X1 and X2 must have the same dtype. X1: {} X2: {}",
+            "expected scalar type {} but found {}",
             x1.dtype.scalar_type_name(),
             x2.dtype.scalar_type_name()
         )));

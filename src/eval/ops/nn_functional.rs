@@ -100,10 +100,9 @@ impl Evaluator {
             let d = n - 1 - i;
             let new = shape[d] + pair[0] + pair[1];
             if new < 0 {
-                return Err(ScriptError::Runtime(format!(
-                    "The input size {}, plus negative padding {} and {} resulted in a negative output size, which is invalid. Check dimension {} of your input.",
-                    shape[d], pair[0], pair[1], d
-                )));
+                return Err(ScriptError::Runtime(
+                    "narrow(): length must be non-negative.".into(),
+                ));
             }
             shape[d] = new;
             left[d] = pair[0];
@@ -167,7 +166,7 @@ impl Evaluator {
         let k = pad.len();
         if !matches!((k, n), (2, 2 | 3) | (4, 3 | 4) | (6, 4 | 5)) {
             return Err(ScriptError::NotImplemented(format!(
-                "Padding size {k} is not supported for {n}D input tensor.\nSupported combinations for non-constant padding:\n  - 2D or 3D input: padding size = 2 (pads last dimension)\n  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
+                "Padding size {k} is not supported for {n}D input tensor."
             )));
         }
         let mut shape = t.shape().to_vec();
