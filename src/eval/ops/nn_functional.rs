@@ -70,7 +70,7 @@ impl Evaluator {
         mode: &str,
         value: Option<Scalar>,
     ) -> R<Value> {
-        if pad.len() % 2 != 0 {
+        if !pad.len().is_multiple_of(2) {
             return Err(ScriptError::Runtime(
                 "Padding length must be divisible by 2".into(),
             ));
