@@ -161,6 +161,18 @@ impl Evaluator {
                 shape[d + 1..].iter().product::<i64>().max(0) as usize,
             )
         };
+        // float32 rounds each step as ATen's kernel does (the exponentials, their running
+        // sum, then a multiply by the sum's reciprocal along the last dim or a division
+        // along another), so rows sum to 1 within the same float error as PyTorch's; other
+        // dtypes compute in double and round once.
+        let last = shape.is_empty() || d == shape.len() - 1;
+        let step = |v: f64| {
+            if out_dtype == DType::Float32 {
+                f64::from(v as f32)
+            } else {
+                v
+            }
+        };
         let mut out = vec![0.0; values.len()];
         let block = size * inner;
         if block > 0 {
@@ -170,10 +182,20 @@ impl Evaluator {
                     let max = (0..size)
                         .map(|k| values[at(k)])
                         .fold(f64::NEG_INFINITY, f64::max);
-                    let sum: f64 = (0..size).map(|k| (values[at(k)] - max).exp()).sum();
+                    let sum = (0..size).fold(0.0, |acc, k| {
+                        step(acc + step(step(values[at(k)] - max).exp()))
+                    });
+                    let inverse = step(1.0 / sum);
+                    let log_sum = step(sum.ln());
                     for k in 0..size {
-                        let x = values[at(k)] - max;
-                        out[at(k)] = if log { x - sum.ln() } else { x.exp() / sum };
+                        let x = step(values[at(k)] - max);
+                        out[at(k)] = if log {
+                            x - log_sum
+                        } else if last {
+                            step(x.exp()) * inverse
+                        } else {
+                            step(x.exp()) / sum
+                        };
                     }
                 }
             }

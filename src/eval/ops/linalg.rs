@@ -69,11 +69,11 @@ pub(super) fn vector_norm(values: &[f64], p: f64) -> f64 {
     } else if p == f64::NEG_INFINITY {
         abs.fold(f64::INFINITY, f64::min)
     } else if p == 1.0 {
-        abs.sum()
+        abs.fold(0.0, |a, b| a + b)
     } else if p == 2.0 {
-        abs.map(|v| v * v).sum::<f64>().sqrt()
+        abs.map(|v| v * v).fold(0.0, |a, b| a + b).sqrt()
     } else {
-        abs.map(|v| v.powf(p)).sum::<f64>().powf(1.0 / p)
+        abs.map(|v| v.powf(p)).fold(0.0, |a, b| a + b).powf(1.0 / p)
     }
 }
 
@@ -153,7 +153,8 @@ fn trace(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let d = ev.diagonal(&t, 0, 0, 1)?;
     let values = ev.engine.values(&d);
     if t.dtype.is_floating() {
-        let sum: f64 = values.iter().map(|v| v.to_f64()).sum();
+        // A fold from +0.0: an empty sum is 0, not `Sum`'s -0.0.
+        let sum = values.iter().fold(0.0, |a, v| a + v.to_f64());
         return from_floats(ev, &[], t.dtype, &[sum], "trace");
     }
     let sum = values
