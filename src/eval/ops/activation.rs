@@ -116,6 +116,35 @@ pub(crate) fn erf(x: f64) -> f64 {
     r.copysign(x)
 }
 
+/// Vector lanes of ATen's float kernels on the AVX-512 machines PyTorch is recorded on.
+const LANES: usize = 16;
+
+/// `vec::reduce_all` of a float32 sum: sequential below one vector; else lane-wise sums
+/// over whole vectors (the tail added into its first lanes), then a halving tree.
+fn lane_sum(values: &[f64]) -> f64 {
+    let f = |v: f64| f64::from(v as f32);
+    if values.len() < LANES {
+        return values
+            .iter()
+            .skip(1)
+            .fold(values.first().copied().unwrap_or(0.0), |a, &b| f(a + b));
+    }
+    let mut acc: Vec<f64> = values[..LANES].to_vec();
+    for chunk in values[LANES..].chunks(LANES) {
+        for (a, &v) in acc.iter_mut().zip(chunk) {
+            *a = f(*a + v);
+        }
+    }
+    let mut n = LANES;
+    while n > 1 {
+        n /= 2;
+        for i in 0..n {
+            acc[i] = f(acc[i] + acc[i + n]);
+        }
+    }
+    acc[0]
+}
+
 /// The `NotImplementedError` of a floating-only CPU kernel.
 fn float_kernel_only(dtype: DType, kernel: &str) -> R<()> {
     if !dtype.is_floating() {
@@ -182,9 +211,14 @@ impl Evaluator {
                     let max = (0..size)
                         .map(|k| values[at(k)])
                         .fold(f64::NEG_INFINITY, f64::max);
-                    let sum = (0..size).fold(0.0, |acc, k| {
-                        step(acc + step(step(values[at(k)] - max).exp()))
-                    });
+                    let exps: Vec<f64> = (0..size)
+                        .map(|k| step(step(values[at(k)] - max).exp()))
+                        .collect();
+                    let sum = if last && out_dtype == DType::Float32 {
+                        lane_sum(&exps)
+                    } else {
+                        exps.iter().fold(0.0, |acc, &e| step(acc + e))
+                    };
                     let inverse = step(1.0 / sum);
                     let log_sum = step(sum.ln());
                     for k in 0..size {
