@@ -52,7 +52,7 @@ impl Evaluator {
             "torch.nn" => self.make_layer(name, pos, kw),
             "torch.nn.functional" => self.call_functional(name, pos, kw),
             "torch.linalg" => self
-                .call_table_function(&format!("linalg_{name}"), &pos, &kw)
+                .call_table_function(&format!("linalg.{name}"), &pos, &kw)
                 .unwrap_or_else(|| {
                     Err(ScriptError::Attribute(format!(
                         "module 'torch.linalg' has no attribute '{name}'"

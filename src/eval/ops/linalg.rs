@@ -39,7 +39,7 @@ pub(crate) static OPS: &[OpDef] = &[
         rule: cross,
     },
     OpDef {
-        names: &["linalg_cross"],
+        names: &["linalg.cross"],
         schemas: &["Tensor self, Tensor other, *, int dim=-1"],
         forms: Forms::Function,
         rule: cross,
@@ -52,7 +52,7 @@ pub(crate) static OPS: &[OpDef] = &[
     },
     OpDef {
         names: &["cdist"],
-        schemas: &["Tensor x1, Tensor x2, float p=2., int? compute_mode=None"],
+        schemas: &["Tensor x1, Tensor x2, float p=2., str? compute_mode=None"],
         forms: Forms::Function,
         rule: cdist,
     },
@@ -194,11 +194,12 @@ fn diag(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     }
 }
 
-/// `torch.cross(input, other, dim=None)` and `torch.linalg.cross(input, other, dim=-1)`.
+/// `torch.cross(input, other, dim=None)` and `torch.linalg.cross(input, other, dim=-1)` (the
+/// table names it `linalg.cross`: it is reached through the `torch.linalg` module only).
 fn cross(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let a = call.self_tensor()?;
     let b = call.tensor("other").unwrap_or_else(|| a.clone());
-    let linalg = call.name == "linalg_cross";
+    let linalg = call.name == "linalg.cross";
     if a.ndim() != b.ndim() {
         return Err(ScriptError::Runtime(
             "linalg.cross: inputs must have the same number of dimensions.".into(),
@@ -282,6 +283,18 @@ fn cdist(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let x1 = call.tensor("x1").ok_or_else(missing)?;
     let x2 = call.tensor("x2").ok_or_else(missing)?;
     let p = p_of(ev, call, 2.0)?;
+    if let Some(Value::Str(mode)) = call.value("compute_mode") {
+        const MODES: &[&str] = &[
+            "use_mm_for_euclid_dist_if_necessary",
+            "use_mm_for_euclid_dist",
+            "donot_use_mm_for_euclid_dist",
+        ];
+        if !MODES.contains(&mode.as_str()) {
+            return Err(ScriptError::Value(format!(
+                "{mode} is not a valid value for compute_mode"
+            )));
+        }
+    }
     for (t, name) in [(&x1, "X1"), (&x2, "X2")] {
         if t.ndim() < 2 {
             return Err(ScriptError::Runtime(format!(
