@@ -60,12 +60,22 @@ impl Activation {
         }
     }
 
-    fn apply(self, x: f64) -> f64 {
+    /// The value at `x`, each arithmetic step rounded by `r` (to float32 for the float
+    /// dtypes ATen computes in float, the identity for double), in the kernel's order: so
+    /// `1 + erf(x/√2)` cancels for large negative `x` as it does in PyTorch.
+    fn apply(self, x: f64, r: impl Fn(f64) -> f64) -> f64 {
         match self {
-            Activation::Gelu { tanh: false } => 0.5 * x * (1.0 + erf(x / std::f64::consts::SQRT_2)),
+            Activation::Gelu { tanh: false } => {
+                let alpha = r(std::f64::consts::FRAC_1_SQRT_2);
+                let e = r(erf(r(x * alpha)));
+                r(r(x * 0.5) * r(1.0 + e))
+            }
             Activation::Gelu { tanh: true } => {
-                let k = (2.0 / std::f64::consts::PI).sqrt();
-                0.5 * x * (1.0 + (k * (x + 0.044715 * x * x * x)).tanh())
+                let beta = r(std::f64::consts::SQRT_2 * std::f64::consts::FRAC_2_SQRT_PI * 0.5);
+                let kappa = r(0.044715);
+                let cube = r(r(x * x) * x);
+                let inner = r(beta * r(x + r(kappa * cube)));
+                r(r(0.5 * x) * r(1.0 + r(inner.tanh())))
             }
             Activation::LeakyRelu(slope) => {
                 if x > 0.0 {
@@ -78,10 +88,10 @@ impl Activation {
                 if x > 0.0 {
                     x
                 } else {
-                    alpha * x.exp_m1()
+                    r(alpha * r(x.exp_m1()))
                 }
             }
-            Activation::Silu => x / (1.0 + (-x).exp()),
+            Activation::Silu => r(x / r(1.0 + r((-x).exp()))),
         }
     }
 }
@@ -260,7 +270,16 @@ impl Evaluator {
             .engine
             .values(&t)
             .into_iter()
-            .map(|v| t.dtype.round(Scalar::Float(act.apply(v.to_f64()))))
+            .map(|v| {
+                let r = |v: f64| {
+                    if t.dtype == DType::Float64 {
+                        v
+                    } else {
+                        f64::from(v as f32)
+                    }
+                };
+                t.dtype.round(Scalar::Float(act.apply(v.to_f64(), r)))
+            })
             .collect();
         let out = self.host_result(&t, t.dtype, &values, act.name())?;
         if inplace {
