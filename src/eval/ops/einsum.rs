@@ -107,6 +107,11 @@ fn einsum(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         .iter()
         .map(|t| t.borrow().tensor.clone())
         .collect();
+    if operands.is_empty() {
+        return Err(ScriptError::Value(
+            "einsum(): must specify the equation string and at least one operand, or at least one operand and its subscripts list".into(),
+        ));
+    }
     let bytes = equation.as_bytes();
     let arrow = equation.find("->");
     let lhs = &bytes[..arrow.unwrap_or(bytes.len())];

@@ -169,7 +169,9 @@ fn diag(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let k = ev.arg_int(call, "diagonal", 0)?;
     match t.ndim() {
         1 => {
-            let n = t.shape()[0] + k.abs();
+            let n = t.shape()[0].saturating_add(k.saturating_abs());
+            ev.check_shape(&[n, n])?;
+            ev.check_work(n.saturating_mul(n), "diag")?;
             let values = ev.engine.values(&t);
             let zero = t.dtype.round(Scalar::Int(0));
             let mut out = vec![zero; (n * n).max(0) as usize];
@@ -338,7 +340,11 @@ fn cdist(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let (v1, v2) = (floats(ev, &e1), floats(ev, &e2));
     let (r1, r2, c) = (r1 as usize, r2 as usize, c1 as usize);
     let count = numel_of(&batch).max(0) as usize;
-    ev.check_work((count * r1 * r2 * c) as i64, "cdist")?;
+    let work = count
+        .saturating_mul(r1)
+        .saturating_mul(r2)
+        .saturating_mul(c.max(1));
+    ev.check_work(i64::try_from(work).unwrap_or(i64::MAX), "cdist")?;
     let mut out = Vec::with_capacity(count * r1 * r2);
     let dtype = x1.dtype;
     for b in 0..count {
