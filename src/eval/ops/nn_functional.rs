@@ -137,8 +137,14 @@ impl Evaluator {
                 index[d] = 0;
             }
         }
-        let contiguous = self.tensor_from_values(&shape, t.dtype, &out, "pad")?;
-        let channels_last = n == 4
+        self.pad_result(t, &shape, &out)
+    }
+
+    /// A padded result of `shape` from row-major `values`, in the input's suggested memory
+    /// format (channels-last stays channels-last).
+    fn pad_result(&mut self, t: &Tensor, shape: &[i64], values: &[Scalar]) -> R<Value> {
+        let contiguous = self.tensor_from_values(shape, t.dtype, values, "pad")?;
+        let channels_last = t.ndim() == 4
             && t.layout.is_contiguous_as(MemoryFormat::ChannelsLast)
             && !t.layout.is_contiguous_as(MemoryFormat::Contiguous);
         if channels_last {
@@ -224,8 +230,7 @@ impl Evaluator {
                 index[d] = 0;
             }
         }
-        let result = self.tensor_from_values(&shape, t.dtype, &out, "pad")?;
-        Ok(Value::tensor(result, "pad", None))
+        self.pad_result(t, &shape, &out)
     }
 
     /// `F.normalize(input, p, dim, eps)`: `input / input.norm(p, dim, keepdim=True)
