@@ -200,14 +200,25 @@ impl Evaluator {
                 shape[d + 1..].iter().product::<i64>().max(0) as usize,
             )
         };
-        // float32 rounds each step as ATen's kernel does (the exponentials, their running
-        // sum, then a multiply by the sum's reciprocal along the last dim or a division
-        // along another), so rows sum to 1 within the same float error as PyTorch's; other
-        // dtypes compute in double and round once.
+        // float32 (also the opmath of float16/bfloat16) rounds each step as ATen's kernel
+        // does (the exponentials, their sum, then a multiply by the sum's reciprocal along
+        // the last dim or a division along another), so rows sum to 1 within the same float
+        // error as PyTorch's; float64 computes in double.
         let last = shape.is_empty() || d == shape.len() - 1;
+        let in_float = out_dtype != DType::Float64;
         let step = |v: f64| {
-            if out_dtype == DType::Float32 {
+            if in_float {
                 f64::from(v as f32)
+            } else {
+                v
+            }
+        };
+        // float16/bfloat16 keep log_softmax's sum and its log along the last dim in their
+        // own type.
+        let reduced = matches!(out_dtype, DType::Float16 | DType::BFloat16);
+        let in_dtype = |v: f64| {
+            if reduced {
+                out_dtype.round(Scalar::Float(v)).to_f64()
             } else {
                 v
             }
@@ -224,21 +235,25 @@ impl Evaluator {
                     let exps: Vec<f64> = (0..size)
                         .map(|k| step(step(values[at(k)] - max).exp()))
                         .collect();
-                    let sum = if last && out_dtype == DType::Float32 {
+                    let sum = if last && in_float {
                         lane_sum(&exps)
                     } else {
                         exps.iter().fold(0.0, |acc, &e| step(acc + e))
                     };
                     let inverse = step(1.0 / sum);
-                    let log_sum = step(sum.ln());
-                    for k in 0..size {
+                    let log_sum = if last {
+                        in_dtype(step(in_dtype(sum).ln()))
+                    } else {
+                        step(sum.ln())
+                    };
+                    for (k, &e) in exps.iter().enumerate() {
                         let x = step(values[at(k)] - max);
                         out[at(k)] = if log {
                             x - log_sum
                         } else if last {
-                            step(x.exp()) * inverse
+                            e * inverse
                         } else {
-                            step(x.exp()) / sum
+                            e / sum
                         };
                     }
                 }
