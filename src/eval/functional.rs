@@ -46,6 +46,16 @@ const FUNCTIONS: &[PyFn] = &[
     py("elu_", &["input", "alpha"], 1),
     py("silu", &["input", "inplace"], 1),
     py("sigmoid", &["input"], 1),
+    py("softplus", &["input", "beta", "threshold"], 1),
+    py("mish", &["input", "inplace"], 1),
+    py("hardswish", &["input", "inplace"], 1),
+    py("hardsigmoid", &["input", "inplace"], 1),
+    py("selu", &["input", "inplace"], 1),
+    py("celu", &["input", "alpha", "inplace"], 1),
+    py("logsigmoid", &["input"], 1),
+    py("softmin", &["input", "dim", "_stacklevel", "dtype"], 1),
+    py("relu6", &["input", "inplace"], 1),
+    py("hardtanh", &["input", "min_val", "max_val", "inplace"], 1),
     py("tanh", &["input"], 1),
     py("one_hot", &["tensor", "num_classes"], 1),
     py("pad", &["input", "pad", "mode", "value"], 2),
@@ -64,6 +74,16 @@ const LAYERS: &[PyFn] = &[
     py("SiLU", &["inplace"], 0),
     py("Sigmoid", &[], 0),
     py("Tanh", &[], 0),
+    py("Softplus", &["beta", "threshold"], 0),
+    py("Mish", &["inplace"], 0),
+    py("Hardswish", &["inplace"], 0),
+    py("Hardsigmoid", &["inplace"], 0),
+    py("SELU", &["inplace"], 0),
+    py("CELU", &["alpha", "inplace"], 0),
+    py("LogSigmoid", &[], 0),
+    py("Softmin", &["dim"], 0),
+    py("ReLU6", &["inplace"], 0),
+    py("Hardtanh", &["min_val", "max_val", "inplace"], 0),
 ];
 
 /// Whether `torch.nn.functional.name` exists here.
@@ -74,6 +94,11 @@ pub(super) fn is_function(name: &str) -> bool {
 /// Whether `torch.nn.name` is a layer here.
 pub(super) fn is_layer(name: &str) -> bool {
     LAYERS.iter().any(|f| f.name == name)
+}
+
+/// Whether a layer's `repr` shows `inplace=True` (`Hardswish` and `Hardsigmoid` do not).
+pub(super) fn repr_shows_inplace(kind: &str) -> bool {
+    !matches!(kind, "Hardswish" | "Hardsigmoid")
 }
 
 /// Binds arguments with Python's rules: `None` where a parameter was not given.
@@ -226,8 +251,15 @@ impl Evaluator {
                 vec![],
                 vec![],
             ),
-            "softmax" | "log_softmax" => {
-                let t = input.borrow().tensor.clone();
+            "softmax" | "log_softmax" | "softmin" => {
+                let mut t = input.borrow().tensor.clone();
+                if name == "softmin" {
+                    // `(-input).softmax(dim)`.
+                    let negated = self.neg(&t)?;
+                    t = negated
+                        .as_tensor()
+                        .ok_or_else(|| ScriptError::Runtime("softmin: no tensor".into()))?;
+                }
                 let dim = match given(&args, 1) {
                     Some(v) => {
                         let v = v.clone();
@@ -256,9 +288,52 @@ impl Evaluator {
                 let inplace = name == "elu_" || flag(self, 2)?;
                 self.activation(&input, Activation::Elu(alpha), inplace)
             }
-            "silu" => {
+            "silu" | "mish" | "hardswish" | "hardsigmoid" | "selu" => {
                 let inplace = flag(self, 1)?;
-                self.activation(&input, Activation::Silu, inplace)
+                let act = match name {
+                    "silu" => Activation::Silu,
+                    "mish" => Activation::Mish,
+                    "hardswish" => Activation::Hardswish,
+                    "hardsigmoid" => Activation::Hardsigmoid,
+                    _ => Activation::Selu,
+                };
+                self.activation(&input, act, inplace)
+            }
+            "celu" => {
+                let alpha = number(given(&args, 1), 1.0);
+                let inplace = flag(self, 2)?;
+                self.activation(&input, Activation::Celu(alpha), inplace)
+            }
+            "softplus" => {
+                let beta = number(given(&args, 1), 1.0);
+                let threshold = number(given(&args, 2), 20.0);
+                self.activation(&input, Activation::Softplus { beta, threshold }, false)
+            }
+            "logsigmoid" => self.activation(&input, Activation::LogSigmoid, false),
+            "relu6" | "hardtanh" => {
+                // `hardtanh` is a clamp (`relu6` is `hardtanh(0, 6)`), in place or not.
+                let (low, high, inplace) = if name == "relu6" {
+                    (Value::Float(0.0), Value::Float(6.0), flag(self, 1)?)
+                } else {
+                    (
+                        given(&args, 1).cloned().unwrap_or(Value::Float(-1.0)),
+                        given(&args, 2).cloned().unwrap_or(Value::Float(1.0)),
+                        flag(self, 3)?,
+                    )
+                };
+                // An integer input keeps its dtype: its bounds are cast to it.
+                let integral = input.borrow().tensor.dtype.is_integral();
+                let cast = |v: Value| match v {
+                    Value::Float(f) if integral => Value::Int(f as i64),
+                    v => v,
+                };
+                let (low, high) = (cast(low), cast(high));
+                let method = if inplace { "clamp_" } else { "clamp" };
+                self.call(
+                    Value::Method(Box::new(Value::Tensor(input)), method.into()),
+                    vec![low, high],
+                    vec![],
+                )
             }
             "one_hot" => {
                 let t = input.borrow().tensor.clone();
@@ -339,7 +414,14 @@ impl Evaluator {
                     "negative_slope".to_string(),
                     v.unwrap_or(Value::Float(0.01)),
                 )),
-                (p, v) => args.push((p.to_string(), v.unwrap_or(Value::Float(1.0)))),
+                (p, v) => {
+                    let default = match p {
+                        "min_val" => -1.0,
+                        "threshold" => 20.0,
+                        _ => 1.0,
+                    };
+                    args.push((p.to_string(), v.unwrap_or(Value::Float(default))))
+                }
             }
         }
         Ok(Value::Layer {
@@ -367,6 +449,7 @@ impl Evaluator {
             return Ok(input);
         }
         let arg = args.first().map(|(_, v)| v.clone()).unwrap_or(Value::None);
+        let arg2 = args.get(1).map(|(_, v)| v.clone()).unwrap_or(Value::None);
         let (function, mut pos) = match kind {
             "ReLU" => ("relu", vec![input, Value::Bool(inplace)]),
             "Softmax" => ("softmax", vec![input, arg]),
@@ -377,10 +460,20 @@ impl Evaluator {
             "LeakyReLU" => ("leaky_relu", vec![input, arg, Value::Bool(inplace)]),
             "ELU" => ("elu", vec![input, arg, Value::Bool(inplace)]),
             "SiLU" => ("silu", vec![input, Value::Bool(inplace)]),
+            "Mish" => ("mish", vec![input, Value::Bool(inplace)]),
+            "Hardswish" => ("hardswish", vec![input, Value::Bool(inplace)]),
+            "Hardsigmoid" => ("hardsigmoid", vec![input, Value::Bool(inplace)]),
+            "SELU" => ("selu", vec![input, Value::Bool(inplace)]),
+            "ReLU6" => ("relu6", vec![input, Value::Bool(inplace)]),
+            "CELU" => ("celu", vec![input, arg, Value::Bool(inplace)]),
+            "Hardtanh" => ("hardtanh", vec![input, arg, arg2, Value::Bool(inplace)]),
+            "Softplus" => ("softplus", vec![input, arg, arg2]),
+            "LogSigmoid" => ("logsigmoid", vec![input]),
+            "Softmin" => ("softmin", vec![input, arg]),
             "Sigmoid" => ("sigmoid", vec![input]),
             _ => ("tanh", vec![input]),
         };
-        if matches!(kind, "Softmax" | "LogSoftmax") {
+        if matches!(kind, "Softmax" | "LogSoftmax" | "Softmin") {
             // `F.softmax(input, self.dim, _stacklevel=5)`.
             pos.push(Value::Int(5));
         }

@@ -73,7 +73,7 @@ impl Evaluator {
                 for (k, v) in args {
                     parts.push(format!("{k}={}", self.repr(v)?));
                 }
-                if *inplace {
+                if *inplace && super::functional::repr_shows_inplace(kind) {
                     parts.push("inplace=True".into());
                 }
                 format!("{kind}({})", parts.join(", "))

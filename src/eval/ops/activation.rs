@@ -37,6 +37,20 @@ pub(crate) enum Activation {
     Elu(f64),
     /// `silu`: `x * sigmoid(x)`.
     Silu,
+    /// `softplus(beta, threshold)`.
+    Softplus { beta: f64, threshold: f64 },
+    /// `mish`: `x * tanh(softplus(x))`.
+    Mish,
+    /// `hardswish`: `x * relu6(x + 3) / 6`.
+    Hardswish,
+    /// `hardsigmoid`: `relu6(x + 3) / 6`.
+    Hardsigmoid,
+    /// `selu`: a scaled `elu` with fixed constants.
+    Selu,
+    /// `celu(alpha)`: `elu` with the input scaled by `1 / alpha`.
+    Celu(f64),
+    /// `logsigmoid`: `log(sigmoid(x))`.
+    LogSigmoid,
 }
 
 impl Activation {
@@ -47,6 +61,12 @@ impl Activation {
             Activation::LeakyRelu(_) => "leaky_relu_cpu",
             Activation::Elu(_) => "elu_cpu",
             Activation::Silu => "silu_cpu",
+            Activation::Softplus { .. } => "softplus_cpu",
+            Activation::Mish => "mish_cpu",
+            Activation::Hardswish => "hardswish_cpu",
+            Activation::Hardsigmoid => "hardsigmoid_cpu",
+            Activation::Selu | Activation::Celu(_) => "elu_cpu",
+            Activation::LogSigmoid => "log_sigmoid_cpu",
         }
     }
 
@@ -57,6 +77,13 @@ impl Activation {
             Activation::LeakyRelu(_) => "leaky_relu",
             Activation::Elu(_) => "elu",
             Activation::Silu => "silu",
+            Activation::Softplus { .. } => "softplus",
+            Activation::Mish => "mish",
+            Activation::Hardswish => "hardswish",
+            Activation::Hardsigmoid => "hardsigmoid",
+            Activation::Selu => "selu",
+            Activation::Celu(_) => "celu",
+            Activation::LogSigmoid => "log_sigmoid",
         }
     }
 
@@ -92,6 +119,34 @@ impl Activation {
                 }
             }
             Activation::Silu => r(x / r(1.0 + r((-x).exp()))),
+            Activation::Softplus { beta, threshold } => {
+                let scaled = r(x * beta);
+                if scaled > threshold {
+                    x
+                } else {
+                    r(r(scaled.exp().ln_1p()) / beta)
+                }
+            }
+            Activation::Mish => r(x * r(r(x.exp().ln_1p()).tanh())),
+            Activation::Hardswish => r(r(x * r(x + 3.0).clamp(0.0, 6.0)) / 6.0),
+            Activation::Hardsigmoid => r(r(x + 3.0).clamp(0.0, 6.0) / 6.0),
+            Activation::Selu => {
+                const ALPHA: f64 = 1.673_263_242_354_377_2;
+                const SCALE: f64 = 1.050_700_987_355_480_5;
+                if x > 0.0 {
+                    r(x * r(SCALE))
+                } else {
+                    r(r(x.exp_m1()) * r(ALPHA * SCALE))
+                }
+            }
+            Activation::Celu(alpha) => {
+                if x > 0.0 {
+                    x
+                } else {
+                    r(r(r(x * r(1.0 / alpha)).exp_m1()) * alpha)
+                }
+            }
+            Activation::LogSigmoid => r(x.min(0.0) - r(r((-x.abs()).exp()).ln_1p())),
         }
     }
 }
