@@ -98,7 +98,7 @@ impl Evaluator {
         let mut left = vec![0i64; n];
         for (i, pair) in pad.chunks(2).enumerate() {
             let d = n - 1 - i;
-            let new = shape[d] + pair[0] + pair[1];
+            let new = shape[d].saturating_add(pair[0]).saturating_add(pair[1]);
             if new < 0 {
                 return Err(ScriptError::Runtime(
                     "narrow(): length must be non-negative.".into(),
@@ -193,7 +193,7 @@ impl Evaluator {
                     "Padding value causes wrapping around more than once.".into(),
                 ));
             }
-            shape[d] = size + pair[0] + pair[1];
+            shape[d] = size.saturating_add(pair[0]).saturating_add(pair[1]);
             if shape[d] < 0 || size == 0 {
                 return Err(ScriptError::Runtime(format!(
                     "input tensor must have a non-empty dimension {d} to pad, and the padded size must be positive"
