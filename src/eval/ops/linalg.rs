@@ -356,7 +356,19 @@ fn cdist(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
                         dtype.round(Scalar::Float(x)).to_f64()
                     })
                     .collect();
-                out.push(vector_norm(&diff, p));
+                out.push(if dtype == DType::Float64 || !(p == 1.0 || p == 2.0) {
+                    vector_norm(&diff, p)
+                } else {
+                    // ATen's kernel sums in the dtype, term by term.
+                    let round = |v: f64| dtype.round(Scalar::Float(v)).to_f64();
+                    let term = |d: f64| if p == 1.0 { d.abs() } else { round(d * d) };
+                    let sum = diff.iter().fold(0.0, |acc, &d| round(acc + term(d)));
+                    if p == 1.0 {
+                        sum
+                    } else {
+                        sum.sqrt()
+                    }
+                });
             }
         }
     }
