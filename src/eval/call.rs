@@ -29,12 +29,11 @@ impl Evaluator {
                             .ok_or_else(|| ScriptError::Attribute(n.to_string()))
                     }
                     // `torch.nn.functional.relu(...)` without `import torch.nn`: `torch.nn`
-                    // is an attribute of `torch` once torch is imported.
-                    "nn" => return Ok(Value::Module("torch.nn".into())),
+                    // (and `torch.linalg`) are attributes of `torch` once torch is imported.
+                    "nn" | "linalg" => return Ok(Value::Module(format!("torch.{name}"))),
                     "inf" => return Ok(Value::Float(f64::INFINITY)),
                     "pi" => return Ok(Value::Float(std::f64::consts::PI)),
                     "e" => return Ok(Value::Float(std::f64::consts::E)),
-                    "linalg" => return Ok(Value::Module("torch.linalg".into())),
                     // Classes: `isinstance(x, torch.Tensor)`, `torch.Size([2, 3])`.
                     "Tensor" | "Size" | "finfo" | "iinfo" => {
                         return Ok(Value::Method(Box::new(Value::Torch), name.to_string()))
@@ -268,8 +267,13 @@ impl Evaluator {
         pos: Vec<Value>,
         kw: Vec<(String, Value)>,
     ) -> R<Value> {
-        if let Value::Layer { kind, inplace } = &func {
-            return self.call_layer(kind, *inplace, pos);
+        if let Value::Layer {
+            kind,
+            inplace,
+            args,
+        } = &func
+        {
+            return self.call_layer(kind, *inplace, args, pos);
         }
         if let Value::Function(function) = &func {
             let function = std::rc::Rc::clone(function);

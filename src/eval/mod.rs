@@ -11,6 +11,7 @@ mod complex;
 mod exceptions;
 mod exec;
 mod expr;
+mod functional;
 mod functions;
 mod modules;
 mod numpy;

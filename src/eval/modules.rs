@@ -5,10 +5,6 @@ use super::value::Value;
 use super::{Evaluator, R};
 use crate::tensor::ScriptError;
 
-/// `torch.nn` layers that are plain elementwise functions of their input.
-const NN_LAYERS: &[&str] = &["ReLU", "Identity"];
-/// `torch.nn.functional` functions.
-const FUNCTIONAL: &[&str] = &["relu", "relu_"];
 /// `math` functions.
 const MATH: &[&str] = &["sqrt", "floor", "ceil", "prod", "isclose", "log", "exp"];
 
@@ -26,8 +22,8 @@ impl Evaluator {
         }
         match (module, name) {
             ("torch.nn", "functional") => Ok(Value::Module("torch.nn.functional".into())),
-            ("torch.nn", n) if NN_LAYERS.contains(&n) => method(),
-            ("torch.nn.functional", n) if FUNCTIONAL.contains(&n) => method(),
+            ("torch.nn", n) if super::functional::is_layer(n) => method(),
+            ("torch.nn.functional", n) if super::functional::is_function(n) => method(),
             ("torch.linalg", n) if super::registry::is_function(&format!("linalg_{n}")) => method(),
             ("math", "pi") => Ok(Value::Float(std::f64::consts::PI)),
             ("math", "e") => Ok(Value::Float(std::f64::consts::E)),
@@ -59,67 +55,8 @@ impl Evaluator {
             return Ok(value);
         }
         match module {
-            "torch.nn" => {
-                let mut inplace = false;
-                for (k, v) in &kw {
-                    match (k.as_str(), v) {
-                        ("inplace", v) => inplace = self.truthy(v)?,
-                        (k, _) => {
-                            return Err(ScriptError::Type(format!(
-                                "{name}.__init__() got an unexpected keyword argument '{k}'"
-                            )))
-                        }
-                    }
-                }
-                if let Some(v) = pos.first() {
-                    inplace = self.truthy(v)?;
-                }
-                Ok(Value::Layer {
-                    kind: name.to_string(),
-                    inplace,
-                })
-            }
-            "torch.nn.functional" => {
-                let mut inplace = false;
-                let mut rest = Vec::new();
-                for (k, v) in kw {
-                    if k == "inplace" {
-                        inplace = self.truthy(&v)?;
-                    } else {
-                        rest.push((k, v));
-                    }
-                }
-                let mut pos = pos.into_iter();
-                let input = match pos.next() {
-                    Some(v) => v,
-                    None => match rest.iter().position(|(k, _)| k == "input") {
-                        Some(i) => rest.remove(i).1,
-                        None => {
-                            return Err(ScriptError::Type(format!(
-                                "{name}() missing 1 required positional argument: 'input'"
-                            )))
-                        }
-                    },
-                };
-                if let Some(v) = pos.next() {
-                    inplace = self.truthy(&v)?;
-                }
-                if let Some((k, _)) = rest.first() {
-                    return Err(ScriptError::Type(format!(
-                        "{name}() got an unexpected keyword argument '{k}'"
-                    )));
-                }
-                let method = if inplace || name.ends_with('_') {
-                    "relu_"
-                } else {
-                    "relu"
-                };
-                self.call(
-                    Value::Method(Box::new(input), method.into()),
-                    vec![],
-                    vec![],
-                )
-            }
+            "torch.nn" => self.make_layer(name, pos, kw),
+            "torch.nn.functional" => self.call_functional(name, pos, kw),
             "torch.linalg" => self
                 .call_table_function(&format!("linalg_{name}"), &pos, &kw)
                 .unwrap_or_else(|| {
@@ -133,27 +70,6 @@ impl Evaluator {
             _ => Err(ScriptError::Type(format!(
                 "'{module}.{name}' is not callable here"
             ))),
-        }
-    }
-
-    /// Calls an `nn` layer object on its input (`nn.ReLU(inplace=True)(x)`).
-    pub(super) fn call_layer(&mut self, kind: &str, inplace: bool, pos: Vec<Value>) -> R<Value> {
-        let [input] = <[Value; 1]>::try_from(pos).map_err(|p| {
-            ScriptError::Type(format!(
-                "{kind}.forward() takes 2 positional arguments but {} were given",
-                p.len() + 1
-            ))
-        })?;
-        match kind {
-            "Identity" => Ok(input),
-            _ => {
-                let method = if inplace { "relu_" } else { "relu" };
-                self.call(
-                    Value::Method(Box::new(input), method.into()),
-                    vec![],
-                    vec![],
-                )
-            }
         }
     }
 

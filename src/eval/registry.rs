@@ -136,6 +136,8 @@ impl Evaluator {
         kw: &[(String, Value)],
     ) -> Option<R<Value>> {
         let entry = table().get(name).filter(|e| e.def.forms != Forms::Method)?;
+        let packed = pack_tensor_varargs(name, &entry.function, pos);
+        let pos = packed.as_deref().unwrap_or(pos);
         let call = CallArgs { name, pos, kw };
         Some(bind(&entry.function, &call).and_then(|args| {
             let this = match args.values.first() {
@@ -190,6 +192,37 @@ impl Evaluator {
             (entry.def.rule)(self, &op)
         }))
     }
+}
+
+/// `*tensors` functions (`torch.meshgrid(a, b)`): the tensors given one by one, packed into
+/// the tuple their `Tensor[]` parameter takes; `None` when there is nothing to pack.
+fn pack_tensor_varargs(name: &str, schemas: &[Schema], pos: &[Value]) -> Option<Vec<Value>> {
+    if !super::ops::TENSOR_VARARGS.contains(&name) {
+        return None;
+    }
+    let at = schemas.iter().find_map(|s| {
+        s.params
+            .iter()
+            .position(|p| p.ty == super::signature::ParamType::TensorList)
+    })?;
+    let single_overload = schemas.iter().any(|s| {
+        s.params
+            .get(at)
+            .is_some_and(|p| p.ty == super::signature::ParamType::Tensor)
+    });
+    let rest = pos.get(at..).unwrap_or(&[]);
+    // `broadcast_tensors(*tensors)` always packs; the others take one list as their tensors.
+    let packs = match rest.first() {
+        None => true,
+        Some(Value::Tensor(_)) => !(rest.len() == 1 && single_overload),
+        Some(_) => name == "broadcast_tensors",
+    };
+    if !packs || pos.len() < at {
+        return None;
+    }
+    let mut packed = pos[..at].to_vec();
+    packed.push(Value::Tuple(rest.to_vec()));
+    Some(packed)
 }
 
 /// Typed access to bound arguments. Types were checked by binding; these convert.

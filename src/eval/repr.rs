@@ -71,12 +71,19 @@ impl Evaluator {
             }
             Value::Module(name) => format!("<module '{name}'>"),
             Value::Generator => "<torch._C.Generator object at 0x7f5e2c3a1e10>".into(),
-            Value::Layer { kind, inplace } => {
-                if *inplace {
-                    format!("{kind}(inplace=True)")
-                } else {
-                    format!("{kind}()")
+            Value::Layer {
+                kind,
+                inplace,
+                args,
+            } => {
+                let mut parts = Vec::new();
+                for (k, v) in args {
+                    parts.push(format!("{k}={}", self.repr(v)?));
                 }
+                if *inplace && super::functional::repr_shows_inplace(kind) {
+                    parts.push("inplace=True".into());
+                }
+                format!("{kind}({})", parts.join(", "))
             }
             Value::Range(a, b, c) => {
                 if *c == 1 {

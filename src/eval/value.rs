@@ -54,6 +54,8 @@ pub enum Value {
     Layer {
         kind: String,
         inplace: bool,
+        /// Its other `__init__` arguments, by name (`dim`, `negative_slope`, ...).
+        args: Vec<(String, Value)>,
     },
     /// The default random generator (what `torch.manual_seed` returns).
     Generator,

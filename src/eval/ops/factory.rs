@@ -97,6 +97,21 @@ pub(crate) static OPS: &[OpDef] = &[
         rule: linspace,
     },
     OpDef {
+        names: &["logspace"],
+        schemas: &[concat!(
+            "Scalar start, Scalar end, int steps, float base=10.0, ",
+            options!()
+        )],
+        forms: Forms::Function,
+        rule: logspace,
+    },
+    OpDef {
+        names: &["scalar_tensor"],
+        schemas: &[concat!("Scalar s, ", options!())],
+        forms: Forms::Function,
+        rule: scalar_tensor,
+    },
+    OpDef {
         names: &["eye"],
         schemas: &[
             concat!("int n, ", options!()),
@@ -354,6 +369,57 @@ fn linspace(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     };
     let t = ev.tensor_from_values(&[steps], dtype, &values, "linspace")?;
     finish(ev, call, t, "linspace")
+}
+
+/// `torch.logspace(start, end, steps, base)`: `base ** linspace(start, end, steps)`, the two
+/// halves counted from each end as ATen's kernel does.
+fn logspace(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    let start = ev.arg_float(call, "start", 0.0)?;
+    let end = ev.arg_float(call, "end", 0.0)?;
+    let steps = ev.arg_int(call, "steps", 0)?;
+    let base = ev.arg_float(call, "base", 10.0)?;
+    if steps < 0 {
+        return Err(ScriptError::Runtime(
+            "number of steps must be non-negative".into(),
+        ));
+    }
+    let dtype = call.dtype("dtype").unwrap_or(DType::Float32);
+    check_options(call, dtype)?;
+    ev.check_work(steps, "logspace")?;
+    let step = if steps > 1 {
+        (end - start) / (steps - 1) as f64
+    } else {
+        0.0
+    };
+    let half = steps / 2;
+    let values: Vec<Scalar> = (0..steps)
+        .map(|i| {
+            let exponent = if steps == 1 {
+                start
+            } else if i < half {
+                start + step * i as f64
+            } else {
+                end - step * (steps - i - 1) as f64
+            };
+            let v = base.powf(exponent);
+            if dtype.is_floating() {
+                dtype.round(Scalar::Float(v))
+            } else {
+                dtype.round(Scalar::Int(v as i64))
+            }
+        })
+        .collect();
+    let t = ev.tensor_from_values(&[steps], dtype, &values, "logspace")?;
+    finish(ev, call, t, "logspace")
+}
+
+/// `torch.scalar_tensor(s)`: a 0-dim tensor (float32 unless `dtype=` says otherwise).
+fn scalar_tensor(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    let s = ev.arg_scalar(call, "s")?.unwrap_or(Scalar::Int(0));
+    let dtype = call.dtype("dtype").unwrap_or(DType::Float32);
+    check_options(call, dtype)?;
+    let t = ev.tensor_from_values(&[], dtype, &[dtype.round(s)], "scalar_tensor")?;
+    finish(ev, call, t, "scalar_tensor")
 }
 
 /// `torch.eye(n)`, `torch.eye(n, m)`: ones on the diagonal.

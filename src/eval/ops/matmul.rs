@@ -113,7 +113,7 @@ impl Evaluator {
 
     /// `mv` (matrix @ vector), as `addmv` checks it: sizes, then dtypes (the result takes
     /// the vector's dtype), then the kernel's dtype support.
-    fn mv(&mut self, m: &Tensor, v: &Tensor) -> R<Tensor> {
+    pub(super) fn mv(&mut self, m: &Tensor, v: &Tensor) -> R<Tensor> {
         if m.shape()[1] != v.shape()[0] {
             return Err(ScriptError::Runtime(format!(
                 "size mismatch, got input ({}), mat ({}x{}), vec ({})",

@@ -1,9 +1,11 @@
 //! Tensor semantics: what each op does to shapes, strides, offsets, dtypes and storages,
 //! with PyTorch's rules and error messages. Data movement goes through the engine.
 
+mod activation;
 mod arith;
 mod complex;
 mod convert;
+mod einsum;
 mod elementwise;
 mod factory;
 mod host_pointwise;
@@ -11,9 +13,11 @@ mod index;
 mod index_along;
 mod indexed;
 mod join;
+mod linalg;
 mod logical;
 mod math;
 mod matmul;
+mod nn_functional;
 mod norms;
 mod numpy_bridge;
 mod ordered;
@@ -23,6 +27,7 @@ mod random;
 mod reduce;
 mod reorder;
 mod rounding;
+mod shape_helpers;
 mod split;
 mod stats;
 mod view_rules;
@@ -31,7 +36,9 @@ mod views;
 use super::registry::{OpCall, OpDef};
 use super::value::Value;
 use super::{Evaluator, R};
+pub(crate) use activation::Activation;
 pub(crate) use complex::check_complex_support;
+pub(crate) use shape_helpers::TENSOR_VARARGS;
 
 /// Every family's table of ops (see [`super::registry`]).
 pub(crate) static FAMILIES: &[&[OpDef]] = &[
@@ -58,6 +65,10 @@ pub(crate) static FAMILIES: &[&[OpDef]] = &[
     logical::OPS,
     stats::OPS,
     norms::OPS,
+    activation::OPS,
+    linalg::OPS,
+    einsum::OPS,
+    shape_helpers::OPS,
 ];
 use crate::engine::{BinaryOp, Operand, UnaryOp};
 use crate::script::ast::BinOp;
