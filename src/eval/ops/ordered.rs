@@ -52,7 +52,7 @@ pub(crate) static OPS: &[OpDef] = &[
 type SortedSlice = (Vec<usize>, Vec<(usize, Scalar)>);
 
 /// NaN sorts as the largest value.
-fn order(a: &Scalar, b: &Scalar) -> Ordering {
+pub(super) fn order(a: &Scalar, b: &Scalar) -> Ordering {
     match (is_nan(*a), is_nan(*b)) {
         (true, true) => Ordering::Equal,
         (true, false) => Ordering::Greater,

@@ -70,15 +70,7 @@ pub(crate) static OPS: &[OpDef] = &[
     },
 ];
 
-/// NaN sorts as the largest value.
-fn order(a: &Scalar, b: &Scalar) -> Ordering {
-    match (is_nan(*a), is_nan(*b)) {
-        (true, true) => Ordering::Equal,
-        (true, false) => Ordering::Greater,
-        (false, true) => Ordering::Less,
-        _ => compare(*a, *b).unwrap_or(Ordering::Equal),
-    }
-}
+use super::ordered::order;
 
 /// The reduce mask of an `int[]` of dims (every dim when `None` or empty), refusing repeats.
 pub(super) fn dims_mask(t: &Tensor, dims: Option<&[i64]>) -> R<Vec<bool>> {
