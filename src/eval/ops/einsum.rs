@@ -358,16 +358,5 @@ fn several(
             *slot = acc;
         }
     }
-    let scalars: Vec<Scalar> = out
-        .iter()
-        .map(|&v| {
-            if dtype.is_floating() {
-                dtype.round(Scalar::Float(v))
-            } else {
-                dtype.round(Scalar::Int(v as i64))
-            }
-        })
-        .collect();
-    let t = ev.tensor_from_values(&out_shape, dtype, &scalars, "einsum")?;
-    Ok(Value::tensor(t, "einsum", None))
+    super::linalg::from_floats(ev, &out_shape, dtype, &out, "einsum")
 }

@@ -83,7 +83,7 @@ fn floats(ev: &mut Evaluator, t: &Tensor) -> Vec<f64> {
 }
 
 /// A new contiguous tensor of `dtype` from `f64` values.
-fn from_floats(
+pub(super) fn from_floats(
     ev: &mut Evaluator,
     shape: &[i64],
     dtype: DType,
