@@ -36,6 +36,10 @@ pub struct Step {
     /// For an exception raised inside a block: the line where it was raised.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_line: Option<usize>,
+    /// For a sub-step whose exception a `try` caught: the line of the `except` clause that
+    /// caught it (the script went on there).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub caught_by: Option<usize>,
     /// For a compound statement (`for`, `if`, `while`): each statement its blocks executed, in
     /// order, with the state after it (the first `MAX_RECORDED_SUBSTEPS` of a script).
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -22,6 +22,8 @@ pub fn Editor() -> impl IntoView {
             t.steps
                 .iter()
                 .enumerate()
+                // An exception a `try` caught is not the script's error.
+                .filter(|(_, s)| s.caught_by.is_none())
                 .filter_map(|(i, s)| s.error.as_ref().map(|e| (i, s.line, s.column, e.clone())))
                 .collect::<Vec<_>>()
         })

@@ -20,10 +20,19 @@ impl Evaluator {
         finalbody: &[Statement],
     ) -> R<Flow> {
         let error_line = self.error_line;
+        let first_substep = self.substeps.len();
         let result = match self.exec_block(body) {
             Err(error) if !self.stopped => match self.handler_for(handlers, &error) {
                 Ok(Some(handler)) => {
                     self.error_line = error_line;
+                    // The sub-steps that raised it show where it was caught.
+                    let text = error.to_string();
+                    for step in self.substeps.iter_mut().skip(first_substep) {
+                        if step.error.as_deref() == Some(text.as_str()) && step.caught_by.is_none()
+                        {
+                            step.caught_by = Some(handler.line);
+                        }
+                    }
                     self.handle(handler, error)
                 }
                 Ok(None) => Err(error),

@@ -15,10 +15,10 @@ pub fn OutputPanel() -> impl IntoView {
     view! {
         <div class="panel output-panel" aria-live="polite">
             {move || match state.with_current(|s| {
-                (s.line, s.column, s.source.clone(), s.output.clone(), s.error.clone(), s.explain.clone(), s.created.clone(), s.warnings.clone(), s.error_line)
+                (s.line, s.column, s.source.clone(), s.output.clone(), s.error.clone(), s.explain.clone(), s.created.clone(), s.warnings.clone(), s.error_line, s.caught_by)
             }) {
                 None => view! { <p class="muted">{t("output-empty")}</p> }.into_any(),
-                Some((line, column, source, output, error, explain, created, warnings, error_line)) => {
+                Some((line, column, source, output, error, explain, created, warnings, error_line, caught_by)) => {
                     view! {
                         <div class="stmt">
                             <span class="prompt">{format!("[{line}]")}</span>
@@ -26,7 +26,14 @@ pub fn OutputPanel() -> impl IntoView {
                         </div>
                         {warnings.into_iter().map(|w| view! { <pre class="warning" data-testid="warning">{w}</pre> }).collect_view()}
                         {output.map(|o| view! { <pre class="output" data-testid="output">{o}</pre> })}
-                        {error.map(|e| {
+                        {error.clone().filter(|_| caught_by.is_some()).map(|e| {
+                            let caught = tf("error-caught", &[("line", caught_by.unwrap_or(0).into())]);
+                            view! {
+                                <pre class="error caught" data-testid="caught-error">{e}</pre>
+                                <p class="caught-note">{caught}</p>
+                            }
+                        })}
+                        {error.filter(|_| caught_by.is_none()).map(|e| {
                             // PyTorch's text as PyTorch prints it; the column is ours.
                             let text = match (column, error_line) {
                                 (Some(c), _) => tf("error-column", &[("error", e.into()), ("column", c.into())]),

@@ -270,6 +270,7 @@ cell-storage-reached-template = %storage% element %at%: %value%, reached by %nam
 cell-too-many-template = %count% elements: too many to record
 view-ndarray = NumPy array · strides in bytes { $strides }
 error-line = { $error }  (raised at line { $line })
+error-caught = Caught by the except clause on line { $line }; the script goes on there.
 storage-uninitialized = Uninitialized memory (torch.empty): the values are whatever the memory held until something writes them.
 
 ## Large views and storages drawn on a canvas

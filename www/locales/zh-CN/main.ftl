@@ -257,6 +257,7 @@ cell-storage-reached-template = %storage% 的元素 %at%: %value%，被 %names% 
 cell-too-many-template = %count% 个元素：太多了，没有记录
 view-ndarray = NumPy 数组 · 字节步长 { $strides }
 error-line = { $error }（在第 { $line } 行引发）
+error-caught = 这个异常被第 { $line } 行的 except 捕获，脚本从那里继续执行。
 storage-uninitialized = 未初始化的内存（torch.empty）：在写入之前，这些值只是内存里原有的内容。
 
 ## 画在画布上的大视图和大存储
