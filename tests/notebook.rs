@@ -257,3 +257,40 @@ proptest! {
         let _ = ev.run(&script);
     }
 }
+
+#[test]
+fn a_caught_exception_marks_its_sub_step_and_is_not_the_steps_error() {
+    let trace = trace_script(
+        "a = torch.arange(6).reshape(2, 3).t()\ntry:\n    b = a.view(6)\nexcept RuntimeError as e:\n    b = a.reshape(6)\nb.shape",
+    );
+    let step = &trace.steps[1];
+    assert_eq!(step.error, None, "the try statement itself raised nothing");
+    let failed = &step.substeps[0];
+    assert_eq!(failed.line, 3);
+    assert!(failed
+        .error
+        .as_deref()
+        .unwrap_or("")
+        .starts_with("RuntimeError: view size"));
+    assert_eq!(failed.caught_by, Some(4), "caught by the except on line 4");
+    assert_eq!(step.substeps[1].caught_by, None);
+    assert_eq!(outputs(&trace)[2].as_deref(), Some("torch.Size([6])"));
+}
+
+#[test]
+fn the_step_limit_is_never_caught_and_recursion_stops_with_recursion_error() {
+    let limits = Limits {
+        max_statements: 500,
+        ..Limits::default()
+    };
+    let mut ev = Evaluator::new(Box::new(CpuEngine::new()), limits);
+    let trace =
+        ev.run("try:\n    while True:\n        pass\nexcept Exception:\n    print('caught')");
+    let error = trace.steps[0].error.clone().unwrap_or_default();
+    assert!(error.contains("Stridescope stops after 500"), "{error}");
+    let trace = trace_script("def f(n):\n    return f(n + 1)\nf(0)");
+    assert_eq!(
+        errors(&trace)[1].as_deref(),
+        Some("RecursionError: maximum recursion depth exceeded")
+    );
+}
