@@ -7,6 +7,7 @@
 
 mod array;
 mod bridge;
+mod layout_funcs;
 mod order;
 
 use std::cell::RefCell;
@@ -104,7 +105,12 @@ impl Evaluator {
             "inf" => Ok(Value::Float(f64::INFINITY)),
             "nan" => Ok(Value::Float(f64::NAN)),
             "newaxis" => Ok(Value::None),
-            _ if FUNCTIONS.contains(&name) || dtype_named(name).is_some() => Ok(numpy()),
+            _ if FUNCTIONS.contains(&name)
+                || layout_funcs::LAYOUT_FUNCTIONS.contains(&name)
+                || dtype_named(name).is_some() =>
+            {
+                Ok(numpy())
+            }
             _ => Err(ScriptError::Attribute(format!(
                 "module 'numpy' has no attribute '{name}'"
             ))),
@@ -201,6 +207,9 @@ impl Evaluator {
     ) -> R<Value> {
         if let Some(d) = dtype_named(name) {
             return self.numpy_scalar_of(name, d, &pos);
+        }
+        if layout_funcs::LAYOUT_FUNCTIONS.contains(&name) {
+            return self.numpy_layout_function(name, pos, kw);
         }
         let arg = |i: usize, kw: &mut Vec<(String, Value)>, key: &str| -> Option<Value> {
             pos.get(i).cloned().or_else(|| take_kw(kw, key))

@@ -324,6 +324,7 @@ impl Evaluator {
             "size" => Value::Int(t.numel()),
             "itemsize" => Value::Int(item),
             "nbytes" => Value::Int(t.numel() * item),
+            "flags" => self.ndarray_flags(a),
             "T" => {
                 let dims: Vec<i64> = (0..t.ndim() as i64).rev().collect();
                 ndarray(self.permute(&t, &dims)?, "T")
