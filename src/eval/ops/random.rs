@@ -28,6 +28,15 @@ macro_rules! like_kwargs {
 /// The table of this family.
 pub(crate) static OPS: &[OpDef] = &[
     OpDef {
+        names: &["bernoulli"],
+        schemas: &[
+            "Tensor self, *, Any? generator=None, Tensor? out=None",
+            "Tensor self, float p, *, Any? generator=None",
+        ],
+        forms: Forms::Both,
+        rule: bernoulli,
+    },
+    OpDef {
         names: &["manual_seed"],
         schemas: &["int seed"],
         forms: Forms::Function,
@@ -181,6 +190,34 @@ fn randint_like(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         to_exclusive: high,
     };
     ev.random_like(call, "randint_like", &dist)
+}
+
+/// `torch.bernoulli(p)`: zeros and ones drawn with the probabilities `p` (a floating tensor),
+/// into a new contiguous tensor of `p`'s dtype, as ATen's CPU kernel draws them (one uniform
+/// per element, in the output's order). A float `p` goes through MKL's vectorized generator
+/// in PyTorch, which Stridescope does not reproduce.
+fn bernoulli(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    if call.overload() == 1 {
+        return Err(crate::tensor::ScriptError::NotImplemented(
+            "bernoulli(input, p) with a float p draws with MKL's generator in PyTorch, which Stridescope does not reproduce; use torch.bernoulli(torch.full_like(input, p))".into(),
+        ));
+    }
+    let p = call.self_tensor()?;
+    if !p.dtype.is_floating() {
+        return Err(crate::tensor::ScriptError::NotImplemented(format!(
+            "\"bernoulli_tensor_cpu_p_\" not implemented for '{}'",
+            p.dtype.scalar_type_name()
+        )));
+    }
+    ev.check_work(p.numel(), "bernoulli")?;
+    let probabilities: Vec<f64> = ev.engine.values(&p).iter().map(|v| v.to_f64()).collect();
+    let draws = random::bernoulli(&mut ev.generator, &probabilities, p.dtype == DType::Float64);
+    let values: Vec<Scalar> = draws
+        .into_iter()
+        .map(|b| Scalar::Float(f64::from(u8::from(b))))
+        .collect();
+    let t = ev.tensor_from_values(p.shape(), p.dtype, &values, "bernoulli")?;
+    Ok(Value::tensor(t, "bernoulli", None))
 }
 
 fn uniform_(ev: &mut Evaluator, call: &OpCall) -> R<Value> {

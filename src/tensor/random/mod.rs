@@ -308,6 +308,22 @@ pub fn sample(
     }
 }
 
+/// `bernoulli_(p)` with a tensor of probabilities on the CPU (`bernoulli_tensor_cpu_kernel`):
+/// one `bernoulli_distribution` draw per element, in order: a uniform draw (`double` when the
+/// probabilities are `float64`, else `float`) below the element's probability is a one.
+pub fn bernoulli(generator: &mut CpuGenerator, probabilities: &[f64], double: bool) -> Vec<bool> {
+    probabilities
+        .iter()
+        .map(|&p| {
+            if double {
+                generator.uniform_f64() < p
+            } else {
+                generator.uniform_f32() < p as f32
+            }
+        })
+        .collect()
+}
+
 /// `torch.randperm(n)` on the CPU: a permutation of `0..n` (`randperm_cpu`). Small `n` swaps
 /// forward with `random() % (n - i)`; `n` of `u32::MAX / 20` or more uses the inside-out
 /// Fisher-Yates shuffle with `random64() % (i + 1)`. Convert the values to the requested
