@@ -8,6 +8,13 @@ Prints the gzipped size of the shipped wasm (default: dist/stridescope_bg.wasm, 
 target/wasm32-unknown-unknown/web/stridescope.wasm, before wasm-bindgen and wasm-opt), the
 code bytes per crate (per module for this crate) and the biggest functions. Sizes before
 wasm-opt are about 1.4x the shipped ones; use them to compare, not as the budget.
+
+    tools/wasm-size.py --layers [NAMED_WASM]
+
+runs wasm-bindgen and wasm-opt -Oz (keeping names, as the shipped build is optimized) on the
+linker's output and prints what each layer of the crate (the evaluator, the UI, the engines,
+Rust's std, lessons and Markdown, i18n, ...) weighs gzipped, code and data apart: the gzip of
+each layer's function bodies alone, so the rows add up to a little more than the whole.
 """
 import collections
 import gzip
@@ -110,7 +117,121 @@ def group(name):
     return m.group(1) if m else "(other)"
 
 
+def bodies_and_data(data):
+    """(name, body bytes) of every defined function, and the data segments' bytes."""
+    i, imported, bodies, names, segments = 8, 0, [], {}, b""
+    while i < len(data):
+        sid = data[i]
+        size, i = leb(data, i + 1)
+        end = i + size
+        if sid == 2:
+            n, j = leb(data, i)
+            for _ in range(n):
+                for _ in range(2):
+                    ln, j = leb(data, j)
+                    j += ln
+                kind = data[j]
+                j += 1
+                if kind == 0:
+                    imported += 1
+                    _, j = leb(data, j)
+                elif kind in (1, 2):
+                    if kind == 1:
+                        j += 1
+                    flags, j = leb(data, j)
+                    _, j = leb(data, j)
+                    if flags & 1:
+                        _, j = leb(data, j)
+                elif kind == 3:
+                    j += 2
+        elif sid == 10:
+            n, j = leb(data, i)
+            for _ in range(n):
+                ln, k = leb(data, j)
+                bodies.append(data[k:k + ln])
+                j = k + ln
+        elif sid == 11:
+            segments = data[i:end]
+        elif sid == 0:
+            ln, j = leb(data, i)
+            if data[j:j + ln] == b"name":
+                j += ln
+                while j < end:
+                    sub = data[j]
+                    sl, j = leb(data, j + 1)
+                    if sub == 1:
+                        n, k = leb(data, j)
+                        for _ in range(n):
+                            idx, k = leb(data, k)
+                            ln2, k = leb(data, k)
+                            names[idx] = data[k:k + ln2].decode("utf8", "replace")
+                            k += ln2
+                    j += sl
+        i = end
+    named = [(demangle(names.get(k + imported, "?")), b) for k, b in enumerate(bodies)]
+    return named, segments
+
+
+LAYERS = [
+    ("ui", ("stridescope::app", "tachys", "reactive_graph", "leptos", "leptos_dom",
+            "any_spawner", "or_poisoned", "send_wrapper", "throw_error")),
+    ("evaluator", ("stridescope::eval", "stridescope::script", "stridescope::print",
+                   "stridescope::tensor")),
+    ("engines", ("stridescope::engine", "wgpu", "wgpu_types", "stridescope::render",
+                 "stridescope::frame_cache")),
+    ("lessons/markdown", ("pulldown_cmark", "unicase", "stridescope::lessons",
+                          "stridescope::lesson_play")),
+    ("i18n", ("fluent", "intl", "unic_langid", "stridescope::i18n", "type_map", "self_cell")),
+    ("bindgen", ("js_sys", "web_sys", "wasm_bindgen")),
+    ("rust std", ("core", "alloc", "std", "compiler_builtins", "dlmalloc", "hashbrown")),
+]
+
+
+def layer(name):
+    """The layer a function belongs to (legacy or v0 mangling)."""
+    g = group(name)
+    if g == "(other)":
+        m = re.search(r"Cs[0-9a-zA-Z]+_(\d+)", name)
+        if m:
+            g = name[m.end():m.end() + int(m.group(1))]
+    for label, prefixes in LAYERS:
+        if any(g == p or g.startswith(p + "::") or (not p.startswith("stridescope") and g.startswith(p))
+               for p in prefixes):
+            return label
+    return "other: " + g
+
+
+def layers(named_wasm):
+    import os
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(["wasm-bindgen", "--keep-debug", "--target", "web", "--out-dir", tmp,
+                        named_wasm], check=True)
+        opt = os.path.join(tmp, "opt.wasm")
+        features = ["--enable-bulk-memory", "--enable-nontrapping-float-to-int",
+                    "--enable-sign-ext", "--enable-mutable-globals", "--enable-reference-types",
+                    "--enable-multivalue"]
+        subprocess.run(["wasm-opt", "-Oz", "-g", *features,
+                        os.path.join(tmp, "stridescope_bg.wasm"), "-o", opt], check=True)
+        fns, segments = bodies_and_data(open(opt, "rb").read())
+    code = b"".join(b for _, b in fns)
+    print(f"code: {len(code)} bytes, {len(gzip.compress(code, 9))} gzipped; "
+          f"data: {len(segments)} bytes, {len(gzip.compress(segments, 9))} gzipped")
+    by_layer = collections.defaultdict(list)
+    for name, body in fns:
+        by_layer[layer(name)].append(body)
+    rows = sorted(((len(gzip.compress(b"".join(v), 9)), sum(map(len, v)), k)
+                   for k, v in by_layer.items()), reverse=True)
+    print("   gzipped      bytes  layer")
+    for gz, raw, k in rows[:16]:
+        print(f"{gz:10d} {raw:10d}  {k}")
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--layers":
+        layers(sys.argv[2] if len(sys.argv) > 2 else "target/wasm32-unknown-unknown/web/stridescope.wasm")
+        return
     shipped = sys.argv[1] if len(sys.argv) > 1 else "dist/stridescope_bg.wasm"
     named = sys.argv[2] if len(sys.argv) > 2 else "target/wasm32-unknown-unknown/web/stridescope.wasm"
     try:
