@@ -36,6 +36,8 @@ pub(super) const BUILTINS: &[&str] = &[
     "all",
     "any",
     "dict",
+    "map",
+    "filter",
 ];
 
 impl Evaluator {
@@ -77,7 +79,63 @@ impl Evaluator {
                         .collect(),
                 ));
             }
+            "min" | "max" if kw.iter().any(|(k, _)| k == "key") => {
+                let key = kw.iter().find(|(k, _)| k == "key").map(|(_, v)| v.clone());
+                let items = match pos.as_slice() {
+                    [one] => self.iterate(one)?,
+                    _ => pos,
+                };
+                let mut keyed = Vec::with_capacity(items.len());
+                for item in items {
+                    let k = match &key {
+                        Some(f) if !matches!(f, Value::None) => {
+                            self.call(f.clone(), vec![item.clone()], vec![])?
+                        }
+                        _ => item.clone(),
+                    };
+                    keyed.push((k, item));
+                }
+                let mut iter = keyed.into_iter();
+                let Some(mut best) = iter.next() else {
+                    return Err(ScriptError::Value(format!(
+                        "{name}() iterable argument is empty"
+                    )));
+                };
+                let op = if name == "min" { BinOp::Lt } else { BinOp::Gt };
+                for pair in iter {
+                    let better = self.binary(op, pair.0.clone(), best.0.clone())?;
+                    if self.truthy(&better)? {
+                        best = pair;
+                    }
+                }
+                return Ok(best.1);
+            }
             "min" | "max" if pos.len() != 1 => return self.min_max(name, pos),
+            "map" | "filter" => {
+                let [f, iterable] = pos.as_slice() else {
+                    return Err(ScriptError::Type(format!(
+                        "{name}() must have at least two arguments."
+                    )));
+                };
+                let mut out = Vec::new();
+                for item in self.iterate(iterable)? {
+                    if name == "map" {
+                        out.push(self.call(f.clone(), vec![item], vec![])?);
+                        continue;
+                    }
+                    let keep = match f {
+                        Value::None => self.truthy(&item)?,
+                        f => {
+                            let v = self.call(f.clone(), vec![item.clone()], vec![])?;
+                            self.truthy(&v)?
+                        }
+                    };
+                    if keep {
+                        out.push(item);
+                    }
+                }
+                return Ok(Value::List(out));
+            }
             "dict" => return self.make_dict(&pos, &kw),
             "isinstance" => {
                 no_kw(name, kw)?;
@@ -113,11 +171,23 @@ impl Evaluator {
                 let reverse = kw
                     .iter()
                     .any(|(k, v)| k == "reverse" && matches!(v, Value::Bool(true)));
+                let key = kw.iter().find(|(k, _)| k == "key").map(|(_, v)| v.clone());
                 let Some(x) = pos.first() else {
                     return missing(name, "iterable");
                 };
                 let mut items = self.iterate(x)?;
-                self.sort(&mut items)?;
+                match key {
+                    Some(key) if !matches!(key, Value::None) => {
+                        let mut keyed = Vec::with_capacity(items.len());
+                        for item in items {
+                            keyed.push((self.call(key.clone(), vec![item.clone()], vec![])?, item));
+                        }
+                        let mut keys: Vec<Value> = keyed.iter().map(|(k, _)| k.clone()).collect();
+                        let order = self.sort_order(&mut keys)?;
+                        items = order.into_iter().map(|i| keyed[i].1.clone()).collect();
+                    }
+                    _ => self.sort(&mut items)?,
+                }
                 if reverse {
                     items.reverse();
                 }
@@ -359,6 +429,24 @@ impl Evaluator {
             }
         }
         Ok(best)
+    }
+
+    /// The order that sorts `keys` by Python's `<` (stable); `keys` end sorted.
+    fn sort_order(&mut self, keys: &mut [Value]) -> R<Vec<usize>> {
+        let mut order: Vec<usize> = (0..keys.len()).collect();
+        for i in 1..keys.len() {
+            let mut j = i;
+            while j > 0 {
+                let less = self.binary(BinOp::Lt, keys[j].clone(), keys[j - 1].clone())?;
+                if !self.truthy(&less)? {
+                    break;
+                }
+                keys.swap(j, j - 1);
+                order.swap(j, j - 1);
+                j -= 1;
+            }
+        }
+        Ok(order)
     }
 
     /// Sorts by Python's `<`.

@@ -149,6 +149,7 @@ impl Evaluator {
                     }
                 })
             }
+            ExprKind::Lambda(def) => self.make_function(def),
             ExprKind::Dict(items) => {
                 let mut entries = Vec::with_capacity(items.len());
                 for (k, v) in items {

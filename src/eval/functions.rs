@@ -30,6 +30,13 @@ pub struct ScriptFunction {
 impl Evaluator {
     /// Runs a `def`: evaluates the defaults and binds the function to its name.
     pub(super) fn define_function(&mut self, def: &Arc<FunctionDef>) -> R<Flow> {
+        let function = self.make_function(def)?;
+        self.bind(&def.name, function);
+        Ok(Flow::Next(None))
+    }
+
+    /// The function object of a `def` or `lambda`, its defaults evaluated now.
+    pub(super) fn make_function(&mut self, def: &Arc<FunctionDef>) -> R<Value> {
         let mut defaults = Vec::with_capacity(def.params.len());
         for (_, default) in &def.params {
             defaults.push(match default {
@@ -41,8 +48,7 @@ impl Evaluator {
             def: Arc::clone(def),
             defaults,
         };
-        self.bind(&def.name, Value::Function(Rc::new(function)));
-        Ok(Flow::Next(None))
+        Ok(Value::Function(Rc::new(function)))
     }
 
     /// Calls a script function.

@@ -251,6 +251,8 @@ pub enum ExprKind {
     },
     /// `{k: v, ...}` (a dict display; keys are evaluated in order).
     Dict(Vec<(Expr, Expr)>),
+    /// `lambda params: body`: a function whose body returns one expression.
+    Lambda(std::sync::Arc<FunctionDef>),
 }
 
 /// One piece of an f-string.

@@ -401,9 +401,13 @@ fn newer_expressions() {
 #[test]
 fn newer_expression_errors() {
     let cases = [
-        ("lambda x: x", "lambda is not supported here", 1, 1),
-        ("f(lambda: 0)", "lambda is not supported here", 1, 3),
-        ("x = 1, lambda: 0", "lambda is not supported here", 1, 8),
+        (
+            "lambda *a: 0",
+            "lambda parameters are plain names here",
+            1,
+            8,
+        ),
+        ("lambda x 0", "invalid syntax", 1, 10),
         ("{1, 2}", "set displays are not supported here", 1, 1),
         ("{1}", "set displays are not supported here", 1, 1),
         (

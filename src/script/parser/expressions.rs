@@ -1,7 +1,10 @@
 //! Expressions: Python's precedence climbing, displays, comprehensions, calls and subscripts.
 
 use super::{SyntaxError, MAX_NESTING};
-use crate::script::ast::{BinOp, ComprehensionKind, Expr, ExprKind, Generator, Pos, UnaryOp};
+use crate::script::ast::{
+    BinOp, ComprehensionKind, Expr, ExprKind, FunctionDef, Generator, Pos, Statement,
+    StatementKind, UnaryOp,
+};
 use crate::script::lexer::{LogicalLine, Token, TokenKind};
 
 /// The tallest expression tree accepted; long operator chains build tall trees too.
@@ -249,6 +252,47 @@ impl<'a> Parser<'a> {
         Ok((Node::new(pos, ExprKind::Tuple(items), height)?, true))
     }
 
+    /// `lambda a, b=1: body`.
+    fn lambda(&mut self) -> Result<Node, SyntaxError> {
+        let pos = self.bump().pos;
+        let mut params: Vec<(String, Option<Expr>)> = Vec::new();
+        while !self.is_op(":") {
+            let param = match &self.peek().kind {
+                TokenKind::Name(name) if !is_keyword(name) => name.clone(),
+                _ => {
+                    return Err(SyntaxError::new(
+                        self.peek().pos,
+                        "lambda parameters are plain names here",
+                    ))
+                }
+            };
+            self.bump();
+            let default = if self.eat_op("=") {
+                Some(self.expr()?.expr)
+            } else {
+                None
+            };
+            params.push((param, default));
+            if !self.eat_op(",") {
+                break;
+            }
+        }
+        self.expect_op(":")?;
+        let body = self.nested(pos, |p| p.expr())?;
+        let line = pos.line;
+        let statement = Statement {
+            line,
+            source: String::new(),
+            kind: StatementKind::Return(Some(body.expr)),
+        };
+        let def = FunctionDef {
+            name: "<lambda>".into(),
+            params,
+            body: vec![statement],
+        };
+        Node::new(pos, ExprKind::Lambda(std::sync::Arc::new(def)), body.height)
+    }
+
     /// One item of a target list: `bitwise_or` or `*bitwise_or`.
     fn target_item(&mut self) -> Result<Node, SyntaxError> {
         if !self.is_op("*") {
@@ -262,10 +306,7 @@ impl<'a> Parser<'a> {
     /// expr (Python's `test`): `disjunction ['if' disjunction 'else' expr]`.
     pub(super) fn expr(&mut self) -> Result<Node, SyntaxError> {
         if self.is_name("lambda") {
-            return Err(SyntaxError::new(
-                self.peek().pos,
-                "lambda is not supported here",
-            ));
+            return self.lambda();
         }
         let then = self.bool_op(false)?;
         if !self.is_name("if") {
@@ -490,7 +531,6 @@ impl<'a> Parser<'a> {
                 "True" => ExprKind::Bool(true),
                 "False" => ExprKind::Bool(false),
                 "None" => ExprKind::None,
-                "lambda" => return Err(SyntaxError::new(pos, "lambda is not supported here")),
                 word if is_keyword(word) => return Err(SyntaxError::new(pos, "invalid syntax")),
                 _ => ExprKind::Name(name),
             },

@@ -143,10 +143,7 @@ fn generic_errors() {
         error("x = 1 if a"),
         err("expected 'else' after 'if' expression", 1, 11)
     );
-    assert_eq!(
-        error("lambda: 0"),
-        err("lambda is not supported here", 1, 1)
-    );
+    assert_eq!(statement("f = lambda a, b=1: a + b"), "f = (lambda a b)");
     assert_eq!(error(";"), err("invalid syntax", 1, 1));
     assert_eq!(
         error("a = 1; b = 2"),

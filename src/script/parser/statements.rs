@@ -123,6 +123,7 @@ pub(super) fn expr_name(kind: &ExprKind) -> &'static str {
             ComprehensionKind::Generator => "generator expression",
         },
         ExprKind::Dict(_) => "dict literal",
+        ExprKind::Lambda(_) => "lambda",
     }
 }
 

@@ -141,6 +141,10 @@ pub(super) fn show(expr: &Expr) -> String {
                 .collect();
             format!("({kind} {}{})", show(element), generators.concat())
         }
+        ExprKind::Lambda(def) => {
+            let params: Vec<&str> = def.params.iter().map(|(p, _)| p.as_str()).collect();
+            format!("(lambda {})", params.join(" "))
+        }
         ExprKind::Dict(entries) => {
             let entries: Vec<String> = entries
                 .iter()
