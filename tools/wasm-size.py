@@ -35,58 +35,8 @@ def leb(b, i):
 
 def functions(data):
     """(name, body size) of every defined function."""
-    i, imported, bodies, names = 8, 0, [], {}
-    while i < len(data):
-        sid = data[i]
-        size, i = leb(data, i + 1)
-        end = i + size
-        if sid == 2:  # imports: functions are numbered after them
-            n, j = leb(data, i)
-            for _ in range(n):
-                for _ in range(2):
-                    ln, j = leb(data, j)
-                    j += ln
-                kind = data[j]
-                j += 1
-                if kind == 0:
-                    imported += 1
-                    _, j = leb(data, j)
-                elif kind == 1:
-                    j += 1
-                    flags, j = leb(data, j)
-                    _, j = leb(data, j)
-                    if flags & 1:
-                        _, j = leb(data, j)
-                elif kind == 2:
-                    flags, j = leb(data, j)
-                    _, j = leb(data, j)
-                    if flags & 1:
-                        _, j = leb(data, j)
-                elif kind == 3:
-                    j += 2
-        elif sid == 10:
-            n, j = leb(data, i)
-            for _ in range(n):
-                ln, k = leb(data, j)
-                bodies.append(k - j + ln)
-                j = k + ln
-        elif sid == 0:
-            ln, j = leb(data, i)
-            if data[j:j + ln] == b"name":
-                j += ln
-                while j < end:
-                    sub = data[j]
-                    sl, j = leb(data, j + 1)
-                    if sub == 1:
-                        n, k = leb(data, j)
-                        for _ in range(n):
-                            idx, k = leb(data, k)
-                            ln2, k = leb(data, k)
-                            names[idx] = data[k:k + ln2].decode("utf8", "replace")
-                            k += ln2
-                    j += sl
-        i = end
-    return [(demangle(names.get(k + imported, "?")), sz) for k, sz in enumerate(bodies)]
+    named, _ = bodies_and_data(data)
+    return [(name, len(body)) for name, body in named]
 
 
 def demangle(name):
