@@ -85,32 +85,9 @@ impl Evaluator {
                     [one] => self.iterate(one)?,
                     _ => pos,
                 };
-                let mut keyed = Vec::with_capacity(items.len());
-                for item in items {
-                    let k = match &key {
-                        Some(f) if !matches!(f, Value::None) => {
-                            self.call(f.clone(), vec![item.clone()], vec![])?
-                        }
-                        _ => item.clone(),
-                    };
-                    keyed.push((k, item));
-                }
-                let mut iter = keyed.into_iter();
-                let Some(mut best) = iter.next() else {
-                    return Err(ScriptError::Value(format!(
-                        "{name}() iterable argument is empty"
-                    )));
-                };
-                let op = if name == "min" { BinOp::Lt } else { BinOp::Gt };
-                for pair in iter {
-                    let better = self.binary(op, pair.0.clone(), best.0.clone())?;
-                    if self.truthy(&better)? {
-                        best = pair;
-                    }
-                }
-                return Ok(best.1);
+                return self.min_max(name, items, key.filter(|k| !matches!(k, Value::None)));
             }
-            "min" | "max" if pos.len() != 1 => return self.min_max(name, pos),
+            "min" | "max" if pos.len() != 1 => return self.min_max(name, pos, None),
             "map" | "filter" => {
                 let [f, iterable] = pos.as_slice() else {
                     return Err(ScriptError::Type(format!(
@@ -256,7 +233,7 @@ impl Evaluator {
             }
             "min" | "max" => {
                 let items = self.iterate(x)?;
-                self.min_max(name, items)
+                self.min_max(name, items, None)
             }
             "all" | "any" => {
                 let want = name == "any";
@@ -413,25 +390,35 @@ impl Evaluator {
         })
     }
 
-    /// `min(a, b, ...)`/`max(...)` or over one iterable's items.
-    fn min_max(&mut self, name: &str, items: Vec<Value>) -> R<Value> {
-        let mut iter = items.into_iter();
+    /// `min(a, b, ...)`/`max(...)` or over one iterable's items, compared by `key(item)` when a
+    /// key function is given.
+    fn min_max(&mut self, name: &str, items: Vec<Value>, key: Option<Value>) -> R<Value> {
+        let mut keyed = Vec::with_capacity(items.len());
+        for item in items {
+            let k = match &key {
+                Some(f) => self.call(f.clone(), vec![item.clone()], vec![])?,
+                None => item.clone(),
+            };
+            keyed.push((k, item));
+        }
+        let mut iter = keyed.into_iter();
         let Some(mut best) = iter.next() else {
             return Err(ScriptError::Value(format!(
                 "{name}() iterable argument is empty"
             )));
         };
         let op = if name == "min" { BinOp::Lt } else { BinOp::Gt };
-        for item in iter {
-            let better = self.binary(op, item.clone(), best.clone())?;
+        for pair in iter {
+            let better = self.binary(op, pair.0.clone(), best.0.clone())?;
             if self.truthy(&better)? {
-                best = item;
+                best = pair;
             }
         }
-        Ok(best)
+        Ok(best.1)
     }
 
-    /// The order that sorts `keys` by Python's `<` (stable); `keys` end sorted.
+    /// The order that sorts `keys` by Python's `<` (stable); `keys` end sorted. An insertion
+    /// sort: every comparison can raise, as Python's does.
     fn sort_order(&mut self, keys: &mut [Value]) -> R<Vec<usize>> {
         let mut order: Vec<usize> = (0..keys.len()).collect();
         for i in 1..keys.len() {
@@ -451,19 +438,7 @@ impl Evaluator {
 
     /// Sorts by Python's `<`.
     fn sort(&mut self, items: &mut [Value]) -> R<()> {
-        // Insertion sort: stable, and every comparison can raise (as Python's does).
-        for i in 1..items.len() {
-            let mut j = i;
-            while j > 0 {
-                let less = self.binary(BinOp::Lt, items[j].clone(), items[j - 1].clone())?;
-                if !self.truthy(&less)? {
-                    break;
-                }
-                items.swap(j, j - 1);
-                j -= 1;
-            }
-        }
-        Ok(())
+        self.sort_order(items).map(|_| ())
     }
 
     /// `round(x[, ndigits])`: Python's round-half-to-even.
