@@ -60,6 +60,11 @@ const FUNCTIONS: &[PyFn] = &[
     py("one_hot", &["tensor", "num_classes"], 1),
     py("pad", &["input", "pad", "mode", "value"], 2),
     py("normalize", &["input", "p", "dim", "eps", "out"], 1),
+    py(
+        "unfold",
+        &["input", "kernel_size", "dilation", "padding", "stride"],
+        2,
+    ),
 ];
 
 /// `torch.nn` layers (their `__init__` parameters, all with defaults).
@@ -345,6 +350,29 @@ impl Evaluator {
                     None => -1,
                 };
                 self.one_hot(&t, classes)
+            }
+            "unfold" => {
+                let t = input.borrow().tensor.clone();
+                let mut pairs = [[1i64; 2]; 4];
+                for (i, default) in [(1, 1), (2, 1), (3, 0), (4, 1)] {
+                    pairs[i - 1] = match given(&args, i) {
+                        Some(v) => {
+                            let v = v.clone();
+                            match self.int_list(&v, "unfold", "kernel_size")?.as_slice() {
+                                [one] => [*one, *one],
+                                [a, b] => [*a, *b],
+                                _ => {
+                                    return Err(ScriptError::Type(
+                                        "unfold(): expected an int or a pair of ints".into(),
+                                    ))
+                                }
+                            }
+                        }
+                        None => [default, default],
+                    };
+                }
+                let [kernel, dilation, padding, stride] = pairs;
+                self.im2col(&t, kernel, dilation, padding, stride)
             }
             "pad" => {
                 let t = input.borrow().tensor.clone();

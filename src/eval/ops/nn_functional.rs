@@ -1,5 +1,5 @@
 //! The tensor ops of `torch.nn.functional` that are not activations: `one_hot`, `pad`
-//! (constant mode) and `normalize`. They are reached through `F.` only (see
+//! (constant mode), `normalize` and `unfold` (im2col). They are reached through `F.` only (see
 //! `eval/functional.rs`), not as `torch.` functions.
 
 use super::super::value::Value;
@@ -273,5 +273,128 @@ impl Evaluator {
         }
         let result = self.host_result(t, t.dtype, &out, "normalize")?;
         Ok(Value::tensor(result, "normalize", None))
+    }
+}
+
+impl Evaluator {
+    /// `F.unfold(input, kernel_size, dilation, padding, stride)` (ATen's `im2col`): every
+    /// sliding block of a `[N, C, H, W]` (or `[C, H, W]`) input as a column, in a new
+    /// contiguous `[N, C·kh·kw, L]` tensor (zeros where a block reaches into the padding).
+    /// Each pair is (height, width).
+    pub(crate) fn im2col(
+        &mut self,
+        t: &Tensor,
+        kernel: [i64; 2],
+        dilation: [i64; 2],
+        padding: [i64; 2],
+        stride: [i64; 2],
+    ) -> R<Value> {
+        let pair = |what: &str, a: &str, b: &str, v: [i64; 2]| {
+            format!("{what}, but got {a}: {} {b}: {}", v[0], v[1])
+        };
+        if kernel.iter().any(|&k| k <= 0) {
+            return Err(ScriptError::Runtime(pair(
+                "kernel size should be greater than zero",
+                "kernel_height",
+                "kernel_width",
+                kernel,
+            )));
+        }
+        if stride.iter().any(|&s| s <= 0) {
+            return Err(ScriptError::Runtime(pair(
+                "stride should be greater than zero",
+                "stride_height",
+                "stride_width",
+                stride,
+            )));
+        }
+        if padding.iter().any(|&p| p < 0) {
+            return Err(ScriptError::Runtime(pair(
+                "padding should be non-negative",
+                "pad_height",
+                "pad_width",
+                padding,
+            )));
+        }
+        if dilation.iter().any(|&d| d <= 0) {
+            return Err(ScriptError::Runtime(pair(
+                "dilation should be greater than zero",
+                "dilation_height",
+                "dilation_width",
+                dilation,
+            )));
+        }
+        let ndim = t.ndim() as i64;
+        if ndim < 3 {
+            return Err(ScriptError::Index(format!(
+                "Dimension out of range (expected to be in range of [{}, {}], but got 2)",
+                -ndim.max(1),
+                ndim.max(1) - 1
+            )));
+        }
+        if ndim > 4 || t.shape()[(ndim - 3) as usize..].contains(&0) {
+            return Err(ScriptError::Runtime(format!(
+                "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: {}",
+                list_str(t.shape())
+            )));
+        }
+        if !(t.dtype.is_floating() || t.dtype == DType::Bool) {
+            return Err(ScriptError::NotImplemented(format!(
+                "\"im2col_out_cpu\" not implemented for '{}'",
+                t.dtype.scalar_type_name()
+            )));
+        }
+        let batched = ndim == 4;
+        let s = t.shape();
+        let (n, c, h, w) = if batched {
+            (s[0], s[1], s[2], s[3])
+        } else {
+            (1, s[0], s[1], s[2])
+        };
+        let out_len = |size: i64, i: usize| {
+            (size + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1).div_euclid(stride[i]) + 1
+        };
+        let (oh, ow) = (out_len(h, 0), out_len(w, 1));
+        if oh < 1 || ow < 1 {
+            return Err(ScriptError::Runtime(format!(
+                "Given input with spatial size ({h}, {w}), kernel_size=({}, {}), dilation=({}, {}), padding=({}, {}), calculated shape of the array of sliding blocks as ({oh}, {ow}), but its components must be at least one.",
+                kernel[0], kernel[1], dilation[0], dilation[1], padding[0], padding[1]
+            )));
+        }
+        let rows = c * kernel[0] * kernel[1];
+        let cols = oh * ow;
+        self.check_work(n * rows * cols, "unfold")?;
+        let values = self.engine.values(t);
+        let zero = if t.dtype == DType::Bool {
+            Scalar::Bool(false)
+        } else {
+            Scalar::Float(0.0)
+        };
+        let mut out = Vec::with_capacity((n * rows * cols) as usize);
+        for b in 0..n {
+            for row in 0..rows {
+                let (ch, rest) = (row / (kernel[0] * kernel[1]), row % (kernel[0] * kernel[1]));
+                let (ki, kj) = (rest / kernel[1], rest % kernel[1]);
+                for col in 0..cols {
+                    let (y, x) = (col / ow, col % ow);
+                    let iy = y * stride[0] - padding[0] + ki * dilation[0];
+                    let ix = x * stride[1] - padding[1] + kj * dilation[1];
+                    let inside = (0..h).contains(&iy) && (0..w).contains(&ix);
+                    let at = ((b * c + ch) * h + iy) * w + ix;
+                    out.push(if inside {
+                        values.get(at as usize).copied().unwrap_or(zero)
+                    } else {
+                        zero
+                    });
+                }
+            }
+        }
+        let shape: Vec<i64> = if batched {
+            vec![n, rows, cols]
+        } else {
+            vec![rows, cols]
+        };
+        let result = self.tensor_from_values(&shape, t.dtype, &out, "unfold")?;
+        Ok(Value::tensor(result, "unfold", None))
     }
 }
