@@ -1,5 +1,6 @@
 //! The parts of `torch` a notebook touches before and around its tensors: the device probes
-//! every tutorial starts with (`torch.cuda.is_available()`, `torch.backends.mps`), seeding and
+//! every tutorial starts with (`torch.cuda.is_available()`, `torch.accelerator`,
+//! `torch.backends.mps`), seeding and
 //! determinism switches (`torch.cuda.manual_seed_all`, `torch.backends.cudnn.deterministic =
 //! True`), `torch.__version__`, the default dtype, and the legacy tensor classes
 //! (`torch.Tensor([1, 2])`, `torch.FloatTensor(2, 3)`, `x.type(torch.DoubleTensor)`).
@@ -47,7 +48,7 @@ impl Evaluator {
     /// `torch.<name>` for the names of this module, or `None`.
     pub(super) fn torch_env_attribute(&self, name: &str) -> Option<Value> {
         Some(match name {
-            "cuda" | "backends" => Value::Module(format!("torch.{name}")),
+            "cuda" | "backends" | "accelerator" => Value::Module(format!("torch.{name}")),
             "__version__" => Value::Str(TORCH_VERSION.into()),
             "get_default_dtype" | "set_default_dtype" | "no_grad" | "enable_grad"
             | "inference_mode" | "set_grad_enabled" | "is_grad_enabled" => {
@@ -65,6 +66,7 @@ impl Evaluator {
         let method = || Value::Method(Box::new(Value::Module(module.into())), name.into());
         Some(match (module, name) {
             ("torch.cuda", "is_available" | "device_count" | "is_bf16_supported")
+            | ("torch.accelerator", "is_available" | "device_count" | "current_accelerator")
             | ("torch.cuda", "manual_seed" | "manual_seed_all" | "empty_cache")
             | ("torch.backends.mps" | "torch.backends.cuda", "is_available" | "is_built") => {
                 method()
@@ -101,7 +103,9 @@ impl Evaluator {
     pub(super) fn call_torch_env_module(&mut self, module: &str, name: &str) -> Option<Value> {
         Some(match (module, name) {
             (_, "is_available" | "is_built" | "is_bf16_supported") => Value::Bool(false),
-            ("torch.cuda", "device_count") => Value::Int(0),
+            ("torch.cuda" | "torch.accelerator", "device_count") => Value::Int(0),
+            // PyTorch's CUDA build names CUDA even where no GPU is visible.
+            ("torch.accelerator", "current_accelerator") => Value::Device("cuda".into()),
             ("torch.cuda", "manual_seed" | "manual_seed_all" | "empty_cache") => Value::None,
             _ => return None,
         })
