@@ -289,40 +289,44 @@ impl Evaluator {
         padding: [i64; 2],
         stride: [i64; 2],
     ) -> R<Value> {
-        let pair = |what: &str, a: &str, b: &str, v: [i64; 2]| {
-            format!("{what}, but got {a}: {} {b}: {}", v[0], v[1])
-        };
-        if kernel.iter().any(|&k| k <= 0) {
-            return Err(ScriptError::Runtime(pair(
+        // ATen's `im2col_shape_check`, in its order: (values, smallest allowed, message, names).
+        let checks = [
+            (
+                kernel,
+                1,
                 "kernel size should be greater than zero",
                 "kernel_height",
                 "kernel_width",
-                kernel,
-            )));
-        }
-        if stride.iter().any(|&s| s <= 0) {
-            return Err(ScriptError::Runtime(pair(
+            ),
+            (
+                stride,
+                1,
                 "stride should be greater than zero",
                 "stride_height",
                 "stride_width",
-                stride,
-            )));
-        }
-        if padding.iter().any(|&p| p < 0) {
-            return Err(ScriptError::Runtime(pair(
+            ),
+            (
+                padding,
+                0,
                 "padding should be non-negative",
                 "pad_height",
                 "pad_width",
-                padding,
-            )));
-        }
-        if dilation.iter().any(|&d| d <= 0) {
-            return Err(ScriptError::Runtime(pair(
+            ),
+            (
+                dilation,
+                1,
                 "dilation should be greater than zero",
                 "dilation_height",
                 "dilation_width",
-                dilation,
-            )));
+            ),
+        ];
+        for (v, least, what, a, b) in checks {
+            if v.iter().any(|&x| x < least) {
+                return Err(ScriptError::Runtime(format!(
+                    "{what}, but got {a}: {} {b}: {}",
+                    v[0], v[1]
+                )));
+            }
         }
         let ndim = t.ndim() as i64;
         if ndim < 3 {
