@@ -171,6 +171,36 @@ pub(super) fn groups(ev: &mut Evaluator, t: &Tensor, reduce: &[bool], what: &str
     Ok(Groups { groups, kept })
 }
 
+/// `torch.return_types.{name}(values=..., indices=...)` of a reduction over the `reduce`
+/// dims of `t`: in each group, `pick` chooses one element (its position in the group and its
+/// value); values keep `t`'s dtype, indices are int64.
+pub(super) fn values_and_indices(
+    ev: &mut Evaluator,
+    t: &Tensor,
+    reduce: &[bool],
+    keepdim: bool,
+    name: &str,
+    pick: impl Fn(&[(usize, Scalar)]) -> (usize, Scalar),
+) -> R<Value> {
+    let g = groups(ev, t, reduce, name)?;
+    let (mut values, mut indices) = (Vec::new(), Vec::new());
+    for group in &g.groups {
+        let (k, v) = pick(group);
+        values.push(v);
+        indices.push(Scalar::Int(k as i64));
+    }
+    let shape = out_shape(&g.kept, reduce, keepdim);
+    let v = ev.tensor_from_values(&shape, t.dtype, &values, name)?;
+    let i = ev.tensor_from_values(&shape, DType::Int64, &indices, name)?;
+    Ok(Value::NamedTuple(
+        format!("torch.return_types.{name}"),
+        vec![
+            ("values".into(), Value::tensor(v, name, None)),
+            ("indices".into(), Value::tensor(i, name, None)),
+        ],
+    ))
+}
+
 /// The output shape: `kept`, or without the reduced dims.
 pub(super) fn out_shape(kept: &[i64], reduce: &[bool], keepdim: bool) -> Vec<i64> {
     kept.iter()
@@ -253,23 +283,9 @@ fn max_min(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             )));
         }
     }
-    let g = groups(ev, &t, &reduce, base)?;
-    let (mut values, mut indices) = (Vec::new(), Vec::new());
-    for group in &g.groups {
-        let (k, v) = extreme(group, largest);
-        values.push(v);
-        indices.push(Scalar::Int(k as i64));
-    }
-    let shape = out_shape(&g.kept, &reduce, keepdim);
-    let v = ev.tensor_from_values(&shape, t.dtype, &values, base)?;
-    let i = ev.tensor_from_values(&shape, DType::Int64, &indices, base)?;
-    Ok(Value::NamedTuple(
-        format!("torch.return_types.{base}"),
-        vec![
-            ("values".into(), Value::tensor(v, base, None)),
-            ("indices".into(), Value::tensor(i, base, None)),
-        ],
-    ))
+    values_and_indices(ev, &t, &reduce, keepdim, base, |group| {
+        extreme(group, largest)
+    })
 }
 
 /// `max(a, b)`/`maximum(a, b)`: elementwise, broadcast, in `dtype`; NaN wins (`fmax`/`fmin`:

@@ -12,7 +12,7 @@ use std::cmp::Ordering;
 use super::super::registry::{Forms, OpCall, OpDef};
 use super::super::value::Value;
 use super::super::{Evaluator, R};
-use super::reduce::{compare, groups, is_nan, mask, out_shape};
+use super::reduce::{compare, groups, is_nan, mask, out_shape, values_and_indices};
 use crate::tensor::layout::wrap_dim;
 use crate::tensor::{DType, Scalar, ScriptError, Tensor};
 
@@ -176,22 +176,10 @@ fn median(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             )));
         }
     }
-    let g = groups(ev, &t, &reduce, name)?;
-    let (mut values, mut indices) = (Vec::new(), Vec::new());
-    for group in &g.groups {
-        let (k, v) = group_median(group, ignore_nan);
-        values.push(v);
-        indices.push(Scalar::Int(k as i64));
-    }
-    let shape = out_shape(&g.kept, &reduce, call.flag("keepdim", false));
-    pair(
-        ev,
-        name,
-        ["values", "indices"],
-        &shape,
-        [t.dtype, DType::Int64],
-        [&values, &indices],
-    )
+    let keepdim = call.flag("keepdim", false);
+    values_and_indices(ev, &t, &reduce, keepdim, name, |group| {
+        group_median(group, ignore_nan)
+    })
 }
 
 /// ATen's `quick_select_template`: moves the `k`-th smallest (NaN largest) of `arr` to
@@ -275,9 +263,8 @@ fn kthvalue(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     }
     refuse_bool(&t, "kthvalue_cpu")?;
     let reduce = mask(&t, Some(dim))?;
-    let g = groups(ev, &t, &reduce, "kthvalue")?;
-    let (mut values, mut indices) = (Vec::new(), Vec::new());
-    for group in &g.groups {
+    let keepdim = call.flag("keepdim", false);
+    values_and_indices(ev, &t, &reduce, keepdim, "kthvalue", |group| {
         let mut arr: Vec<(Scalar, usize)> = group
             .iter()
             .enumerate()
@@ -286,18 +273,8 @@ fn kthvalue(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         let at = (k - 1) as usize;
         quick_select(&mut arr, at);
         let (v, p) = arr.get(at).copied().unwrap_or((Scalar::Int(0), 0));
-        values.push(v);
-        indices.push(Scalar::Int(p as i64));
-    }
-    let shape = out_shape(&g.kept, &reduce, call.flag("keepdim", false));
-    pair(
-        ev,
-        "kthvalue",
-        ["values", "indices"],
-        &shape,
-        [t.dtype, DType::Int64],
-        [&values, &indices],
-    )
+        (p, v)
+    })
 }
 
 /// `count_nonzero(dim=None)`: `int64` counts.
