@@ -15,6 +15,9 @@ impl Evaluator {
                 if let Some(d) = DType::from_name(name) {
                     return Ok(Value::DType(d));
                 }
+                if let Some(value) = self.torch_env_attribute(name) {
+                    return Ok(value);
+                }
                 match name {
                     "channels_last" => return Ok(Value::MemoryFormat(MemoryFormat::ChannelsLast)),
                     "contiguous_format" => {
@@ -23,11 +26,6 @@ impl Evaluator {
                     "preserve_format" => return Ok(Value::MemoryFormat(MemoryFormat::Preserve)),
                     "nan" => return Ok(Value::Float(f64::NAN)),
                     "strided" => return Ok(Value::Printed("torch.strided".into())),
-                    n if self.torch_env_attribute(n).is_some() => {
-                        return self
-                            .torch_env_attribute(n)
-                            .ok_or_else(|| ScriptError::Attribute(n.to_string()))
-                    }
                     // `torch.nn.functional.relu(...)` without `import torch.nn`: `torch.nn`
                     // (and `torch.linalg`) are attributes of `torch` once torch is imported.
                     "nn" | "linalg" => return Ok(Value::Module(format!("torch.{name}"))),
