@@ -444,16 +444,11 @@ impl Evaluator {
                 )))
             }
         };
-        let position = |this: &Self, items: &[Value], v: &Value| {
+        // A tensor item never equals here (Python's `==` on a tensor is elementwise).
+        let position = |items: &[Value], v: &Value| {
             items
                 .iter()
-                .position(|x| {
-                    super::pyops::values_equal(x, v) && !matches!((x, v), (Value::Tensor(_), _))
-                })
-                .or_else(|| {
-                    let _ = this;
-                    None
-                })
+                .position(|x| !matches!(x, Value::Tensor(_)) && super::pyops::values_equal(x, v))
         };
         Ok(match name {
             "append" => {
@@ -500,7 +495,7 @@ impl Evaluator {
                         .count();
                     return Ok((Value::Int(n as i64), None));
                 }
-                let Some(i) = position(self, &items, &pos[0]) else {
+                let Some(i) = position(&items, &pos[0]) else {
                     return Err(ScriptError::Value(if name == "remove" {
                         "list.remove(x): x not in list".into()
                     } else {
