@@ -13,6 +13,7 @@ mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 
 TRUNK_VERSION=0.21.14
 WASM_BINDGEN_VERSION=0.2.130
+WASM_SPLIT_VERSION=0.2.4
 
 say() { printf '\n== %s\n' "$*"; }
 
@@ -45,6 +46,10 @@ ensure_tools() {
     say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION"
     cargo install "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
   fi
+  if ! cargo install --list | grep -q "^wasm_split_cli_support v$WASM_SPLIT_VERSION:"; then
+    say "installing wasm-split-cli $WASM_SPLIT_VERSION (splits the web build's wasm; about 1 minute)"
+    cargo install "wasm_split_cli_support@$WASM_SPLIT_VERSION" --features build-binary
+  fi
   if [ ! -x node_modules/.bin/wasm-opt ] || ! node_modules/.bin/wasm-opt --version | grep -q "version 132" \
      || [ ! -d node_modules/@tensorflow/tfjs-backend-webgpu ] \
      || { [ "$need_browser" = yes ] && { [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ]; }; }; then
@@ -66,6 +71,7 @@ cmd_test() {
   say "lints (native and wasm32)"
   cargo clippy --all-targets -- -D warnings
   cargo clippy --target wasm32-unknown-unknown --lib --bins -- -D warnings
+  cargo clippy --target wasm32-unknown-unknown --lib --bins --features split -- -D warnings
   say "unit, property and robustness tests"
   cargo test --all-targets
   cargo run --release -- lesson check www/lessons
@@ -76,6 +82,8 @@ cmd_test() {
   cargo bench --no-run
   say "web app build"
   trunk build --release
+  say "wasm size: the page's first download (the main module) stays within 600 KB gzipped"
+  python3 tools/wasm-size.py --budget 600000 dist
   say "browser end-to-end tests"
   node tests/e2e/run.mjs
   say "sharing and embedding in the browser (and a --public-url build served from a subpath)"

@@ -9,6 +9,12 @@ target/wasm32-unknown-unknown/web/stridescope.wasm, before wasm-bindgen and wasm
 code bytes per crate (per module for this crate) and the biggest functions. Sizes before
 wasm-opt are about 1.4x the shipped ones; use them to compare, not as the budget.
 
+    tools/wasm-size.py --budget BYTES [DIST]
+
+prints the gzipped size of every wasm module of a build (the main module, which the page
+loads first, and the chunks that the split build fetches later) and fails when the main
+module is over BYTES gzipped (`./dev test` runs it: the page's first download stays small).
+
     tools/wasm-size.py --layers [NAMED_WASM]
 
 runs wasm-bindgen and wasm-opt -Oz (keeping names, as the shipped build is optimized) on the
@@ -178,7 +184,31 @@ def layers(named_wasm):
         print(f"{gz:10d} {raw:10d}  {k}")
 
 
+def budget(limit, dist):
+    """Prints each module's gzipped size; False when the main module is over `limit`."""
+    import os
+    names = sorted(f for f in os.listdir(dist) if f.endswith(".wasm"))
+    main_ok = None
+    for name in names:
+        data = open(os.path.join(dist, name), "rb").read()
+        gz = len(gzip.compress(data, 9))
+        first = name == "stridescope_bg.wasm"
+        role = "main module, loaded first" if first else "chunk, loaded on demand"
+        print(f"{name}: {len(data)} bytes, {gz} gzipped (-9) ({role})")
+        if first:
+            main_ok = gz <= limit
+    if main_ok is None:
+        print(f"no stridescope_bg.wasm in {dist}")
+        return False
+    verdict = "within" if main_ok else "OVER"
+    print(f"the main module is {verdict} the budget of {limit} bytes gzipped")
+    return main_ok
+
+
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--budget":
+        ok = budget(int(sys.argv[2]), sys.argv[3] if len(sys.argv) > 3 else "dist")
+        sys.exit(0 if ok else 1)
     if len(sys.argv) > 1 and sys.argv[1] == "--layers":
         layers(sys.argv[2] if len(sys.argv) > 2 else "target/wasm32-unknown-unknown/web/stridescope.wasm")
         return

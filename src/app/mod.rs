@@ -6,6 +6,7 @@
 //! derived. Hover highlighting is applied imperatively to the matching cells (one query per
 //! hover), so hovering never re-renders a panel.
 
+pub(crate) mod core_link;
 mod editor;
 pub mod i18n;
 mod images;
@@ -27,7 +28,7 @@ use std::rc::Rc;
 use crate::engine::gpu::GpuEngine;
 use crate::engine::mirror::{MirrorEngine, MirrorStats};
 use crate::engine::{CpuEngine, Engine};
-use crate::eval::{Evaluator, Limits};
+use crate::eval::Limits;
 use crate::i18n::Msg;
 use crate::tensor::{DType, StorageId};
 use crate::trace::{Step, Trace, TraceScalar};

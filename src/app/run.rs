@@ -44,13 +44,23 @@ pub fn run_script(script: &str) -> Result<(Trace, bool), Msg> {
         _ => Box::new(CpuEngine::new()),
     };
     let on_gpu = engine.name() != "cpu";
-    let mut evaluator = Evaluator::new(engine, limits);
-    evaluator.set_images(Box::new(images::library()));
-    Ok((evaluator.run(script), on_gpu))
+    let Some(core) = core_link::core() else {
+        return Err(Msg::new("notice-load-failed").arg("error", "not loaded yet"));
+    };
+    Ok((core.run(script, limits, engine, images::library()), on_gpu))
 }
 
 /// Re-runs the script now, keeping the step where it was when possible.
 pub fn run_now(state: AppState) {
+    if core_link::core().is_none() {
+        core_link::load(move |loaded| match loaded {
+            Ok(_) => run_now(state),
+            Err(error) => state
+                .notice
+                .set(Some(Msg::new("notice-load-failed").arg("error", error))),
+        });
+        return;
+    }
     images::prepare(state);
     let script = state.script.get_untracked();
     match run_script(&script) {

@@ -1,7 +1,7 @@
-// Trunk post-build hook: writes `embed.html` and `standalone.html` into the build, each one
-// self-contained (CSS, the wasm-bindgen glue and the wasm itself inlined, the wasm as base64),
-// so that they work from any subpath, from a CDN-less static host and from file://, where
-// browsers refuse to load module scripts and to fetch wasm.
+// Writes `embed.html` and `standalone.html` into the build (run by post_build.mjs), each one
+// self-contained (CSS, the wasm-bindgen glue, the split loader and the wasm modules inlined,
+// the wasm as base64), so that they work from any subpath, from a CDN-less static host and
+// from file://, where browsers refuse to load module scripts and to fetch wasm.
 //   embed.html       the compact widget for iframes (`<body data-embed="true">`)
 //   standalone.html  the whole app, for offline use (open it from disk)
 // Run by Trunk with TRUNK_STAGING_DIR set; `node tools/web/standalone.mjs DIR` also works.
@@ -21,6 +21,32 @@ if (!wasmName) {
 }
 const glueName = wasmName.replace(/_bg\.wasm$/, '.js');
 let glue = readFileSync(join(dir, glueName), 'utf8');
+// The glue imports the split loader (`import * as import1 from "./__wasm_split.js"`), which
+// imports `initSync` from the glue and fetches each chunk by URL. Inlined, the loader is a
+// plain object built in the same script, and each chunk is read from its base64.
+const splitImport = /^import \* as (\w+) from "\.\/__wasm_split\.js";?$/m;
+const splitMatch = glue.match(splitImport);
+if (splitMatch) {
+  let loader = readFileSync(join(dir, '__wasm_split.js'), 'utf8');
+  loader = loader.replace(/^import \{ initSync \} from "[^"]+";?$/m, '');
+  const exported = [...loader.matchAll(/^export const (\w+)/gm)].map((m) => m[1]);
+  loader = loader.replace(/^export const /gm, 'const ');
+  loader = loader.replace(/fetch\(new URL\("\.\/([\w.-]+\.wasm)", import\.meta\.url\)\)/g, (_, file) => {
+    const b64 = readFileSync(join(dir, file)).toString('base64');
+    return `Promise.resolve(new Response(__wasmBytes("${b64}"), { headers: { "Content-Type": "application/wasm" } }))`;
+  });
+  glue = glue.replace(splitImport, '');
+  glue += `
+function __wasmBytes(b64) {
+  const bin = atob(b64);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  return bytes;
+}
+${loader}
+const ${splitMatch[1]} = { ${exported.join(', ')} };
+`;
+}
 if (/^\s*import\s/m.test(glue)) {
   console.error(`standalone.mjs: ${glueName} imports other modules; it cannot be inlined`);
   process.exit(1);

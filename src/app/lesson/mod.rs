@@ -16,11 +16,12 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::i18n::{lang, lang_untracked};
 use super::{run_now, AppState};
+use crate::app::core_link::{self, Grading};
 use crate::i18n::{Lang, Msg};
 use crate::lesson_play::{self, Outcome, Progress, Route};
 use crate::lessons::grade::CellsTarget;
 use crate::lessons::index::IndexEntry;
-use crate::lessons::{Block, Lesson, LessonSession, QuestionKind, Response};
+use crate::lessons::{Block, Lesson, QuestionKind, Response};
 
 pub use index::LessonIndex;
 pub use player::LessonPlayer;
@@ -100,11 +101,11 @@ pub struct LessonCtx {
 
 thread_local! {
     /// The session grading the lesson (one evaluator; not a signal: it is not `Send`).
-    static SESSION: std::cell::RefCell<Option<LessonSession>> = const { std::cell::RefCell::new(None) };
+    static SESSION: std::cell::RefCell<Option<Box<dyn Grading>>> = const { std::cell::RefCell::new(None) };
 }
 
-fn with_session<R>(f: impl FnOnce(&mut LessonSession) -> R) -> Option<R> {
-    SESSION.with(|s| s.borrow_mut().as_mut().map(f))
+fn with_session<R>(f: impl FnOnce(&mut dyn Grading) -> R) -> Option<R> {
+    SESSION.with(|s| s.borrow_mut().as_mut().map(|g| f(g.as_mut())))
 }
 
 impl LessonCtx {
@@ -344,16 +345,25 @@ fn show_code(state: AppState, ctx: LessonCtx, lesson: &Lesson, n: usize) {
 
 /// Parses `source` and starts playing it where the stored progress left off.
 fn open(state: AppState, ctx: LessonCtx, source: String) {
-    let lesson = match crate::lessons::parse_lesson(&source) {
+    let Some(core) = core_link::core() else {
+        core_link::load(move |loaded| match loaded {
+            Ok(_) => open(state, ctx, source),
+            Err(error) => ctx.lesson.set(Loaded::Failed(
+                Msg::new("lesson-load-failed").arg("reason", error),
+            )),
+        });
+        return;
+    };
+    let lesson = match core.parse_lesson(&source) {
         Ok(l) => l,
-        Err(e) => {
+        Err((line, error)) => {
             ctx.lesson.set(Loaded::Failed(
                 Msg::new("lesson-load-failed").arg(
                     "reason",
                     crate::i18n::Catalog::new(lang_untracked()).msg(
                         &Msg::new("lesson-parse-error")
-                            .arg("line", e.line)
-                            .arg("error", e.to_string()),
+                            .arg("line", line)
+                            .arg("error", error),
                     ),
                 ),
             ));
@@ -371,7 +381,7 @@ fn open(state: AppState, ctx: LessonCtx, source: String) {
             })
         })
         .collect();
-    SESSION.with(|s| *s.borrow_mut() = Some(LessonSession::new(lesson.clone())));
+    SESSION.with(|s| *s.borrow_mut() = Some(core.lesson_session(lesson.clone())));
     ctx.source.set(source);
     ctx.questions.set(views);
     ctx.current.set(progress.first_open(total));
@@ -548,7 +558,7 @@ pub fn submit(state: AppState, ctx: LessonCtx, n: usize, given: Given) {
         }
         Err(e) => ctx.update_question(n, |q| {
             q.state = QState::Wrong;
-            q.feedback = vec![Msg::new("lesson-ungradable").arg("error", e.to_string())];
+            q.feedback = vec![Msg::new("lesson-ungradable").arg("error", e)];
         }),
     }
 }
@@ -568,7 +578,7 @@ pub fn reveal(state: AppState, ctx: LessonCtx, n: usize) {
         QuestionKind::Answer { .. } | QuestionKind::Choices { .. } => {
             with_session(|s| s.expected_literal(block)).map(|r| match r {
                 Ok(lit) => Msg::new("lesson-revealed").arg("answer", lit.to_string()),
-                Err(e) => Msg::new("lesson-ungradable").arg("error", e.to_string()),
+                Err(e) => Msg::new("lesson-ungradable").arg("error", e),
             })
         }
         QuestionKind::Cells { .. } => with_session(|s| s.cells_target(block)).map(|r| match r {
@@ -577,7 +587,7 @@ pub fn reveal(state: AppState, ctx: LessonCtx, n: usize) {
                 let cells: Vec<String> = t.offsets.iter().map(i64::to_string).collect();
                 Msg::new("lesson-revealed-cells").arg("cells", cells.join(", "))
             }
-            Err(e) => Msg::new("lesson-ungradable").arg("error", e.to_string()),
+            Err(e) => Msg::new("lesson-ungradable").arg("error", e),
         }),
         QuestionKind::Task { solution, .. } => {
             let mut script = lesson.script_before(block);

@@ -7,9 +7,9 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::{next, reveal, submit, Given, LessonCtx, QState, QView};
+use crate::app::core_link::markdown_html;
 use crate::app::i18n::{t, tf, tm};
 use crate::app::AppState;
-use crate::lesson_play::markdown_html;
 use crate::lessons::{Block, Lesson, Question, QuestionKind};
 use crate::ui_model::value_text;
 
