@@ -7,6 +7,9 @@
 // Frame figures, per renderer: "paint" is the painter's own time for one frame (the canvas's
 // data-frame-ms: the fallback's pixel loop and putImageData; WebGPU's encoding and submit),
 // "interval" the time between animation frames while one input event arrives per frame.
+// Every frame shows the current pan, zoom and highlight: with WebGPU, the GPU's frame once it
+// is back, and the canvas-2D painter's (the same picture) until then; "GPU frames" counts the
+// frames that showed the GPU's pixels.
 import { join } from 'node:path';
 import { launch, serve, watchErrors, root } from './harness.mjs';
 
@@ -51,6 +54,7 @@ for (const webgpu of [false, true]) {
     const frame = () => new Promise((res) => requestAnimationFrame(res));
     const paints = [];
     const stamps = [];
+    const sources = [];
     if (kind === 'pan') ev('pointerdown', cx, cy);
     let x = cx;
     let dir = 1;
@@ -64,10 +68,12 @@ for (const webgpu of [false, true]) {
       }
       stamps.push(await frame());
       paints.push(Number(c.dataset.frameMs));
+      sources.push(c.dataset.frameSource ?? 'cpu');
     }
     if (kind === 'pan') ev('pointerup', x, cy);
     const intervals = stamps.slice(1).map((t, i) => t - stamps[i]);
-    return { paints: paints.slice(2), intervals: intervals.slice(1), cell: Number(c.dataset.cellPx) };
+    const gpu = sources.slice(2).filter((x) => x === 'gpu').length;
+    return { paints: paints.slice(2), intervals: intervals.slice(1), cell: Number(c.dataset.cellPx), gpu, frames: sources.length - 2 };
   }, [kind, frames]);
 
   // Pointer-to-highlight: a pointermove over a's cell (i, j) until b's canvas says it
@@ -117,11 +123,11 @@ for (const webgpu of [false, true]) {
 }
 server.close();
 
-console.log('\n| page | renderer | figure | paint: median / p95 / max | frame interval: median / p95 / max |');
-console.log('| --- | --- | --- | --- | --- |');
+console.log('\n| page | renderer | figure | paint: median / p95 / max | frame interval: median / p95 / max | GPU frames |');
+console.log('| --- | --- | --- | --- | --- | --- |');
 for (const r of rows) {
   for (const [name, d] of [['pan at fit (sub-pixel cells)', r.fitPan], ['wheel zoom', r.zoom], [`pan at ${r.zoomedPan.cell.toFixed(1)} px cells`, r.zoomedPan]]) {
-    console.log(`| ${r.mode} | ${r.renderer} | ${name} | ${fmt(stats(d.paints))} | ${fmt(stats(d.intervals))} |`);
+    console.log(`| ${r.mode} | ${r.renderer} | ${name} | ${fmt(stats(d.paints))} | ${fmt(stats(d.intervals))} | ${d.gpu} of ${d.frames} |`);
   }
 }
 console.log('\n| page | renderer | script run and first drawn | pointer-to-highlight: median / p95 / max |');

@@ -12,8 +12,9 @@
 //! empty when none of this storage is), `data-pinned-offset` (likewise for the pinned one),
 //! `data-mode` (`rgb`, `heatmap` or `tint`), `data-rows`/`data-cols` (the drawing's grid) and
 //! `data-recorded` (whether the values are in the trace); with WebGPU, `data-gpu-frames` (GPU
-//! frames shown so far) and `data-gpu-ms` (the last one's time from asking to having its
-//! pixels).
+//! frames shown so far), `data-gpu-ms` (the last one's time from asking to having its
+//! pixels) and `data-frame-source` (`gpu` when the canvas shows the GPU's frame, `cpu` while
+//! the canvas-2D painter stands in for it).
 
 use std::collections::HashSet;
 use std::rc::Rc;

@@ -11,9 +11,10 @@
 //!
 //! The frame is drawn offscreen and its pixels come back by one asynchronous read, then go
 //! on the canvas's 2-D context (a WebGPU canvas context loses the device on SwiftShader in
-//! headless Chromium, and a 2-D canvas is what the PNG export reads). Until a frame is back
-//! the last one of the same data stands in; before the first, the canvas-2D painter draws
-//! the same picture, so that a canvas is never blank. Cell values as text, the pinned and stride-jump rings and
+//! headless Chromium, and a 2-D canvas is what the PNG export reads). A GPU frame is shown
+//! only for the plan it was drawn for (data, pan, zoom, highlight): until the frame of the
+//! current plan is back, the canvas-2D painter draws the same picture, so that a canvas is
+//! never blank and never shows cells where they no longer are. Cell values as text, the pinned and stride-jump rings and
 //! the write flash are drawn over it in 2-D; where the GPU cannot draw the data (values not
 //! recorded, a view beyond the adapter's limits) the canvas-2D painter draws the canvas.
 
@@ -226,24 +227,25 @@ impl Painter for WebGpuPainter {
             matches!(&*ready, Some((g, p, _, _)) if *g == self.generation && *p == plan)
         };
         if !current {
-            // Drawn when it is back; meanwhile the last frame of these data stands in.
+            // The GPU's frame of this plan is drawn and read back; until it is here the CPU
+            // draws this frame, the same picture (tested pixel for pixel), so that a pan, a
+            // zoom or a hover shows at once where the cells are now: an older GPU frame
+            // would show them where they were (on SwiftShader a frame comes back 50 to
+            // 300 ms later).
             self.request(plan.clone());
+            self.fallback.paint(canvas, src, f);
+            let _ = canvas.set_attribute("data-frame-source", "cpu");
+            return;
         }
         let ready = self.ready.borrow();
         let (w, h) = plan.size;
-        let stand_in = match &*ready {
-            Some((g, _, bytes, ms))
-                if *g == self.generation && bytes.len() == w as usize * h as usize * 4 =>
-            {
-                Some((bytes, *ms))
-            }
-            _ => None,
-        };
-        let Some((bytes, ms)) = stand_in else {
-            // No frame of these data yet (a new canvas, new data, a new size): the CPU draws
-            // this one, the same picture, so that the canvas is never blank.
+        let Some((_, _, bytes, ms)) = ready
+            .as_ref()
+            .filter(|(_, _, bytes, _)| bytes.len() == w as usize * h as usize * 4)
+        else {
             drop(ready);
             self.fallback.paint(canvas, src, f);
+            let _ = canvas.set_attribute("data-frame-source", "cpu");
             return;
         };
         let Some(ctx) = context(canvas) else { return };
@@ -255,6 +257,7 @@ impl Painter for WebGpuPainter {
         self.shown += 1;
         let _ = canvas.set_attribute("data-gpu-frames", &self.shown.to_string());
         let _ = canvas.set_attribute("data-gpu-ms", &format!("{ms:.1}"));
+        let _ = canvas.set_attribute("data-frame-source", "gpu");
         if let Ok(image) =
             web_sys::ImageData::new_with_u8_clamped_array_and_sh(Clamped(bytes), w, h)
         {
