@@ -22,6 +22,9 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::rc::Rc;
 
+use std::time::Duration;
+
+use leptos::leptos_dom::helpers::{set_timeout_with_handle, TimeoutHandle};
 use wasm_bindgen::Clamped;
 
 use super::canvas2d::{context, draw_over, Canvas2d};
@@ -41,6 +44,12 @@ const FLASH_WRITTEN_CAP: usize = 4096;
 const FLASH_VISIBLE_CAP: usize = 1 << 16;
 /// Cells of one written element that flash.
 const FLASH_CELLS_CAP: usize = 64;
+
+/// How long the plan (pan, zoom, highlight) must stay the same before the GPU is asked for
+/// its frame. Meanwhile the CPU draws every frame, so a GPU frame that would arrive after the
+/// plan changed again is never drawn for nothing (on SwiftShader it would take the cores the
+/// CPU's frames need).
+const SETTLE_MS: f64 = 120.0;
 
 /// A frame read back: the data's generation and the plan it was drawn for, its pixels, and
 /// the milliseconds from asking to having them.
@@ -71,6 +80,10 @@ pub(super) struct WebGpuPainter {
     written: HashSet<i64>,
     /// Frames of the GPU shown (the canvas's `data-gpu-frames`).
     shown: u64,
+    /// The plan of the last paint, and since when it has not changed (ms).
+    last_plan: Option<(PlanFrame, f64)>,
+    /// The paint that asks the GPU once the plan has settled.
+    settle: Option<TimeoutHandle>,
 }
 
 /// The engine's storage holding trace storage `id` (`s<n>`) after the last run.
@@ -97,6 +110,8 @@ impl WebGpuPainter {
             fallback: Canvas2d::default(),
             written: HashSet::new(),
             shown: 0,
+            last_plan: None,
+            settle: None,
         }
     }
 
@@ -156,6 +171,16 @@ impl WebGpuPainter {
                 wake();
             }
         });
+    }
+
+    /// Asks for a paint in `ms` milliseconds (replacing an earlier such request).
+    fn wake_in(&mut self, ms: f64) {
+        if let Some(old) = self.settle.take() {
+            old.clear();
+        }
+        let Some(wake) = self.wake.clone() else { return };
+        let delay = Duration::from_millis(ms.ceil().max(1.0) as u64);
+        self.settle = set_timeout_with_handle(move || wake(), delay).ok();
     }
 
     /// This step's writes, blended towards the flash colour by `f.flash`.
@@ -231,8 +256,18 @@ impl Painter for WebGpuPainter {
             // draws this frame, the same picture (tested pixel for pixel), so that a pan, a
             // zoom or a hover shows at once where the cells are now: an older GPU frame
             // would show them where they were (on SwiftShader a frame comes back 50 to
-            // 300 ms later).
-            self.request(plan.clone());
+            // 300 ms later). The GPU is asked once the plan has settled.
+            let since = match &self.last_plan {
+                Some((last, since)) if *last == plan => *since,
+                _ => now(),
+            };
+            self.last_plan = Some((plan.clone(), since));
+            let waited = now() - since;
+            if waited >= SETTLE_MS {
+                self.request(plan.clone());
+            } else {
+                self.wake_in(SETTLE_MS - waited);
+            }
             self.fallback.paint(canvas, src, f);
             let _ = canvas.set_attribute("data-frame-source", "cpu");
             return;
