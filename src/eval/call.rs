@@ -65,11 +65,22 @@ impl Evaluator {
                     // `x.data`: the same storage and layout, as a tensor that is not a leaf of
                     // autograd (a new object, like `detach()`).
                     "data" => return Ok(Value::tensor(tensor, "data", None)),
-                    // No tensor requires grad here (autograd is not modelled): every tensor
-                    // is a leaf without a `grad_fn`.
-                    "requires_grad" => return Ok(Value::Bool(t.borrow().requires_grad)),
-                    "is_leaf" => return Ok(Value::Bool(true)),
-                    "grad_fn" | "grad" => return Ok(Value::None),
+                    // Autograd's bookkeeping (`eval/autograd.rs`); no gradient is computed,
+                    // so `grad` stays `None`.
+                    "requires_grad" => {
+                        return Ok(Value::Bool(super::autograd::tracks_grad(&t.borrow())))
+                    }
+                    "is_leaf" => return Ok(Value::Bool(t.borrow().grad_fn.is_none())),
+                    "grad_fn" => {
+                        return Ok(match &t.borrow().grad_fn {
+                            Some(node) => Value::Printed(format!(
+                                "<{node} object at 0x{:x}>",
+                                0x7f00_0000_0000_u64 + (Rc::as_ptr(t) as usize as u64 & 0xff_fff0)
+                            )),
+                            None => Value::None,
+                        })
+                    }
+                    "grad" => return Ok(Value::None),
                     "device" => return Ok(Value::Device("cpu".into())),
                     "real" | "imag" => return self.complex_attribute(&tensor, name),
                     // A complex adjoint is a lazily conjugated view, which is not modelled.
@@ -81,7 +92,13 @@ impl Evaluator {
                     "T" => {
                         let dims: Vec<i64> = (0..tensor.ndim() as i64).rev().collect();
                         let out = self.permute(&tensor, &dims)?;
-                        return Ok(Value::tensor(out, "T", None));
+                        let out = Value::tensor(out, "T", None);
+                        let grad_op = super::autograd::GradOp::Named {
+                            name: "T",
+                            given: &[],
+                        };
+                        self.record_grad(grad_op, &[&object], &out);
+                        return Ok(out);
                     }
                     "mT" | "mH" => {
                         // A 0-dim tensor is its own matrix transpose; a vector is refused.
@@ -96,7 +113,13 @@ impl Evaluator {
                             )));
                         }
                         let out = self.transpose(&tensor, -2, -1)?;
-                        return Ok(Value::tensor(out, name, None));
+                        let out = Value::tensor(out, name, None);
+                        let grad_op = super::autograd::GradOp::Named {
+                            name: "mT",
+                            given: &[],
+                        };
+                        self.record_grad(grad_op, &[&object], &out);
+                        return Ok(out);
                     }
                     "H" => {
                         let n = tensor.ndim();
@@ -184,7 +207,9 @@ impl Evaluator {
                 let out = self.index_view(&tensor, index)?;
                 // Advanced indexing copies: the trace says "copy of" the indexed storage.
                 let copied_from = (out.storage != tensor.storage).then_some(tensor.storage);
-                Ok(Value::tensor(out, "index", copied_from))
+                let out = Value::tensor(out, "index", copied_from);
+                self.record_grad(super::autograd::GradOp::Index(index), &[&object], &out);
+                Ok(out)
             }
             Value::Storage(id, dtype) => self.storage_get_item(*id, *dtype, index),
             Value::NamedTuple(_, fields) => {

@@ -58,6 +58,45 @@ const FUNCTIONS: &[PyFn] = &[
     py("hardtanh", &["input", "min_val", "max_val", "inplace"], 1),
     py("tanh", &["input"], 1),
     py("one_hot", &["tensor", "num_classes"], 1),
+    py(
+        "nll_loss",
+        &[
+            "input",
+            "target",
+            "weight",
+            "size_average",
+            "ignore_index",
+            "reduce",
+            "reduction",
+        ],
+        2,
+    ),
+    py(
+        "cross_entropy",
+        &[
+            "input",
+            "target",
+            "weight",
+            "size_average",
+            "ignore_index",
+            "reduce",
+            "reduction",
+            "label_smoothing",
+        ],
+        2,
+    ),
+    py(
+        "mse_loss",
+        &[
+            "input",
+            "target",
+            "size_average",
+            "reduce",
+            "reduction",
+            "weight",
+        ],
+        2,
+    ),
     py("pad", &["input", "pad", "mode", "value"], 2),
     py("normalize", &["input", "p", "dim", "eps", "out"], 1),
     py(
@@ -225,6 +264,31 @@ impl Evaluator {
         pos: Vec<Value>,
         kw: Vec<(String, Value)>,
     ) -> R<Value> {
+        let mut inputs: Vec<Value> = pos.clone();
+        inputs.extend(kw.iter().map(|(_, v)| v.clone()));
+        let given: Vec<String> = kw.iter().map(|(k, _)| k.clone()).collect();
+        let mut given: Vec<&str> = given.iter().map(String::as_str).collect();
+        // `F.linear(x, w, b)` gives its bias by position.
+        if name == "linear" && pos.len() > 2 && !matches!(pos[2], Value::None) {
+            given.push("bias");
+        }
+        let out = self.call_functional_unrecorded(name, pos, kw)?;
+        let inputs: Vec<&Value> = inputs.iter().collect();
+        let grad_op = super::autograd::GradOp::Named {
+            name,
+            given: &given,
+        };
+        self.record_grad(grad_op, &inputs, &out);
+        Ok(out)
+    }
+
+    /// `torch.nn.functional.<name>(...)`, before autograd's bookkeeping.
+    fn call_functional_unrecorded(
+        &mut self,
+        name: &str,
+        pos: Vec<Value>,
+        kw: Vec<(String, Value)>,
+    ) -> R<Value> {
         let Some(spec) = FUNCTIONS.iter().find(|f| f.name == name) else {
             return Err(ScriptError::Attribute(format!(
                 "module 'torch.nn.functional' has no attribute '{name}'"
@@ -256,6 +320,50 @@ impl Evaluator {
                 vec![],
                 vec![],
             ),
+            "nll_loss" | "cross_entropy" => {
+                let target = tensor_arg(name, "target", given(&args, 1))?;
+                if given(&args, 2).is_some_and(|w| !matches!(w, Value::None)) {
+                    return Err(ScriptError::NotImplemented(format!(
+                        "{name} with class weights (weight=) is not supported by Stridescope"
+                    )));
+                }
+                if name == "cross_entropy" && number(given(&args, 7), 0.0) != 0.0 {
+                    return Err(ScriptError::NotImplemented(
+                        "cross_entropy with label_smoothing is not supported by Stridescope".into(),
+                    ));
+                }
+                let ignore_index = number(given(&args, 4), -100.0) as i64;
+                let reduction = match given(&args, 6) {
+                    Some(Value::Str(r)) => super::ops::Reduction::parse(r)?,
+                    _ => super::ops::Reduction::Mean,
+                };
+                let mut t = input.borrow().tensor.clone();
+                if name == "cross_entropy" {
+                    let dim = if t.ndim() == 1 { 0 } else { 1 };
+                    t = self.softmax(&t, dim, None, true)?;
+                }
+                let target = target.borrow().tensor.clone();
+                self.nll_loss(&t, &target, ignore_index, reduction)
+            }
+            "mse_loss" => {
+                let target = tensor_arg(name, "target", given(&args, 1))?;
+                let reduction = match given(&args, 4) {
+                    Some(Value::Str(r)) => r.clone(),
+                    _ => "mean".to_string(),
+                };
+                if !matches!(reduction.as_str(), "mean" | "sum" | "none") {
+                    return Err(ScriptError::Value(format!(
+                        "{reduction} is not a valid value for reduction"
+                    )));
+                }
+                let (x, y) = (Value::Tensor(input), Value::Tensor(target));
+                let diff = self.binary(crate::script::ast::BinOp::Sub, x, y)?;
+                let squared = self.binary(crate::script::ast::BinOp::Mul, diff.clone(), diff)?;
+                if reduction == "none" {
+                    return Ok(squared);
+                }
+                self.call(Value::Method(Box::new(squared), reduction), vec![], vec![])
+            }
             "softmax" | "log_softmax" | "softmin" => {
                 let mut t = input.borrow().tensor.clone();
                 if name == "softmin" {

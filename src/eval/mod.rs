@@ -5,6 +5,7 @@
 //! Invariant: no user input makes the evaluator panic. A statement that raises binds nothing
 //! (as in Python, writes done before the exception stay) and the script goes on.
 
+mod autograd;
 mod builtins;
 mod call;
 mod complex;
@@ -343,7 +344,9 @@ impl Evaluator {
                             ));
                         }
                         let tensor = t.borrow().tensor.clone();
-                        self.set_item(&tensor, &index, &value)
+                        self.set_item(&tensor, &index, &value)?;
+                        self.record_setitem_grad(&t, &value);
+                        Ok(())
                     }
                     Value::NdArray(a) => self.ndarray_set_item(&a, &index, &value),
                     Value::List(items) => self.set_list_item(object_expr, items, &index, value),
@@ -621,6 +624,9 @@ impl Evaluator {
                     UnaryOp::Neg => self.neg(&tensor)?,
                     _ => self.invert(&tensor)?,
                 };
+                if op == UnaryOp::Neg {
+                    self.record_grad(autograd::GradOp::Neg, &[&v], &out);
+                }
                 Ok(out)
             }
             _ => {

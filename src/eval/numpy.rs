@@ -67,6 +67,7 @@ pub(super) fn ndarray(tensor: Tensor, made_by: &str) -> Value {
         made_by: made_by.to_string(),
         copied_from: None,
         requires_grad: false,
+        grad_fn: None,
     })))
 }
 

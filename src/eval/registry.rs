@@ -154,8 +154,40 @@ impl Evaluator {
                 args,
             };
             super::ops::check_complex_support(&op)?;
-            (entry.def.rule)(self, &op)
+            let out = (entry.def.rule)(self, &op)?;
+            self.record_table_grad(&op, &out);
+            Ok(out)
         }))
+    }
+
+    /// Records the autograd node of a table op on its output; a factory given
+    /// `requires_grad=True` makes a leaf that requires grad.
+    fn record_table_grad(&self, op: &OpCall, out: &Value) {
+        if let Value::Tensor(t) = out {
+            let asked = op
+                .args
+                .names
+                .iter()
+                .zip(&op.args.values)
+                .any(|(n, v)| n == "requires_grad" && matches!(v, Some(Value::Bool(true))));
+            if asked && op.name != "requires_grad_" {
+                t.borrow_mut().requires_grad = true;
+            }
+        }
+        let given: Vec<&str> = op
+            .args
+            .names
+            .iter()
+            .zip(&op.args.values)
+            .filter(|(_, v)| v.is_some())
+            .map(|(n, _)| n.as_str())
+            .collect();
+        let inputs: Vec<&Value> = op.args.values.iter().flatten().collect();
+        let grad_op = super::autograd::GradOp::Named {
+            name: &op.name,
+            given: &given,
+        };
+        self.record_grad(grad_op, &inputs, out);
     }
 
     /// Runs `this.name(...)` from the table, or `None` when the table has no such method.
@@ -189,7 +221,9 @@ impl Evaluator {
                 args,
             };
             super::ops::check_complex_support(&op)?;
-            (entry.def.rule)(self, &op)
+            let out = (entry.def.rule)(self, &op)?;
+            self.record_table_grad(&op, &out);
+            Ok(out)
         }))
     }
 }

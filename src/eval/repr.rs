@@ -42,10 +42,14 @@ impl Evaluator {
             Value::DType(d) => d.torch_repr(),
             Value::MemoryFormat(f) => f.torch_repr().into(),
             Value::Tensor(t) => {
-                let extra: &[&str] = if t.borrow().requires_grad {
-                    &["requires_grad=True"]
-                } else {
-                    &[]
+                let suffix = match (&t.borrow().grad_fn, t.borrow().requires_grad) {
+                    (Some(node), _) => Some(format!("grad_fn=<{node}>")),
+                    (None, true) => Some("requires_grad=True".to_string()),
+                    (None, false) => None,
+                };
+                let extra: &[&str] = match &suffix {
+                    Some(s) => &[s.as_str()],
+                    None => &[],
                 };
                 let t = t.borrow().tensor.clone();
                 let shape: Vec<usize> = t.shape().iter().map(|&n| n.max(0) as usize).collect();

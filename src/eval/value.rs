@@ -20,6 +20,9 @@ pub struct TensorObject {
     /// `requires_grad=True`: a leaf that autograd tracks (Stridescope records the flag and
     /// PyTorch's refusals; it computes no gradients).
     pub requires_grad: bool,
+    /// The autograd node that made this tensor (`MulBackward0`): set on the output of an op
+    /// that read a tensor requiring grad (`eval/autograd.rs`). A leaf has none.
+    pub grad_fn: Option<Rc<str>>,
 }
 
 /// A Python value.
@@ -100,6 +103,7 @@ impl Value {
             made_by: made_by.to_string(),
             copied_from,
             requires_grad: false,
+            grad_fn: None,
         })))
     }
 

@@ -178,7 +178,9 @@ impl WebGpuPainter {
         if let Some(old) = self.settle.take() {
             old.clear();
         }
-        let Some(wake) = self.wake.clone() else { return };
+        let Some(wake) = self.wake.clone() else {
+            return;
+        };
         let delay = Duration::from_millis(ms.ceil().max(1.0) as u64);
         self.settle = set_timeout_with_handle(move || wake(), delay).ok();
     }

@@ -51,6 +51,7 @@ fn tensor_view(t: Tensor, made_by: &str) -> Value {
         made_by: made_by.to_string(),
         copied_from: None,
         requires_grad: false,
+        grad_fn: None,
     })))
 }
 

@@ -2,6 +2,7 @@
 //! (TensorIterator's), in-place checks, and the unary and binary kernels' dispatch.
 
 use super::*;
+use crate::eval::autograd::GradOp;
 
 /// The result-type state of PyTorch's type promotion (dim tensors, 0-dim tensors, numbers).
 #[derive(Default)]
@@ -109,14 +110,26 @@ impl Evaluator {
                 )));
             };
             let (x, y) = (x.borrow().tensor.clone(), y.borrow().tensor.clone());
-            let out = self.matmul(&x, &y)?;
-            return Ok(Value::tensor(out, "matmul", None));
+            let out = Value::tensor(self.matmul(&x, &y)?, "matmul", None);
+            let grad_op = GradOp::MatMul {
+                left_dims: x.ndim(),
+                right_dims: y.ndim(),
+            };
+            self.record_grad(grad_op, &[a, b], &out);
+            return Ok(out);
         }
         let sym = crate::eval::pyops::binop_symbol(op);
         let x = self.elementwise_input(a, sym)?;
         let y = self.elementwise_input(b, sym)?;
         let out = self.elementwise(bin_op(op), &x, &y, None)?;
-        Ok(Value::tensor(out, op_label(op), None))
+        let out = Value::tensor(out, op_label(op), None);
+        let grad_op = GradOp::Binary {
+            op,
+            left_tensor: matches!(a, Value::Tensor(_)),
+            right_tensor: matches!(b, Value::Tensor(_)),
+        };
+        self.record_grad(grad_op, &[a, b], &out);
+        Ok(out)
     }
 
     /// Checks the bool rules of `-` and friends.

@@ -15,6 +15,7 @@ mod indexed;
 mod join;
 mod linalg;
 mod logical;
+mod losses;
 mod math;
 mod matmul;
 mod nn_functional;
@@ -38,6 +39,7 @@ use super::value::Value;
 use super::{Evaluator, R};
 pub(crate) use activation::Activation;
 pub(crate) use complex::check_complex_support;
+pub(crate) use losses::Reduction;
 pub(crate) use shape_helpers::TENSOR_VARARGS;
 
 /// Every family's table of ops (see [`super::registry`]).

@@ -30,7 +30,7 @@ pub(crate) static OPS: &[OpDef] = &[
 fn numpy(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let this = call.self_ref()?;
     let dtype = this.borrow().tensor.dtype;
-    if this.borrow().requires_grad {
+    if crate::eval::autograd::tracks_grad(&this.borrow()) {
         return Err(crate::tensor::ScriptError::Runtime(
             "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
                 .into(),

@@ -58,6 +58,12 @@ pub(crate) static OPS: &[OpDef] = &[
         rule: binary,
     },
     OpDef {
+        names: &["square"],
+        schemas: &["Tensor self"],
+        forms: Forms::Both,
+        rule: square,
+    },
+    OpDef {
         names: &["pow"],
         schemas: &[
             "Tensor self, Tensor exponent",
@@ -196,6 +202,12 @@ fn into_out(
 }
 
 /// `add`, `sub`, `mul`, `remainder`, the comparisons and `matmul`: as the Python operators.
+/// `torch.square(x)`: `x * x`, as ATen's `pow(x, 2)` computes it.
+fn square(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    let this = Value::Tensor(call.self_ref()?);
+    ev.tensor_binary(BinOp::Mul, &this, &this)
+}
+
 fn binary(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let op = operator(&call.name);
     let other = scaled_other(ev, call)?;
