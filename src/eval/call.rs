@@ -74,13 +74,19 @@ impl Evaluator {
                     "grad_fn" => {
                         return Ok(match &t.borrow().grad_fn {
                             Some(node) => Value::Printed(format!(
-                                "<{node} object at 0x{:x}>",
+                                "<{} object at 0x{:x}>",
+                                node.name(),
                                 0x7f00_0000_0000_u64 + (Rc::as_ptr(t) as usize as u64 & 0xff_fff0)
                             )),
                             None => Value::None,
                         })
                     }
-                    "grad" => return Ok(Value::None),
+                    "grad" => {
+                        return Ok(match &t.borrow().grad {
+                            Some(g) => Value::Tensor(Rc::clone(g)),
+                            None => Value::None,
+                        })
+                    }
                     "device" => return Ok(Value::Device("cpu".into())),
                     "real" | "imag" => return self.complex_attribute(&tensor, name),
                     // A complex adjoint is a lazily conjugated view, which is not modelled.
@@ -95,7 +101,7 @@ impl Evaluator {
                         let out = Value::tensor(out, "T", None);
                         let grad_op = super::autograd::GradOp::Named {
                             name: "T",
-                            given: &[],
+                            args: &[],
                         };
                         self.record_grad(grad_op, &[&object], &out);
                         return Ok(out);
@@ -116,7 +122,7 @@ impl Evaluator {
                         let out = Value::tensor(out, name, None);
                         let grad_op = super::autograd::GradOp::Named {
                             name: "mT",
-                            given: &[],
+                            args: &[],
                         };
                         self.record_grad(grad_op, &[&object], &out);
                         return Ok(out);
@@ -138,7 +144,7 @@ impl Evaluator {
                     }
                     _ => {}
                 }
-                if super::registry::is_method(name) {
+                if name == "backward" || super::registry::is_method(name) {
                     return Ok(Value::Method(Box::new(object.clone()), name.to_string()));
                 }
                 Err(ScriptError::Attribute(format!(
@@ -332,6 +338,9 @@ impl Evaluator {
                 }
             }
             Value::Tensor(t) => {
+                if name == "backward" {
+                    return self.backward_call(t, pos, kw);
+                }
                 if let Some(result) = self.call_table_method(t, &name, &pos, &kw) {
                     return result;
                 }

@@ -264,20 +264,21 @@ impl Evaluator {
         pos: Vec<Value>,
         kw: Vec<(String, Value)>,
     ) -> R<Value> {
-        let mut inputs: Vec<Value> = pos.clone();
-        inputs.extend(kw.iter().map(|(_, v)| v.clone()));
-        let given: Vec<String> = kw.iter().map(|(k, _)| k.clone()).collect();
-        let mut given: Vec<&str> = given.iter().map(String::as_str).collect();
-        // `F.linear(x, w, b)` gives its bias by position.
-        if name == "linear" && pos.len() > 2 && !matches!(pos[2], Value::None) {
-            given.push("bias");
-        }
+        let params = FUNCTIONS
+            .iter()
+            .find(|f| f.name == name)
+            .map_or(&[][..], |f| f.params);
+        let mut named: Vec<(String, Value)> = pos
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (params.get(i).copied().unwrap_or("").to_string(), v.clone()))
+            .collect();
+        named.extend(kw.iter().cloned());
+        named.retain(|(_, v)| !matches!(v, Value::None));
         let out = self.call_functional_unrecorded(name, pos, kw)?;
-        let inputs: Vec<&Value> = inputs.iter().collect();
-        let grad_op = super::autograd::GradOp::Named {
-            name,
-            given: &given,
-        };
+        let args: Vec<(&str, &Value)> = named.iter().map(|(n, v)| (n.as_str(), v)).collect();
+        let inputs: Vec<&Value> = args.iter().map(|(_, v)| *v).collect();
+        let grad_op = super::autograd::GradOp::Named { name, args: &args };
         self.record_grad(grad_op, &inputs, &out);
         Ok(out)
     }
@@ -362,7 +363,28 @@ impl Evaluator {
                 if reduction == "none" {
                     return Ok(squared);
                 }
-                self.call(Value::Method(Box::new(squared), reduction), vec![], vec![])
+                let elements = squared.as_tensor().map_or(1, |t| t.numel());
+                let reduced =
+                    self.call(Value::Method(Box::new(squared), reduction), vec![], vec![])?;
+                let Some(scalar) = reduced.as_tensor() else {
+                    return Ok(reduced);
+                };
+                // ATen reduces into the buffer of the elementwise losses: the result is a 0-d
+                // view of a storage of one element per input element (the rest unspecified;
+                // zeros here).
+                let mut values = vec![crate::tensor::Scalar::Float(0.0); elements as usize];
+                if let (Some(first), Some(v)) =
+                    (values.first_mut(), self.engine.values(&scalar).first())
+                {
+                    *first = *v;
+                }
+                let buffer =
+                    self.tensor_from_values(&[elements], scalar.dtype, &values, "mse_loss")?;
+                let out = crate::tensor::Tensor {
+                    layout: crate::tensor::Layout::contiguous(&[]),
+                    ..buffer
+                };
+                Ok(Value::tensor(out, "mse_loss", None))
             }
             "softmax" | "log_softmax" | "softmin" => {
                 let mut t = input.borrow().tensor.clone();

@@ -364,6 +364,20 @@ impl Evaluator {
                 let object = self.eval(object)?;
                 match (&object, name.as_str()) {
                     (Value::Module(m), _) => self.set_module_attribute(m, name, value),
+                    (Value::Tensor(t), "grad") => {
+                        let grad = match value {
+                            Value::None => None,
+                            Value::Tensor(g) => Some(g),
+                            other => {
+                                return Err(ScriptError::Type(format!(
+                                    "assigned grad expected to be a Tensor or None but got grad of type {}",
+                                    other.type_name()
+                                )))
+                            }
+                        };
+                        t.borrow_mut().grad = grad;
+                        Ok(())
+                    }
                     (Value::Tensor(t), "requires_grad") => {
                         let Value::Bool(flag) = value else {
                             return Err(ScriptError::Runtime(
@@ -868,6 +882,10 @@ fn collect_storages(v: &Value, live: &mut BTreeSet<StorageId>) {
     match v {
         Value::Tensor(t) | Value::NdArray(t) => {
             live.insert(t.borrow().tensor.storage);
+            // A leaf's `.grad` lives as long as the leaf.
+            if let Some(g) = &t.borrow().grad {
+                live.insert(g.borrow().tensor.storage);
+            }
         }
         Value::Storage(id, _) => {
             live.insert(*id);

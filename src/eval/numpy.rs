@@ -68,6 +68,7 @@ pub(super) fn ndarray(tensor: Tensor, made_by: &str) -> Value {
         copied_from: None,
         requires_grad: false,
         grad_fn: None,
+        grad: None,
     })))
 }
 

@@ -162,30 +162,26 @@ impl Evaluator {
 
     /// Records the autograd node of a table op on its output; a factory given
     /// `requires_grad=True` makes a leaf that requires grad.
-    fn record_table_grad(&self, op: &OpCall, out: &Value) {
-        if let Value::Tensor(t) = out {
-            let asked = op
-                .args
-                .names
-                .iter()
-                .zip(&op.args.values)
-                .any(|(n, v)| n == "requires_grad" && matches!(v, Some(Value::Bool(true))));
-            if asked && op.name != "requires_grad_" {
-                t.borrow_mut().requires_grad = true;
-            }
-        }
-        let given: Vec<&str> = op
+    fn record_table_grad(&mut self, op: &OpCall, out: &Value) {
+        let args: Vec<(&str, &Value)> = op
             .args
             .names
             .iter()
             .zip(&op.args.values)
-            .filter(|(_, v)| v.is_some())
-            .map(|(n, _)| n.as_str())
+            .filter_map(|(n, v)| v.as_ref().map(|v| (n.as_str(), v)))
             .collect();
-        let inputs: Vec<&Value> = op.args.values.iter().flatten().collect();
+        if let Value::Tensor(t) = out {
+            let asked = args
+                .iter()
+                .any(|(n, v)| *n == "requires_grad" && matches!(v, Value::Bool(true)));
+            if asked && op.name != "requires_grad_" {
+                t.borrow_mut().requires_grad = true;
+            }
+        }
+        let inputs: Vec<&Value> = args.iter().map(|(_, v)| *v).collect();
         let grad_op = super::autograd::GradOp::Named {
             name: &op.name,
-            given: &given,
+            args: &args,
         };
         self.record_grad(grad_op, &inputs, out);
     }

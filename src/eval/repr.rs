@@ -43,7 +43,7 @@ impl Evaluator {
             Value::MemoryFormat(f) => f.torch_repr().into(),
             Value::Tensor(t) => {
                 let suffix = match (&t.borrow().grad_fn, t.borrow().requires_grad) {
-                    (Some(node), _) => Some(format!("grad_fn=<{node}>")),
+                    (Some(node), _) => Some(format!("grad_fn=<{}>", node.name())),
                     (None, true) => Some("requires_grad=True".to_string()),
                     (None, false) => None,
                 };

@@ -21,8 +21,10 @@ pub struct TensorObject {
     /// PyTorch's refusals; it computes no gradients).
     pub requires_grad: bool,
     /// The autograd node that made this tensor (`MulBackward0`): set on the output of an op
-    /// that read a tensor requiring grad (`eval/autograd.rs`). A leaf has none.
-    pub grad_fn: Option<Rc<str>>,
+    /// that read a tensor requiring grad (`eval/autograd/`). A leaf has none.
+    pub grad_fn: Option<Rc<super::autograd::GradNode>>,
+    /// The gradient `backward()` accumulated into this leaf (`x.grad`).
+    pub grad: Option<TensorRef>,
 }
 
 /// A Python value.
@@ -104,6 +106,7 @@ impl Value {
             copied_from,
             requires_grad: false,
             grad_fn: None,
+            grad: None,
         })))
     }
 

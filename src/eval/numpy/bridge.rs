@@ -52,6 +52,7 @@ fn tensor_view(t: Tensor, made_by: &str) -> Value {
         copied_from: None,
         requires_grad: false,
         grad_fn: None,
+        grad: None,
     })))
 }
 

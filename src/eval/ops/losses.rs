@@ -62,10 +62,12 @@ impl Evaluator {
         let (batch, classes) = match input.shape() {
             [c] => (None, *c),
             [n, c] => (Some(*n), *c),
-            shape => return Err(ScriptError::NotImplemented(format!(
+            shape => {
+                return Err(ScriptError::NotImplemented(format!(
                 "nll_loss of a {}-D input is not supported by Stridescope (only (C,) and (N, C))",
                 shape.len()
-            ))),
+            )))
+            }
         };
         let rows = batch.unwrap_or(1);
         let target_ok = match batch {

@@ -1,19 +1,75 @@
-//! What autograd records, as far as a notebook sees it without calling `backward()`: which
-//! tensors require grad, and the `grad_fn` of the op that made each non-leaf one
-//! (`tensor([...], grad_fn=<MulBackward0>)`, `y.requires_grad`, `y.is_leaf`).
+//! Autograd: which tensors require grad, the `grad_fn` node of the op that made each non-leaf
+//! one (`tensor([...], grad_fn=<MulBackward0>)`, `y.requires_grad`, `y.is_leaf`), and
+//! `backward()` through the nodes of [`backward`], into the leaves' `.grad`.
 //!
 //! An op's output requires grad when grad mode is on, one of its tensor inputs requires grad,
 //! and the output is a floating (or complex) tensor: integer and bool outputs never do. The
 //! node's name is PyTorch's (recorded from torch 2.15): most are the op's name in CamelCase
 //! plus `Backward0`; [`NAMED`] lists the others, and [`GradOp`] carries what the name depends
-//! on (an operator's operands, a reduction's `dim`, whether a reshape copied). Gradients are
-//! not computed: `backward()` says so.
+//! on (an operator's operands, a reduction's `dim`, whether a reshape copied). A node keeps
+//! what its backward needs (the op's operands or its result, as host values, like the
+//! tensors PyTorch saves) and the inputs that require grad; ops whose backward is not
+//! modelled still get their node, and `backward()` through one says so.
 
+mod backward;
+
+use std::cell::Cell;
 use std::rc::Rc;
 
 use super::value::{TensorObject, TensorRef, Value};
 use super::Evaluator;
 use crate::script::ast::BinOp;
+use crate::tensor::{DType, Scalar};
+pub(crate) use backward::Rule;
+
+/// Saved tensors larger than this are not kept (their node's backward then says so).
+const MAX_SAVED_ELEMENTS: usize = 1 << 20;
+
+/// A value a node keeps for its backward: a tensor's values (row-major) or a number.
+#[derive(Clone, Debug)]
+pub(crate) enum Saved {
+    Tensor {
+        shape: Vec<i64>,
+        dtype: DType,
+        values: Rc<[Scalar]>,
+    },
+    Number(f64),
+    /// Not kept (too large, or not a tensor or number).
+    Missing,
+}
+
+/// An autograd node: what made a non-leaf tensor, and how gradients flow back through it.
+#[derive(Debug)]
+pub struct GradNode {
+    name: Rc<str>,
+    rule: Rule,
+    /// The op's operands (tensors requiring grad keep their object, to reach their node or
+    /// their `.grad`), each with its shape and dtype.
+    operands: Vec<Operand>,
+    /// The op's result, for the rules that differentiate through it (`exp`, `sigmoid`).
+    result: Saved,
+    /// The output's dtype.
+    out_dtype: DType,
+    /// Set once a `backward()` without `retain_graph=True` went through it.
+    freed: Cell<bool>,
+}
+
+/// One operand of a recorded op.
+#[derive(Debug)]
+pub(crate) struct Operand {
+    /// The tensor, when it requires grad.
+    pub tracked: Option<TensorRef>,
+    pub saved: Saved,
+    pub shape: Vec<i64>,
+    pub dtype: Option<DType>,
+}
+
+impl GradNode {
+    /// PyTorch's name of the node (`MulBackward0`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
 
 /// Ops whose node is not `<CamelCase>Backward0`, as torch 2.15 names them.
 const NAMED: &[(&str, &str)] = &[
@@ -108,9 +164,12 @@ const UNTRACKED: &[&str] = &[
 
 /// What a node's name depends on, besides the op's name.
 pub(crate) enum GradOp<'a> {
-    /// A table op or `torch.nn.functional` function: its name and the arguments given by name
-    /// (`dim` of a reduction, `bias` of `linear`).
-    Named { name: &'a str, given: &'a [&'a str] },
+    /// A table op or `torch.nn.functional` function: its name and the arguments given, by
+    /// name (`dim` of a reduction, `bias` of `linear`).
+    Named {
+        name: &'a str,
+        args: &'a [(&'a str, &'a Value)],
+    },
     /// `a <op> b`, with whether each side is a tensor.
     Binary {
         op: BinOp,
@@ -180,9 +239,9 @@ fn node_name(op: &GradOp, out: &TensorObject, inputs: &[TensorRef]) -> String {
         } => matmul_node(*left_dims, *right_dims).to_string(),
         GradOp::Neg => "NegBackward0".to_string(),
         GradOp::Index(index) => index_node(index).to_string(),
-        GradOp::Named { name, given } => {
+        GradOp::Named { name, args } => {
             let name = name.trim_end_matches('_');
-            let has = |arg: &str| given.contains(&arg);
+            let has = |arg: &str| args.iter().any(|(n, _)| *n == arg);
             match name {
                 "sum" | "mean" | "nansum" | "nanmean" if has("dim") || has("axis") => {
                     format!("{}Backward1", camel(name))
@@ -268,8 +327,8 @@ fn tensors_in(v: &Value, out: &mut Vec<TensorRef>) {
 
 impl Evaluator {
     /// Records the node of `op` on its output `out`, when autograd would (see the module
-    /// documentation). `inputs` are the values the op read.
-    pub(crate) fn record_grad(&self, op: GradOp, inputs: &[&Value], out: &Value) {
+    /// documentation). `inputs` are the op's operands in order.
+    pub(crate) fn record_grad(&mut self, op: GradOp, inputs: &[&Value], out: &Value) {
         if !self.grad_enabled {
             return;
         }
@@ -299,17 +358,128 @@ impl Evaluator {
             if same && !in_place {
                 continue;
             }
-            let Ok(mut object) = t.try_borrow_mut() else {
-                continue;
+            let (name, out_tensor) = {
+                let Ok(object) = t.try_borrow() else {
+                    continue;
+                };
+                let dtype = object.tensor.dtype;
+                if !(dtype.is_floating() || dtype.is_complex()) {
+                    continue;
+                }
+                if same && object.grad_fn.is_none() {
+                    continue;
+                }
+                (node_name(&op, &object, &tracked), object.tensor.clone())
             };
-            if !(object.tensor.dtype.is_floating() || object.tensor.dtype.is_complex()) {
-                continue;
+            let rule = if same {
+                Rule::Unsupported
+            } else {
+                backward::rule_of(&op, inputs, &out_tensor)
+            };
+            let operands = inputs
+                .iter()
+                .map(|v| self.grad_operand(v, rule.saves_operands()))
+                .collect();
+            let result = if rule.saves_result() {
+                self.save_tensor(&out_tensor)
+            } else {
+                Saved::Missing
+            };
+            let node = GradNode {
+                name: name.into(),
+                rule,
+                operands,
+                result,
+                out_dtype: out_tensor.dtype,
+                freed: Cell::new(false),
+            };
+            if let Ok(mut object) = t.try_borrow_mut() {
+                object.grad_fn = Some(Rc::new(node));
             }
-            if same && object.grad_fn.is_none() {
-                continue;
+        }
+    }
+
+    /// `tensor.backward(gradient=None, retain_graph=None, create_graph=False, inputs=None)`.
+    pub(crate) fn backward_call(
+        &mut self,
+        t: &TensorRef,
+        pos: Vec<Value>,
+        kw: Vec<(String, Value)>,
+    ) -> super::R<Value> {
+        const PARAMS: [&str; 4] = ["gradient", "retain_graph", "create_graph", "inputs"];
+        if pos.len() > PARAMS.len() {
+            return Err(crate::tensor::ScriptError::Type(format!(
+                "backward() takes from 1 to 5 positional arguments but {} were given",
+                pos.len() + 1
+            )));
+        }
+        let mut args: Vec<(String, Value)> = PARAMS
+            .iter()
+            .zip(pos)
+            .map(|(n, v)| (n.to_string(), v))
+            .collect();
+        for (k, v) in kw {
+            if !PARAMS.contains(&k.as_str()) {
+                return Err(crate::tensor::ScriptError::Type(format!(
+                    "backward() got an unexpected keyword argument '{k}'"
+                )));
             }
-            let name = node_name(&op, &object, &tracked);
-            object.grad_fn = Some(name.into());
+            args.push((k, v));
+        }
+        let get = |n: &str| args.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+        if get("create_graph").is_some_and(|v| matches!(v, Value::Bool(true))) {
+            return Err(crate::tensor::ScriptError::NotImplemented(
+                "backward(create_graph=True) (higher-order gradients) is not supported by Stridescope".into(),
+            ));
+        }
+        if get("inputs").is_some_and(|v| !matches!(v, Value::None)) {
+            return Err(crate::tensor::ScriptError::NotImplemented(
+                "backward(inputs=...) is not supported by Stridescope".into(),
+            ));
+        }
+        let retain = get("retain_graph").is_some_and(|v| matches!(v, Value::Bool(true)));
+        self.backward(t, get("gradient"), retain)?;
+        Ok(Value::None)
+    }
+
+    /// An operand as a node keeps it.
+    fn grad_operand(&mut self, v: &Value, save: bool) -> Operand {
+        match v {
+            Value::Tensor(t) => {
+                let tensor = t.borrow().tensor.clone();
+                let tracked = tracks_grad(&t.borrow()).then(|| Rc::clone(t));
+                Operand {
+                    tracked,
+                    saved: if save {
+                        self.save_tensor(&tensor)
+                    } else {
+                        Saved::Missing
+                    },
+                    shape: tensor.shape().to_vec(),
+                    dtype: Some(tensor.dtype),
+                }
+            }
+            Value::Int(i) => number_operand(*i as f64),
+            Value::Float(f) => number_operand(*f),
+            Value::Bool(b) => number_operand(f64::from(u8::from(*b))),
+            _ => Operand {
+                tracked: None,
+                saved: Saved::Missing,
+                shape: vec![],
+                dtype: None,
+            },
+        }
+    }
+
+    /// A tensor's values, as a node keeps them.
+    fn save_tensor(&mut self, t: &crate::tensor::Tensor) -> Saved {
+        if t.numel() as usize > MAX_SAVED_ELEMENTS {
+            return Saved::Missing;
+        }
+        Saved::Tensor {
+            shape: t.shape().to_vec(),
+            dtype: t.dtype,
+            values: self.engine.values(t).into(),
         }
     }
 
@@ -324,8 +494,25 @@ impl Evaluator {
             return;
         };
         if object.grad_fn.is_some() || (value_tracks && !object.requires_grad) {
-            object.grad_fn = Some("CopySlices".into());
+            let dtype = object.tensor.dtype;
+            object.grad_fn = Some(Rc::new(GradNode {
+                name: "CopySlices".into(),
+                rule: Rule::Unsupported,
+                operands: vec![],
+                result: Saved::Missing,
+                out_dtype: dtype,
+                freed: Cell::new(false),
+            }));
         }
+    }
+}
+
+fn number_operand(x: f64) -> Operand {
+    Operand {
+        tracked: None,
+        saved: Saved::Number(x),
+        shape: vec![],
+        dtype: None,
     }
 }
 
