@@ -2,6 +2,7 @@
 //! PyTorch's CPU arithmetic (f16/bf16 computed in f32 and rounded once).
 
 mod copy;
+mod sum;
 
 use std::collections::BTreeMap;
 
@@ -384,6 +385,26 @@ impl Engine for CpuEngine {
         let reduced: i64 = dims.iter().map(|&d| src.layout.shape[d]).product();
         let float_acc = src.dtype.is_floating() || dst.dtype.is_floating();
         let results: Vec<Scalar> = match op {
+            ReduceOp::Sum | ReduceOp::Mean if dst.dtype.is_floating() => {
+                // ATen's order of additions, rounded as it rounds (`cpu/sum.rs`).
+                let bytes = self.bytes(src.storage);
+                let read = |o: i64| src.dtype.read(bytes, o as usize).to_f64();
+                let acc = if dst.dtype == DType::Float64 || src.dtype == DType::Float64 {
+                    DType::Float64
+                } else {
+                    DType::Float32
+                };
+                sum::aten_sum(&src.layout, acc, dims, &dst.layout.shape, &read)
+                    .into_iter()
+                    .map(|s| {
+                        Scalar::Float(if op == ReduceOp::Mean {
+                            s / reduced as f64
+                        } else {
+                            s
+                        })
+                    })
+                    .collect()
+            }
             ReduceOp::Sum | ReduceOp::Mean => {
                 if float_acc {
                     let mut acc = vec![0.0f64; out_n];
