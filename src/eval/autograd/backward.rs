@@ -360,6 +360,7 @@ impl Evaluator {
                 let copy = self.method(copy, "contiguous", vec![])?;
                 let copy = self.grad_in_dtype(copy, dtype)?;
                 if let Value::Tensor(g) = copy {
+                    g.borrow_mut().made_by = "grad".into();
                     leaf.borrow_mut().grad = Some(g);
                 }
             }
