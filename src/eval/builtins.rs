@@ -258,6 +258,15 @@ impl Evaluator {
                 Value::DType(_) => "<class 'torch.dtype'>".to_string(),
                 Value::TypeInfo(_) => format!("<class 'torch.{}'>", x.type_name()),
                 Value::Exception(e) => return Ok(Value::ExceptionType(e.class_name().to_string())),
+                // An autograd node (`<MulBackward0 object at 0x...>`) is of its own class.
+                Value::Printed(text) if text.contains(" object at 0x") => {
+                    let class = text
+                        .trim_start_matches('<')
+                        .split(" object at")
+                        .next()
+                        .unwrap_or("object");
+                    format!("<class '{class}'>")
+                }
                 other => format!("<class '{}'>", other.type_name()),
             })),
             "id" => Ok(Value::Int(match x {

@@ -166,6 +166,20 @@ impl Evaluator {
             Value::Exception(_) | Value::ExceptionType(_) => {
                 self.exception_attribute(&object, name)
             }
+            // A class that `type(x)` printed: `type(t).__name__`, `type(y.grad_fn).__name__`.
+            Value::Printed(text) if matches!(name, "__name__" | "__qualname__") => {
+                match text
+                    .strip_prefix("<class '")
+                    .and_then(|rest| rest.strip_suffix("'>"))
+                {
+                    Some(path) => Ok(Value::Str(
+                        path.rsplit('.').next().unwrap_or(path).to_string(),
+                    )),
+                    None => Err(ScriptError::Attribute(format!(
+                        "'NoneType' object has no attribute '{name}'"
+                    ))),
+                }
+            }
             Value::Device(text) => {
                 let (kind, index) = match text.split_once(':') {
                     Some((k, i)) => (k, i.parse::<i64>().ok()),

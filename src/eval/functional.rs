@@ -86,6 +86,31 @@ const FUNCTIONS: &[PyFn] = &[
         2,
     ),
     py(
+        "binary_cross_entropy",
+        &[
+            "input",
+            "target",
+            "weight",
+            "size_average",
+            "reduce",
+            "reduction",
+        ],
+        2,
+    ),
+    py(
+        "binary_cross_entropy_with_logits",
+        &[
+            "input",
+            "target",
+            "weight",
+            "size_average",
+            "reduce",
+            "reduction",
+            "pos_weight",
+        ],
+        2,
+    ),
+    py(
         "mse_loss",
         &[
             "input",
@@ -283,6 +308,24 @@ impl Evaluator {
         Ok(out)
     }
 
+    /// A reduced loss as ATen's CPU kernels leave it: a 0-d view of the buffer of the
+    /// `elements` elementwise losses (its other elements unspecified; zeros here).
+    fn in_loss_buffer(&mut self, reduced: Value, elements: i64, name: &str) -> R<Value> {
+        let Some(scalar) = reduced.as_tensor() else {
+            return Ok(reduced);
+        };
+        let mut values = vec![crate::tensor::Scalar::Float(0.0); elements.max(1) as usize];
+        if let (Some(first), Some(v)) = (values.first_mut(), self.engine.values(&scalar).first()) {
+            *first = *v;
+        }
+        let buffer = self.tensor_from_values(&[elements.max(1)], scalar.dtype, &values, name)?;
+        let out = crate::tensor::Tensor {
+            layout: crate::tensor::Layout::contiguous(&[]),
+            ..buffer
+        };
+        Ok(Value::tensor(out, name, None))
+    }
+
     /// `torch.nn.functional.<name>(...)`, before autograd's bookkeeping.
     fn call_functional_unrecorded(
         &mut self,
@@ -346,6 +389,44 @@ impl Evaluator {
                 let target = target.borrow().tensor.clone();
                 self.nll_loss(&t, &target, ignore_index, reduction)
             }
+            "binary_cross_entropy" | "binary_cross_entropy_with_logits" => {
+                let target = tensor_arg(name, "target", given(&args, 1))?;
+                let extra = [(2, "weight"), (6, "pos_weight")];
+                if let Some((_, what)) = extra
+                    .iter()
+                    .find(|(i, _)| given(&args, *i).is_some_and(|v| !matches!(v, Value::None)))
+                {
+                    return Err(ScriptError::NotImplemented(format!(
+                        "{name} with {what}= is not supported by Stridescope"
+                    )));
+                }
+                let reduction = match given(&args, 5) {
+                    Some(Value::Str(r)) => super::ops::Reduction::parse(r)?,
+                    _ => super::ops::Reduction::Mean,
+                };
+                let (x, y) = (
+                    input.borrow().tensor.clone(),
+                    target.borrow().tensor.clone(),
+                );
+                let logits = name == "binary_cross_entropy_with_logits";
+                let elements = self.binary_cross_entropy_elements(&x, &y, logits)?;
+                let elements = Value::tensor(elements, name, None);
+                let method = match reduction {
+                    super::ops::Reduction::None => return Ok(elements),
+                    super::ops::Reduction::Mean => "mean",
+                    super::ops::Reduction::Sum => "sum",
+                };
+                let reduced = self.call(
+                    Value::Method(Box::new(elements), method.into()),
+                    vec![],
+                    vec![],
+                )?;
+                if logits {
+                    return Ok(reduced);
+                }
+                // ATen's CPU kernel reduces into its buffer of elementwise losses.
+                self.in_loss_buffer(reduced, x.numel(), name)
+            }
             "mse_loss" => {
                 let target = tensor_arg(name, "target", given(&args, 1))?;
                 let reduction = match given(&args, 4) {
@@ -366,25 +447,7 @@ impl Evaluator {
                 let elements = squared.as_tensor().map_or(1, |t| t.numel());
                 let reduced =
                     self.call(Value::Method(Box::new(squared), reduction), vec![], vec![])?;
-                let Some(scalar) = reduced.as_tensor() else {
-                    return Ok(reduced);
-                };
-                // ATen reduces into the buffer of the elementwise losses: the result is a 0-d
-                // view of a storage of one element per input element (the rest unspecified;
-                // zeros here).
-                let mut values = vec![crate::tensor::Scalar::Float(0.0); elements as usize];
-                if let (Some(first), Some(v)) =
-                    (values.first_mut(), self.engine.values(&scalar).first())
-                {
-                    *first = *v;
-                }
-                let buffer =
-                    self.tensor_from_values(&[elements], scalar.dtype, &values, "mse_loss")?;
-                let out = crate::tensor::Tensor {
-                    layout: crate::tensor::Layout::contiguous(&[]),
-                    ..buffer
-                };
-                Ok(Value::tensor(out, "mse_loss", None))
+                self.in_loss_buffer(reduced, elements, name)
             }
             "softmax" | "log_softmax" | "softmin" => {
                 let mut t = input.borrow().tensor.clone();

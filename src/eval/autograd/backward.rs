@@ -59,6 +59,11 @@ pub(crate) enum Rule {
     Sigmoid,
     Tanh,
     MseLoss(Reduction),
+    /// `binary_cross_entropy` (`logits: false`) or `binary_cross_entropy_with_logits`.
+    Bce {
+        reduction: Reduction,
+        logits: bool,
+    },
     /// `nll_loss` (`log_softmax: false`) or `cross_entropy` of class indices.
     Nll {
         reduction: Reduction,
@@ -80,6 +85,7 @@ impl Rule {
                 | Rule::MatMul
                 | Rule::Log
                 | Rule::MseLoss(_)
+                | Rule::Bce { .. }
                 | Rule::Nll { .. }
         )
     }
@@ -203,6 +209,14 @@ pub(super) fn rule_of(op: &GradOp, inputs: &[&Value], out: &Tensor) -> Rule {
                 "sigmoid" => Rule::Sigmoid,
                 "tanh" => Rule::Tanh,
                 "mse_loss" => Rule::MseLoss(reduction()),
+                "binary_cross_entropy" => Rule::Bce {
+                    reduction: reduction(),
+                    logits: false,
+                },
+                "binary_cross_entropy_with_logits" => Rule::Bce {
+                    reduction: reduction(),
+                    logits: true,
+                },
                 "nll_loss" | "cross_entropy" => Rule::Nll {
                     reduction: reduction(),
                     ignore_index: arg("ignore_index").and_then(number).unwrap_or(-100.0) as i64,
@@ -704,6 +718,30 @@ impl Evaluator {
                 }
                 if needs(0) {
                     out[0] = Some(v);
+                }
+            }
+            Rule::Bce { reduction, logits } => {
+                if needs(0) {
+                    let (x, y) = (self.operand_value(node, 0)?, self.operand_value(node, 1)?);
+                    let n = shape(0).iter().product::<i64>();
+                    let v = if *logits {
+                        // (sigmoid(x) - y) * grad
+                        let s = self.method(x, "sigmoid", vec![])?;
+                        let d = self.binary(BinOp::Sub, s, y)?;
+                        self.binary(BinOp::Mul, d, g.clone())?
+                    } else {
+                        // grad * (x - y) / max((1 - x) * x, 1e-12)
+                        let d = self.binary(BinOp::Sub, x.clone(), y)?;
+                        let num = self.binary(BinOp::Mul, g.clone(), d)?;
+                        let one_minus = self.binary(BinOp::Sub, Value::Int(1), x.clone())?;
+                        let den = self.binary(BinOp::Mul, one_minus, x)?;
+                        let den = self.method(den, "clamp_min", vec![Value::Float(1e-12)])?;
+                        self.binary(BinOp::Div, num, den)?
+                    };
+                    out[0] = Some(match reduction {
+                        Reduction::Mean => self.binary(BinOp::Div, v, Value::Int(n))?,
+                        _ => v,
+                    });
                 }
             }
             Rule::Nll {

@@ -125,6 +125,11 @@ const NAMED: &[(&str, &str)] = &[
     ("cross_entropy", "NllLossBackward0"),
     ("nll_loss", "NllLossBackward0"),
     ("mse_loss", "MseLossBackward0"),
+    ("binary_cross_entropy", "BinaryCrossEntropyBackward0"),
+    (
+        "binary_cross_entropy_with_logits",
+        "BinaryCrossEntropyWithLogitsBackward0",
+    ),
     ("l1_loss", "MeanBackward0"),
     ("absolute", "AbsBackward0"),
     ("negative", "NegBackward0"),

@@ -134,3 +134,65 @@ impl Evaluator {
         Ok(Value::tensor(out, "nll_loss", None))
     }
 }
+
+impl Evaluator {
+    /// The elementwise losses of `F.binary_cross_entropy` (`logits: false`; ATen's CPU
+    /// kernel, logs clamped at -100) or `F.binary_cross_entropy_with_logits` (`(1 - y) * x -
+    /// log_sigmoid(x)`), before reduction, in the input's dtype.
+    pub(crate) fn binary_cross_entropy_elements(
+        &mut self,
+        input: &Tensor,
+        target: &Tensor,
+        logits: bool,
+    ) -> R<Tensor> {
+        let size = |t: &Tensor| {
+            let dims: Vec<String> = t.shape().iter().map(i64::to_string).collect();
+            format!("torch.Size([{}])", dims.join(", "))
+        };
+        if input.shape() != target.shape() {
+            return Err(ScriptError::Value(if logits {
+                format!(
+                    "Target size ({}) must be the same as input size ({})",
+                    size(target),
+                    size(input)
+                )
+            } else {
+                format!(
+                    "Using a target size ({}) that is different to the input size ({}) is deprecated. Please ensure they have the same size.",
+                    size(target),
+                    size(input)
+                )
+            }));
+        }
+        if !input.dtype.is_floating() {
+            return Err(ScriptError::Runtime(format!(
+                "\"binary_cross_entropy\" not implemented for '{}'",
+                input.dtype.scalar_type_name()
+            )));
+        }
+        self.check_work(input.numel(), "binary_cross_entropy")?;
+        let dtype = input.dtype;
+        let round = |v: f64| dtype.round(Scalar::Float(v)).to_f64();
+        let xs = self.engine.values(input);
+        let ys = self.engine.values(target);
+        let mut values = Vec::with_capacity(xs.len());
+        for (x, y) in xs.iter().zip(&ys) {
+            let (x, y) = (x.to_f64(), round(y.to_f64()));
+            let loss = if logits {
+                let log_sigmoid = round(x.min(0.0) - round(round((-x.abs()).exp()).ln_1p()));
+                round(round(round(1.0 - y) * x) - log_sigmoid)
+            } else {
+                if !(0.0..=1.0).contains(&x) {
+                    return Err(ScriptError::Runtime(
+                        "all elements of input should be between 0 and 1".into(),
+                    ));
+                }
+                let log_1m = round(round((-x).ln_1p()).max(-100.0));
+                let log_x = round(round(x.ln()).max(-100.0));
+                round(round(round(y - 1.0) * log_1m) - round(y * log_x))
+            };
+            values.push(Scalar::Float(loss));
+        }
+        self.tensor_from_values(input.shape(), dtype, &values, "binary_cross_entropy")
+    }
+}
