@@ -84,6 +84,12 @@ pub struct TensorRecord {
     /// `tensors`): its strides in bytes, as `a.strides` reports them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ndarray_strides: Option<Vec<i64>>,
+    /// A leaf that requires grad (`requires_grad=True`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub requires_grad: bool,
+    /// The autograd node that made it (`MulBackward0`), for a non-leaf that requires grad.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grad_fn: Option<String>,
 }
 
 /// A NumPy array variable: its view of a storage, with NumPy's byte strides.

@@ -71,6 +71,8 @@ impl Evaluator {
                 element_size: tensor.dtype.item_size(),
                 values,
                 ndarray_strides: None,
+                requires_grad: obj.requires_grad && obj.grad_fn.is_none(),
+                grad_fn: obj.grad_fn.as_ref().map(|node| node.name().to_string()),
             });
             let previous = before
                 .iter()

@@ -331,6 +331,7 @@ fn arrays_as_views(step: &mut crate::trace::Step) {
             element_size: a.itemsize,
             values: a.values,
             ndarray_strides: Some(a.strides),
+            ..Default::default()
         });
     }
 }

@@ -233,6 +233,21 @@ for (const webgpu of [false, true]) {
     expectEqual(page.errors, [], 'page errors');
   });
 
+  await check(`${label} autograd: the views say which tensors require grad and which node made them; backward() fills .grad`, async () => {
+    await page.fill('[data-testid=editor]', 'w = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]], requires_grad=True)\nx = torch.tensor([1.0, 2.0, 3.0])\ny = w @ x\nloss = (y ** 2).mean()\nloss.backward()\ng = w.grad\n');
+    await page.waitForFunction(() => document.querySelector('[data-testid=step-label]')?.textContent.includes('of 6'), null, { timeout: 5000 });
+    await page.click('[data-testid=step-last]');
+    await page.waitForSelector('[data-testid=view][data-name=g]', { timeout: 5000 });
+    expect(await page.$('[data-testid=view][data-name=w] [data-testid=requires-grad]'), 'w is a leaf that requires grad');
+    expectEqual(await page.getAttribute('[data-testid=view][data-name=y] [data-testid=grad-fn]', 'data-node'), 'MvBackward0', "y's node");
+    expectEqual(await page.getAttribute('[data-testid=view][data-name=loss] [data-testid=grad-fn]', 'data-node'), 'MeanBackward0', "loss's node");
+    expectEqual(await page.$('[data-testid=view][data-name=x] [data-testid=grad-fn], [data-testid=view][data-name=x] [data-testid=requires-grad]'), null, 'x requires no grad');
+    // d(mean(y^2))/dw = y x^T: y = (4.5, 0.5).
+    const g = await page.$$eval('[data-testid=view][data-name=g] [data-testid=view-cell]', (cells) => cells.map((c) => c.textContent.trim()));
+    expectEqual(g.join(' '), '4.5 9. 13.5 0.5 1. 1.5', 'w.grad');
+    expectEqual(page.errors, [], 'page errors');
+  });
+
   await check(`${label} editing the script re-runs it and the script survives a reload`, async () => {
     const script = 'x = torch.arange(6).reshape(2, 3)\ny = x.t()\ny.stride()\n';
     await page.fill('[data-testid=editor]', script);

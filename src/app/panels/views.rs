@@ -386,6 +386,12 @@ fn tensor_view(
                     <span class="meta mono ndarray">{tf("view-ndarray", &[("strides", dims_text(b).into())])}</span>
                 })}
                 <span class="relation">{relation}</span>
+                {t.requires_grad.then(|| view! {
+                    <span class="meta mono autograd" data-testid="requires-grad" title=tr("view-requires-grad-title")>{tr("view-requires-grad")}</span>
+                })}
+                {t.grad_fn.as_ref().map(|node| view! {
+                    <span class="meta mono autograd" data-testid="grad-fn" data-node=node.clone() title=tr("view-grad-fn-title")>{tf("view-grad-fn", &[("node", node.into())])}</span>
+                })}
                 {badges}
             </header>
             {(!concealed).then(|| view! { <div class="dims">{dims}</div> })}

@@ -119,6 +119,11 @@ formula = { $name }[{ $index }]: { $formula }
 view-meta = shape { $shape } · stride { $stride } · offset { $offset } · { $dtype }
 relation-owns = owns { $storage }
 relation-view = view of { $storage }
+view-grad-fn-title = The autograd node that made this tensor: backward() goes back through it
+view-requires-grad-title = A leaf that autograd tracks: backward() adds its gradient into .grad
+# PyTorch's own spelling, as a printout shows it.
+view-grad-fn = grad_fn=<{ $node }>
+view-requires-grad = requires_grad=True
 badge-contiguous = contiguous
 badge-channels-last = channels_last
 badge-not-contiguous = not contiguous

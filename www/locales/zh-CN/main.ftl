@@ -103,6 +103,11 @@ formula = { $name }[{ $index }]：{ $formula }
 view-meta = 形状 { $shape } · 步长 { $stride } · 偏移 { $offset } · { $dtype }
 relation-owns = 拥有 { $storage }
 relation-view = { $storage } 的视图
+view-grad-fn-title = 创建这个张量的 autograd 节点：backward() 会沿着它往回传梯度
+view-requires-grad-title = autograd 追踪的叶子张量：backward() 会把梯度累加到 .grad 里
+# PyTorch's own spelling, as a printout shows it.
+view-grad-fn = grad_fn=<{ $node }>
+view-requires-grad = requires_grad=True
 badge-contiguous = 连续
 badge-channels-last = channels_last
 badge-not-contiguous = 不连续
