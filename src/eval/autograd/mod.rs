@@ -12,6 +12,7 @@
 //! modelled still get their node, and `backward()` through one says so.
 
 mod backward;
+mod rules;
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -20,7 +21,7 @@ use super::value::{TensorObject, TensorRef, Value};
 use super::Evaluator;
 use crate::script::ast::BinOp;
 use crate::tensor::{DType, Scalar};
-pub(crate) use backward::Rule;
+pub(crate) use rules::Rule;
 
 /// Saved tensors larger than this are not kept (their node's backward then says so).
 const MAX_SAVED_ELEMENTS: usize = 1 << 20;
@@ -379,7 +380,7 @@ impl Evaluator {
             let rule = if same {
                 Rule::Unsupported
             } else {
-                backward::rule_of(&op, inputs, &out_tensor)
+                rules::rule_of(&op, inputs, &out_tensor)
             };
             let operands = inputs
                 .iter()
