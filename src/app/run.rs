@@ -45,7 +45,7 @@ pub fn run_script(script: &str) -> Result<(Trace, bool), Msg> {
     };
     let on_gpu = engine.name() != "cpu";
     let Some(core) = core_link::core() else {
-        return Err(Msg::new("notice-load-failed").arg("error", "not loaded yet"));
+        return Err(Msg::new("notice-loading"));
     };
     Ok((core.run(script, limits, engine, images::library()), on_gpu))
 }

@@ -69,6 +69,7 @@ images-not-found = { $name } is not one of the sample images (samples/{ $name }:
 images-not-sample = { $name } is not a sample image. Add a file of that name with “Add image…” or drop it on the script.
 notice-too-long = This script is { $size } in { $lines } lines; the browser runs scripts up to { $max } and { $maxlines } lines, so the page stays responsive. Shorten it to run it (nothing you typed is lost).
 notice-load-failed = The evaluator could not be loaded ({ $error }). Check the connection; the script runs again as soon as you edit it (nothing you typed is lost).
+notice-loading = The evaluator is still loading; the script runs as soon as it arrives.
 
 ## Output and errors
 

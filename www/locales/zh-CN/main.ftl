@@ -59,6 +59,7 @@ images-not-found = { $name } 不是示例图片（samples/{ $name }：{ $reason 
 images-not-sample = { $name } 不是示例图片。请用“添加图片…”添加同名文件，或把它拖到脚本上。
 notice-too-long = 这段脚本有 { $size }，共 { $lines } 行；为了让页面保持流畅，浏览器里最多运行 { $max }、{ $maxlines } 行的脚本。删短一些就能运行（你写的内容不会丢失）。
 notice-load-failed = 求值器没能加载（{ $error }）。请检查网络连接；修改脚本后会再次尝试运行（你写的内容不会丢失）。
+notice-loading = 求值器还在加载，加载完成后脚本会立刻运行。
 
 ## 输出与错误
 
