@@ -192,9 +192,17 @@ await check('clicking a storage cell toggles its selection in a cells question',
   await page.goto(`${base}index.html#lesson=storage`);
   await page.waitForSelector('[data-testid=lesson-question]');
   // Close the first four questions with "Show me" to reach the cells question.
+  // Once in five full runs of ./dev test (a loaded machine) an Enter here changed nothing for
+  // 10 s; alone the test passed every time. Press again if nothing happened after 3 s (as a
+  // reader would), three times at most; the cause is not yet known.
   for (let n = 0; n < 4; n++) {
-    await press(page, `${q(n)} >> [data-testid=lesson-reveal]`, 'Enter');
-    await waitState(page, n, 'revealed');
+    for (let tries = 1; ; tries++) {
+      await press(page, `${q(n)} >> [data-testid=lesson-reveal]`, 'Enter');
+      const revealed = await page.waitForFunction(([n]) => document.querySelectorAll('[data-testid=lesson-question]')[n]?.dataset.state === 'revealed',
+        [n], { timeout: 3000 }).then(() => true, () => false);
+      if (revealed) break;
+      if (tries === 3) await waitState(page, n, 'revealed');
+    }
     await next(page);
   }
   await waitKind(page, 4, 'cells');
