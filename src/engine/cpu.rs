@@ -381,7 +381,9 @@ impl Engine for CpuEngine {
             },
             offset: 0,
         };
-        let values = self.gather(src);
+        // The values in logical order, for the reductions that read them so (a float sum
+        // reads the storage in ATen's own order instead).
+        let gather = || self.gather(src);
         let reduced: i64 = dims.iter().map(|&d| src.layout.shape[d]).product();
         let float_acc = src.dtype.is_floating() || dst.dtype.is_floating();
         let results: Vec<Scalar> = match op {
@@ -408,7 +410,7 @@ impl Engine for CpuEngine {
             ReduceOp::Sum | ReduceOp::Mean => {
                 if float_acc {
                     let mut acc = vec![0.0f64; out_n];
-                    for (o, v) in out_index.offsets().zip(&values) {
+                    for (o, v) in out_index.offsets().zip(&gather()) {
                         acc[o as usize] += v.to_f64();
                     }
                     acc.into_iter()
@@ -422,7 +424,7 @@ impl Engine for CpuEngine {
                         .collect()
                 } else {
                     let mut acc = vec![0i64; out_n];
-                    for (o, v) in out_index.offsets().zip(&values) {
+                    for (o, v) in out_index.offsets().zip(&gather()) {
                         acc[o as usize] = acc[o as usize].wrapping_add(v.to_wrapped_int());
                     }
                     acc.into_iter().map(Scalar::Int).collect()
@@ -451,7 +453,7 @@ impl Engine for CpuEngine {
                         }
                     }
                 };
-                for (o, v) in out_index.offsets().zip(&values) {
+                for (o, v) in out_index.offsets().zip(&gather()) {
                     let slot = &mut acc[o as usize];
                     match slot {
                         None => *slot = Some(*v),

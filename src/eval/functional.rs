@@ -238,6 +238,14 @@ fn given(values: &[Option<Value>], i: usize) -> Option<&Value> {
         .filter(|v| !matches!(v, Value::None))
 }
 
+/// A loss's `reduction=` (`'mean'` when not given).
+fn reduction_of(v: Option<&Value>) -> R<super::ops::Reduction> {
+    match v {
+        Some(Value::Str(r)) => super::ops::Reduction::parse(r),
+        _ => Ok(super::ops::Reduction::Mean),
+    }
+}
+
 fn number(v: Option<&Value>, default: f64) -> f64 {
     match v {
         Some(Value::Int(i)) => *i as f64,
@@ -308,17 +316,35 @@ impl Evaluator {
         Ok(out)
     }
 
-    /// A reduced loss as ATen's CPU kernels leave it: a 0-d view of the buffer of the
-    /// `elements` elementwise losses (its other elements unspecified; zeros here).
-    fn in_loss_buffer(&mut self, reduced: Value, elements: i64, name: &str) -> R<Value> {
-        let Some(scalar) = reduced.as_tensor() else {
+    /// Elementwise `losses` reduced by `reduction`. With `in_buffer`, as ATen's CPU kernels of
+    /// `mse_loss` and `binary_cross_entropy` leave it: a 0-d view of the buffer of elementwise
+    /// losses (its other elements unspecified; zeros here).
+    fn reduce_loss(
+        &mut self,
+        losses: Value,
+        reduction: super::ops::Reduction,
+        in_buffer: bool,
+        name: &str,
+    ) -> R<Value> {
+        let method = match reduction {
+            super::ops::Reduction::None => return Ok(losses),
+            super::ops::Reduction::Mean => "mean",
+            super::ops::Reduction::Sum => "sum",
+        };
+        let elements = losses.as_tensor().map_or(1, |t| t.numel()).max(1);
+        let reduced = self.call(
+            Value::Method(Box::new(losses), method.into()),
+            vec![],
+            vec![],
+        )?;
+        let Some(scalar) = reduced.as_tensor().filter(|_| in_buffer) else {
             return Ok(reduced);
         };
-        let mut values = vec![crate::tensor::Scalar::Float(0.0); elements.max(1) as usize];
+        let mut values = vec![crate::tensor::Scalar::Float(0.0); elements as usize];
         if let (Some(first), Some(v)) = (values.first_mut(), self.engine.values(&scalar).first()) {
             *first = *v;
         }
-        let buffer = self.tensor_from_values(&[elements.max(1)], scalar.dtype, &values, name)?;
+        let buffer = self.tensor_from_values(&[elements], scalar.dtype, &values, name)?;
         let out = crate::tensor::Tensor {
             layout: crate::tensor::Layout::contiguous(&[]),
             ..buffer
@@ -377,10 +403,7 @@ impl Evaluator {
                     ));
                 }
                 let ignore_index = number(given(&args, 4), -100.0) as i64;
-                let reduction = match given(&args, 6) {
-                    Some(Value::Str(r)) => super::ops::Reduction::parse(r)?,
-                    _ => super::ops::Reduction::Mean,
-                };
+                let reduction = reduction_of(given(&args, 6))?;
                 let mut t = input.borrow().tensor.clone();
                 if name == "cross_entropy" {
                     let dim = if t.ndim() == 1 { 0 } else { 1 };
@@ -400,54 +423,29 @@ impl Evaluator {
                         "{name} with {what}= is not supported by Stridescope"
                     )));
                 }
-                let reduction = match given(&args, 5) {
-                    Some(Value::Str(r)) => super::ops::Reduction::parse(r)?,
-                    _ => super::ops::Reduction::Mean,
-                };
+                let reduction = reduction_of(given(&args, 5))?;
                 let (x, y) = (
                     input.borrow().tensor.clone(),
                     target.borrow().tensor.clone(),
                 );
                 let logits = name == "binary_cross_entropy_with_logits";
                 let elements = self.binary_cross_entropy_elements(&x, &y, logits)?;
-                let elements = Value::tensor(elements, name, None);
-                let method = match reduction {
-                    super::ops::Reduction::None => return Ok(elements),
-                    super::ops::Reduction::Mean => "mean",
-                    super::ops::Reduction::Sum => "sum",
-                };
-                let reduced = self.call(
-                    Value::Method(Box::new(elements), method.into()),
-                    vec![],
-                    vec![],
-                )?;
-                if logits {
-                    return Ok(reduced);
-                }
-                // ATen's CPU kernel reduces into its buffer of elementwise losses.
-                self.in_loss_buffer(reduced, x.numel(), name)
+                // ATen's CPU kernel of the plain loss reduces into its buffer of elementwise
+                // losses; the logits one returns a fresh tensor.
+                self.reduce_loss(
+                    Value::tensor(elements, name, None),
+                    reduction,
+                    !logits,
+                    name,
+                )
             }
             "mse_loss" => {
                 let target = tensor_arg(name, "target", given(&args, 1))?;
-                let reduction = match given(&args, 4) {
-                    Some(Value::Str(r)) => r.clone(),
-                    _ => "mean".to_string(),
-                };
-                if !matches!(reduction.as_str(), "mean" | "sum" | "none") {
-                    return Err(ScriptError::Value(format!(
-                        "{reduction} is not a valid value for reduction"
-                    )));
-                }
+                let reduction = reduction_of(given(&args, 4))?;
                 let (x, y) = (Value::Tensor(input), Value::Tensor(target));
                 let diff = self.binary(crate::script::ast::BinOp::Sub, x, y)?;
                 let squared = self.binary(crate::script::ast::BinOp::Mul, diff.clone(), diff)?;
-                if reduction == "none" {
-                    return Ok(squared);
-                }
-                let elements = squared.as_tensor().map_or(1, |t| t.numel());
-                let reduced =
-                    self.call(Value::Method(Box::new(squared), reduction), vec![], vec![])?;
-                self.in_loss_buffer(reduced, elements, name)
+                self.reduce_loss(squared, reduction, true, name)
             }
             "softmax" | "log_softmax" | "softmin" => {
                 let mut t = input.borrow().tensor.clone();

@@ -35,10 +35,7 @@ impl Evaluator {
                 let parts = items.iter().map(|v| self.repr(v)).collect::<R<Vec<_>>>()?;
                 format!("[{}]", parts.join(", "))
             }
-            Value::Size(dims) => {
-                let parts: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
-                format!("torch.Size([{}])", parts.join(", "))
-            }
+            Value::Size(dims) => size_repr(dims),
             Value::DType(d) => d.torch_repr(),
             Value::MemoryFormat(f) => f.torch_repr().into(),
             Value::Tensor(t) => {
@@ -179,6 +176,12 @@ pub(crate) fn py_complex_repr(re: f64, im: f64) -> String {
         "+"
     };
     format!("({}{}{}j)", part(re), sign, part(im.abs()))
+}
+
+/// `torch.Size([2, 3])`: how Python prints a shape (PyTorch's messages quote it so too).
+pub(crate) fn size_repr(dims: &[i64]) -> String {
+    let parts: Vec<String> = dims.iter().map(i64::to_string).collect();
+    format!("torch.Size([{}])", parts.join(", "))
 }
 
 #[cfg(test)]

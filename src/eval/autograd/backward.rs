@@ -18,7 +18,7 @@ use crate::eval::ops::Reduction;
 use crate::eval::value::{TensorRef, Value};
 use crate::eval::{Evaluator, R};
 use crate::script::ast::BinOp;
-use crate::tensor::{DType, Scalar, ScriptError, Tensor};
+use crate::tensor::{DType, Scalar, ScriptError};
 
 /// Where a gradient goes: a node still to run, or a leaf's `.grad`.
 enum Target {
@@ -59,8 +59,8 @@ impl Evaluator {
                 if g_shape != root_tensor.shape() {
                     return Err(ScriptError::Runtime(format!(
                         "Mismatch in shape: grad_output[0] has a shape of {} and output[0] has a shape of {}.",
-                        size_str(&g_shape),
-                        size_str(root_tensor.shape())
+                        crate::eval::repr::size_repr(&g_shape),
+                        crate::eval::repr::size_repr(root_tensor.shape())
                     )));
                 }
                 Value::Tensor(g)
@@ -71,7 +71,9 @@ impl Evaluator {
                         "grad can be implicitly created only for scalar outputs".into(),
                     ));
                 }
-                self.full_like_value(&root_tensor, 1.0)?
+                let one = root_tensor.dtype.round(Scalar::Float(1.0));
+                let ones = self.full(root_tensor.shape(), one, root_tensor.dtype, "backward")?;
+                Value::tensor(ones, "backward", None)
             }
             Some(other) => {
                 return Err(ScriptError::Type(format!(
@@ -184,13 +186,6 @@ impl Evaluator {
             return Ok(v);
         }
         self.method(v, "to", vec![Value::DType(dtype)])
-    }
-
-    /// A tensor of `like`'s shape and dtype filled with `x`.
-    fn full_like_value(&mut self, like: &Tensor, x: f64) -> R<Value> {
-        let values = vec![like.dtype.round(Scalar::Float(x)); like.numel() as usize];
-        let t = self.tensor_from_values(like.shape(), like.dtype, &values, "backward")?;
-        Ok(Value::tensor(t, "backward", None))
     }
 
     /// A saved tensor, rebuilt.
@@ -449,17 +444,11 @@ impl Evaluator {
             }
             Rule::Index(index) => {
                 if needs(0) {
-                    let like = Tensor {
-                        storage: crate::tensor::StorageId(0),
-                        dtype: g.as_tensor().map_or(node.out_dtype, |t| t.dtype),
-                        layout: crate::tensor::Layout::contiguous(&shape(0)),
-                    };
-                    let zeros = self.full_like_value(&like, 0.0)?;
-                    if let Value::Tensor(z) = &zeros {
-                        let z = z.borrow().tensor.clone();
-                        self.set_item(&z, index, &g)?;
-                    }
-                    out[0] = Some(zeros);
+                    // zeros(input's shape), then the gradient written where the index read.
+                    let dtype = g.as_tensor().map_or(node.out_dtype, |t| t.dtype);
+                    let zeros = self.full(&shape(0), Scalar::Float(0.0), dtype, "backward")?;
+                    self.set_item(&zeros, index, &g)?;
+                    out[0] = Some(Value::tensor(zeros, "backward", None));
                 }
             }
             Rule::Exp | Rule::Sqrt | Rule::Relu | Rule::Sigmoid | Rule::Tanh => {
@@ -639,11 +628,6 @@ fn scalar(x: f64) -> Value {
 
 fn shape_value(shape: &[i64]) -> Value {
     Value::Tuple(shape.iter().map(|&n| Value::Int(n)).collect())
-}
-
-fn size_str(shape: &[i64]) -> String {
-    let dims: Vec<String> = shape.iter().map(i64::to_string).collect();
-    format!("torch.Size([{}])", dims.join(", "))
 }
 
 fn unsupported(node: &GradNode) -> ScriptError {

@@ -145,10 +145,7 @@ impl Evaluator {
         target: &Tensor,
         logits: bool,
     ) -> R<Tensor> {
-        let size = |t: &Tensor| {
-            let dims: Vec<String> = t.shape().iter().map(i64::to_string).collect();
-            format!("torch.Size([{}])", dims.join(", "))
-        };
+        let size = |t: &Tensor| crate::eval::repr::size_repr(t.shape());
         if input.shape() != target.shape() {
             return Err(ScriptError::Value(if logits {
                 format!(
