@@ -1,25 +1,32 @@
-//! Embeds the WGSL shaders of `shaders/` without their comments and indentation.
+//! Embeds the WGSL shaders without their comments and indentation.
 //!
-//! The shaders are documented at length; the web app carries them in its wasm, where the
-//! comments cost about 8 KB gzipped. This writes each `shaders/NAME.wgsl` to
-//! `$OUT_DIR/shaders/NAME.wgsl` with comments, indentation and blank lines removed, and the
-//! engine embeds those (`wgsl!` in `src/engine/gpu/mod.rs`). WGSL has no string literals, so
-//! `//` and `/* */` always start comments.
+//! Each shader lives beside the Rust that dispatches it: the compute kernels in
+//! `src/engines/gpu/`, the render path's in `src/painters/`. They are documented at length;
+//! the web app carries them in its wasm, where the comments cost about 8 KB gzipped. This
+//! writes each `NAME.wgsl` of those folders to `$OUT_DIR/shaders/NAME.wgsl` with comments,
+//! indentation and blank lines removed, and the code embeds those (`wgsl!` in
+//! `src/engines/gpu/mod.rs`). Names are unique across the folders. WGSL has no string
+//! literals, so `//` and `/* */` always start comments.
 
 use std::{env, fs, path::PathBuf};
 
+/// The folders whose `.wgsl` files are shaders.
+const SHADER_DIRS: [&str; 2] = ["src/engines/gpu", "src/painters"];
+
 fn main() {
-    println!("cargo:rerun-if-changed=shaders");
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("shaders");
     fs::create_dir_all(&out).expect("OUT_DIR is writable");
-    let entries = fs::read_dir("shaders").expect("shaders/ is beside Cargo.toml");
-    for entry in entries {
-        let path = entry.expect("shaders/ is readable").path();
-        if path.extension().is_some_and(|e| e == "wgsl") {
-            println!("cargo:rerun-if-changed={}", path.display());
-            let text = fs::read_to_string(&path).expect("shaders are UTF-8 text");
-            let name = path.file_name().expect("a file has a name");
-            fs::write(out.join(name), minify(&text)).expect("OUT_DIR is writable");
+    for dir in SHADER_DIRS {
+        println!("cargo:rerun-if-changed={dir}");
+        let entries = fs::read_dir(dir).expect("the shader folders are in the crate");
+        for entry in entries {
+            let path = entry.expect("a shader folder is readable").path();
+            if path.extension().is_some_and(|e| e == "wgsl") {
+                println!("cargo:rerun-if-changed={}", path.display());
+                let text = fs::read_to_string(&path).expect("shaders are UTF-8 text");
+                let name = path.file_name().expect("a file has a name");
+                fs::write(out.join(name), minify(&text)).expect("OUT_DIR is writable");
+            }
         }
     }
 }

@@ -3,7 +3,8 @@
 //! `cargo bench --bench gpu_kernels -- nchw` runs the cases whose kernel or dtype contains
 //! `nchw`. Under `cargo test --all-targets` (no `--bench` flag) it only says so and exits.
 
-use stridescope::engine::gpu::{bench, GpuEngine};
+use stridescope::engines::gpu::GpuEngine;
+use stridescope::shells::bench::gpu as bench;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -2,7 +2,8 @@
 //! same cases as `stridescope render-bench`), each verified against the CPU reference.
 //! Under `cargo test --all-targets` (no `--bench` flag) it only says so and exits.
 
-use stridescope::engine::gpu::{render_bench, GpuEngine};
+use stridescope::engines::gpu::GpuEngine;
+use stridescope::shells::bench::render as render_bench;
 
 fn main() {
     if !std::env::args().any(|a| a == "--bench") {

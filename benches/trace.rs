@@ -8,8 +8,8 @@
 
 use std::time::Instant;
 
-use stridescope::engine::CpuEngine;
-use stridescope::eval::{Evaluator, Limits};
+use stridescope::engines::CpuEngine;
+use stridescope::interp::{Evaluator, Limits};
 
 /// The statement templates a generated script cycles through (`{i}` is the step number).
 const TEMPLATES: &[&str] = &[

@@ -5,9 +5,9 @@
 //! destinations, and a source and destination in one storage.
 
 use proptest::prelude::*;
-use stridescope::engine::{CpuEngine, Engine};
-use stridescope::tensor::layout::contiguous_strides;
-use stridescope::tensor::{DType, Layout, Tensor};
+use stridescope::core::tensor::layout::contiguous_strides;
+use stridescope::core::tensor::{DType, Layout, Tensor};
+use stridescope::engines::{CpuEngine, Engine};
 
 /// Every dtype, real and complex.
 fn dtypes() -> Vec<DType> {

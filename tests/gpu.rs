@@ -11,9 +11,9 @@ use shared_gpu::gpu;
 use std::sync::MutexGuard;
 
 use proptest::prelude::*;
-use stridescope::engine::gpu::GpuEngine;
-use stridescope::engine::{BinaryOp, CpuEngine, Engine, Operand, ReduceOp, UnaryOp};
-use stridescope::tensor::{DType, Layout, Scalar, StorageId, Tensor};
+use stridescope::core::tensor::{DType, Layout, Scalar, StorageId, Tensor};
+use stridescope::engines::gpu::GpuEngine;
+use stridescope::engines::{BinaryOp, CpuEngine, Engine, Operand, ReduceOp, UnaryOp};
 
 /// The same storages on both engines.
 struct Pair<'a> {

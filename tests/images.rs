@@ -8,9 +8,9 @@ mod common;
 
 use std::process::Command;
 
-use stridescope::cli::images::FolderImages;
-use stridescope::engine::CpuEngine;
-use stridescope::eval::{Evaluator, Limits};
+use stridescope::engines::CpuEngine;
+use stridescope::interp::{Evaluator, Limits};
+use stridescope::shells::cli::images::FolderImages;
 
 #[test]
 fn recorded_torchvision_scripts_trace_exactly() {

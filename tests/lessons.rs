@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use proptest::prelude::*;
-use stridescope::cli::lesson::{check_paths, index_entries};
 use stridescope::lessons::check::{check_lesson, check_twins, Problem};
 use stridescope::lessons::index::index_json;
 use stridescope::lessons::link;
@@ -15,6 +14,7 @@ use stridescope::lessons::{
     parse_lesson, Block, Feedback, LessonSession, Literal, LiteralError, ParseErrorKind,
     QuestionKind, Response,
 };
+use stridescope::shells::cli::lesson::{check_paths, index_entries};
 
 const LESSONS: &str = "www/lessons";
 
@@ -537,7 +537,7 @@ fn literals_compare_as_python_does() {
         ("True", "1"),
     ] {
         let (a, b) = (Literal::parse(a).unwrap(), Literal::parse(b).unwrap());
-        assert!(stridescope::eval::session::python_eq(
+        assert!(stridescope::interp::session::python_eq(
             &a.to_value(),
             &b.to_value()
         ));

@@ -5,10 +5,10 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use stridescope::engine::gpu::GpuEngine;
-use stridescope::engine::mirror::{MirrorEngine, MirrorStats};
-use stridescope::engine::{CpuEngine, Engine};
-use stridescope::eval::{Evaluator, Limits};
+use stridescope::engines::gpu::GpuEngine;
+use stridescope::engines::mirror::{MirrorEngine, MirrorStats};
+use stridescope::engines::{CpuEngine, Engine};
+use stridescope::interp::{Evaluator, Limits};
 
 #[test]
 fn gpu_storages_match_the_reference_after_every_oracle_script() {
@@ -44,11 +44,11 @@ fn gpu_storages_match_the_reference_after_every_oracle_script() {
                 .trim_start_matches('s')
                 .parse()
                 .expect("storage id");
-            let gpu_id = stats.borrow().ids[&stridescope::tensor::StorageId(id)];
+            let gpu_id = stats.borrow().ids[&stridescope::core::tensor::StorageId(id)];
             let bytes = gpu.borrow_mut().read_storage(gpu_id);
-            let dtype = stridescope::tensor::DType::from_name(&storage.dtype).expect("dtype");
+            let dtype = stridescope::core::tensor::DType::from_name(&storage.dtype).expect("dtype");
             let values: Vec<_> = (0..bytes.len() / dtype.item_size())
-                .map(|i| stridescope::trace::TraceScalar(dtype.read(&bytes, i)))
+                .map(|i| stridescope::core::trace::TraceScalar(dtype.read(&bytes, i)))
                 .collect();
             assert_eq!(
                 Some(values),

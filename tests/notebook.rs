@@ -3,9 +3,9 @@
 //! torch 2.15 by hand; the recorded corpora check the rest).
 
 use proptest::prelude::*;
-use stridescope::engine::CpuEngine;
-use stridescope::eval::{trace_script, Evaluator, Limits};
-use stridescope::trace::Trace;
+use stridescope::core::trace::Trace;
+use stridescope::engines::CpuEngine;
+use stridescope::interp::{trace_script, Evaluator, Limits};
 
 fn outputs(trace: &Trace) -> Vec<Option<String>> {
     trace.steps.iter().map(|s| s.output.clone()).collect()

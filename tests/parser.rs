@@ -2,8 +2,8 @@
 //! indentation, f-string garbage and deep nesting that must never panic or hang.
 
 use proptest::prelude::*;
-use stridescope::script::ast::{ExprKind, FStringPart, ImportName, StatementKind, Target};
-use stridescope::script::parser::{parse_expression, parse_script};
+use stridescope::lang::ast::{ExprKind, FStringPart, ImportName, StatementKind, Target};
+use stridescope::lang::parser::{parse_expression, parse_script};
 
 /// A notebook cell with every block form.
 const NOTEBOOK: &str = "\

@@ -3,8 +3,8 @@
 //! and bit depth, the five filters, Adam7, palettes with and without `tRNS`, gamma, split
 //! IDATs) in every `ImageReadMode` gives the shape, strides and values torchvision gave.
 
-use stridescope::image::modes::{torchvision_pixels, ReadMode};
-use stridescope::image::{decode, Samples};
+use stridescope::core::image::modes::{torchvision_pixels, ReadMode};
+use stridescope::core::image::{decode, Samples};
 
 #[test]
 fn decoded_pngs_match_torchvision_in_every_mode() {

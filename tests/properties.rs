@@ -1,9 +1,9 @@
 //! Invariants of views and copies, checked on random shapes, strides and ops.
 
 use proptest::prelude::*;
-use stridescope::eval::trace_script;
-use stridescope::tensor::layout::{compute_view_strides, Layout};
-use stridescope::trace::{Step, TensorRecord};
+use stridescope::core::tensor::layout::{compute_view_strides, Layout};
+use stridescope::core::trace::{Step, TensorRecord};
+use stridescope::interp::trace_script;
 
 fn tensor<'a>(step: &'a Step, name: &str) -> &'a TensorRecord {
     step.tensors

@@ -29,7 +29,8 @@ fn run_case(case: &Value) -> common::CaseResult {
     let (tx, rx) = mpsc::channel();
     let script = case["script"].as_str().unwrap_or("").to_string();
     std::thread::spawn(move || {
-        let trace = std::panic::catch_unwind(|| stridescope::eval::trace_script(&script).to_json());
+        let trace =
+            std::panic::catch_unwind(|| stridescope::interp::trace_script(&script).to_json());
         let _ = tx.send(trace);
     });
     let trace = match rx.recv_timeout(CASE_TIMEOUT) {

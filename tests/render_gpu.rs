@@ -11,15 +11,16 @@ mod shared_gpu;
 use shared_gpu::gpu;
 
 use proptest::prelude::*;
-use stridescope::engine::gpu::bench::pseudo_random_bytes;
-use stridescope::engine::gpu::render::RenderIssue;
-use stridescope::engine::gpu::render_bench::{compare, sample_values, Offscreen};
-use stridescope::engine::gpu::GpuEngine;
-use stridescope::engine::Engine;
-use stridescope::render::{
+use stridescope::core::tensor::DType;
+use stridescope::engines::gpu::GpuEngine;
+use stridescope::engines::Engine;
+use stridescope::painters::render::RenderIssue;
+use stridescope::painters::GpuPainter;
+use stridescope::present::render::{
     image_layout, storage_values, Frame, Grid, Mode, Scene, TintSpec, ViewSpec, Viewport,
 };
-use stridescope::tensor::DType;
+use stridescope::shells::bench::gpu::pseudo_random_bytes;
+use stridescope::shells::bench::render::{compare, sample_values, Offscreen};
 
 /// Draws `grid` of a storage holding `bytes` (of `dtype`) on the GPU under `viewport`, and
 /// returns (pixels compared, mismatches, examples) against the CPU reference.
@@ -33,11 +34,14 @@ fn differ(
     highlight: Option<i64>,
 ) -> (usize, Vec<String>) {
     let storage = gpu.allocate_with(bytes.clone());
-    let mut view = gpu.prepare_view(storage, grid.clone(), mode).unwrap();
+    let mut painter = GpuPainter::new();
+    let mut view = painter
+        .prepare_view(gpu, storage, grid.clone(), mode)
+        .unwrap();
     let frame = Frame::new(viewport, &grid, highlight);
     let (w, h) = frame.size;
     let target = Offscreen::new(gpu, w, h);
-    target.draw(gpu, &mut view, &frame);
+    target.draw(gpu, &mut painter, &mut view, &frame);
     let pixels = target.read(gpu).unwrap();
     let scene = Scene::new(grid, storage_values(&bytes, dtype), mode);
     let mut bad = Vec::new();
@@ -52,7 +56,7 @@ fn differ(
         }
     }
     if mode == Mode::Heat {
-        let range = pollster::block_on(gpu.read_range(&view)).unwrap();
+        let range = pollster::block_on(view.read_range(gpu)).unwrap();
         let want = [scene.range.lo, scene.range.hi, scene.range.inv_span()];
         if range != want {
             bad.push(format!("range: gpu {range:?}, cpu {want:?}"));
@@ -110,7 +114,7 @@ proptest! {
             let vals = storage_values(&v, DType::Float32);
             let mut out = vec![0u8; elements * dtype.item_size()];
             for (i, &x) in vals.iter().take(elements).enumerate() {
-                dtype.real_part().write(&mut out, i, stridescope::tensor::Scalar::Float(f64::from(x)));
+                dtype.real_part().write(&mut out, i, stridescope::core::tensor::Scalar::Float(f64::from(x)));
             }
             out
         } else {
@@ -245,7 +249,9 @@ fn storages_larger_than_a_binding_bind_a_window_or_say_why() {
     // The whole storage does not fit.
     let storage = gpu.allocate_with(bytes);
     let whole = Grid::for_storage(10_000, DType::Float32, None);
-    let refused = gpu.prepare_view(storage, whole, Mode::Heat).err();
+    let refused = GpuPainter::new()
+        .prepare_view(&gpu, storage, whole, Mode::Heat)
+        .err();
     gpu.free(storage);
     gpu.restrict_limits_for_testing(None, None);
     assert!(bad.is_empty(), "{bad:?}");
@@ -267,11 +273,14 @@ fn the_bench_comparison_sees_a_wrong_pixel() {
     let bytes = sample_values(64 * 64, 2);
     let storage = gpu.allocate_with(bytes.clone());
     let grid = Grid::for_view(&ViewSpec::new(&[64, 64], &[64, 1], 0, DType::Float32)).unwrap();
-    let mut view = gpu.prepare_view(storage, grid.clone(), Mode::Heat).unwrap();
+    let mut painter = GpuPainter::new();
+    let mut view = painter
+        .prepare_view(&gpu, storage, grid.clone(), Mode::Heat)
+        .unwrap();
     let vp = Viewport::fit(128.0, 128.0, 1.0, 64, 64);
     let frame = Frame::new(&vp, &grid, None);
     let target = Offscreen::new(&gpu, 128, 128);
-    target.draw(&mut gpu, &mut view, &frame);
+    target.draw(&gpu, &mut painter, &mut view, &frame);
     let mut pixels = target.read(&gpu).unwrap();
     gpu.free(storage);
     let scene = Scene::new(grid, storage_values(&bytes, DType::Float32), Mode::Heat);

@@ -1,6 +1,6 @@
 //! Data-driven: PyTorch's CPU random streams (`tests/fixtures/rng.torch.jsonl`, recorded with
 //! `tools/oracle/record_rng.py` from torch 2.15 on x86-64) replayed through
-//! `stridescope::tensor::random`. Each fixture line is one session: `torch.manual_seed(seed)`
+//! `stridescope::core::tensor::random`. Each fixture line is one session: `torch.manual_seed(seed)`
 //! and a sequence of `rand`/`randn`/`randint`/`randperm`/`*_like`/`uniform_`/`normal_`/`random_`
 //! calls whose generator state and cached normal sample carry over. Every recorded value, every
 //! large result's bit-pattern checksum and sum, and every error message must match.
@@ -16,10 +16,10 @@
 
 use half::{bf16, f16};
 use serde_json::Value;
-use stridescope::tensor::random::{
+use stridescope::core::tensor::random::{
     check_randperm_dtype, randperm, sample, CpuGenerator, Distribution,
 };
-use stridescope::tensor::{DType, Scalar};
+use stridescope::core::tensor::{DType, Scalar};
 
 const FIXTURE: &str = include_str!("fixtures/rng.torch.jsonl");
 

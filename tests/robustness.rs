@@ -1,8 +1,8 @@
 //! Bad input never panics, hangs or loses the lines before it.
 
 use proptest::prelude::*;
-use stridescope::engine::CpuEngine;
-use stridescope::eval::{trace_script, Evaluator, Limits};
+use stridescope::engines::CpuEngine;
+use stridescope::interp::{trace_script, Evaluator, Limits};
 
 /// Every line of every public oracle script (or a built-in sample when the oracle is absent).
 fn oracle_lines() -> Vec<String> {
@@ -219,7 +219,7 @@ fn a_loop_over_a_large_tensor_stops_recording_values_at_the_trace_budget() {
     let mut evaluator = Evaluator::new(Box::new(CpuEngine::new()), limits);
     let trace = evaluator
         .run("a = torch.zeros(10000)\nsmall = torch.ones(3)\nfor i in range(20):\n    a[i] = i\n");
-    let recorded = |s: &stridescope::trace::Step| {
+    let recorded = |s: &stridescope::core::trace::Step| {
         s.tensors
             .iter()
             .any(|t| t.name == "a" && t.values.is_some())

@@ -5,9 +5,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use stridescope::engine::CpuEngine;
-use stridescope::eval::{Evaluator, Limits};
-use stridescope::share::{self, PanelKind};
+use stridescope::engines::CpuEngine;
+use stridescope::interp::{Evaluator, Limits};
+use stridescope::present::share::{self, PanelKind};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -2,7 +2,7 @@
 //! call gives a value or a Python error, and the script goes on.
 
 use proptest::prelude::*;
-use stridescope::eval::trace_script;
+use stridescope::interp::trace_script;
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1500))]

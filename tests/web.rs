@@ -26,7 +26,7 @@ fn the_app_mounts_and_steps_the_default_scenario() {
     if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) {
         let _ = storage.clear();
     }
-    leptos::mount::mount_to_body(stridescope::app::App);
+    leptos::mount::mount_to_body(stridescope::shells::web::App);
     assert!(text("[data-testid=engine-badge]").contains("CPU"));
     // The words come from the catalog of the browser's language (English here), set on <html>.
     let lang = document()

@@ -3,12 +3,12 @@
 //! not evaluate, every `choices` without the answer, every `expect` the engine contradicts,
 //! and every translation that drifted from its original. Pure: the CLI reads the files.
 
-use super::grade::{Feedback, GradeError, LessonSession, Response};
-use super::literal::Literal;
-use super::model::{Block, Key, Lesson, Question, QuestionKind};
-use super::parse::{parse_lesson, ParseError};
-use crate::eval::session::python_eq;
-use crate::eval::Value;
+use crate::interp::session::python_eq;
+use crate::interp::Value;
+use crate::lessons::grade::{Feedback, GradeError, LessonSession, Response};
+use crate::lessons::literal::Literal;
+use crate::lessons::model::{Block, Key, Lesson, Question, QuestionKind};
+use crate::lessons::parse::{parse_lesson, ParseError};
 
 /// The comment that marks a line meant to raise (`b.view(6)  # raises`): the checker then
 /// requires that it raises.
@@ -155,7 +155,7 @@ pub fn check_lesson(lesson: &Lesson) -> Vec<Diagnostic> {
             }
         }
     }
-    crate::tensor::stable_sort::sort_by_key(&mut problems, |d| d.line);
+    crate::core::tensor::stable_sort::sort_by_key(&mut problems, |d| d.line);
     problems
 }
 
@@ -237,7 +237,7 @@ fn check_question(
                     _ => None,
                 };
                 if let Some(g) = given.as_mut() {
-                    crate::tensor::stable_sort::sort(g);
+                    crate::core::tensor::stable_sort::sort(g);
                     g.dedup();
                 }
                 if given.as_deref() != Some(target.offsets.as_slice()) {
@@ -257,7 +257,7 @@ fn check_question(
                 if matches!(
                     &e,
                     GradeError::Expr {
-                        error: crate::eval::session::EvalError::Syntax(_),
+                        error: crate::interp::session::EvalError::Syntax(_),
                         ..
                     }
                 ) {
@@ -342,7 +342,7 @@ pub fn check_twins(
             },
         ));
     }
-    crate::tensor::stable_sort::sort_by_key(&mut problems, |d| d.line);
+    crate::core::tensor::stable_sort::sort_by_key(&mut problems, |d| d.line);
     problems
 }
 

@@ -8,12 +8,12 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::literal::{Literal, LiteralError};
-use super::model::{Block, Lesson, QuestionKind};
-use crate::engine::CpuEngine;
-use crate::eval::session::{python_eq, EvalError};
-use crate::eval::{Evaluator, Limits, Value};
-use crate::trace::Step;
+use crate::core::trace::Step;
+use crate::engines::CpuEngine;
+use crate::interp::session::{python_eq, EvalError};
+use crate::interp::{Evaluator, Limits, Value};
+use crate::lessons::literal::{Literal, LiteralError};
+use crate::lessons::model::{Block, Lesson, QuestionKind};
 
 /// The most cells a `cells` question may ask for.
 pub const MAX_CELLS: usize = 4096;

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::model::Lesson;
+use crate::lessons::model::Lesson;
 
 /// One lesson in the index.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,7 +36,7 @@ impl IndexEntry {
 /// The index's JSON text: entries sorted by file, pretty-printed, ending with a newline.
 pub fn index_json(entries: &[IndexEntry]) -> String {
     let mut sorted = entries.to_vec();
-    crate::tensor::stable_sort::sort_by(&mut sorted, |a, b| a.file.cmp(&b.file));
+    crate::core::tensor::stable_sort::sort_by(&mut sorted, |a, b| a.file.cmp(&b.file));
     let mut text = serde_json::to_string_pretty(&sorted).unwrap_or_else(|_| "[]".to_string());
     text.push('\n');
     text

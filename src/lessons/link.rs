@@ -1,12 +1,12 @@
 //! Lesson links: a whole lesson file carried in a link's hash, so that an instructor can
 //! hand out a lesson with no server: `index.html#lesson-data=v1.<data>`, where `<data>` is
 //! the lesson's Markdown, deflated and written in base64url exactly as share links pack
-//! their state ([`crate::share::pack`]). Decoding trusts nothing: length, version, encoding,
-//! inflated size, UTF-8, and then the lesson itself ([`super::parse::parse_lesson`]).
+//! their state ([`crate::core::packing::pack`]). Decoding trusts nothing: length, version, encoding,
+//! inflated size, UTF-8, and then the lesson itself ([`crate::lessons::parse::parse_lesson`]).
 
-use super::model::Lesson;
-use super::parse::{parse_lesson, ParseError, MAX_LESSON_BYTES};
-use crate::share::{pack, unpack, LinkError};
+use crate::core::packing::{pack, unpack, UnpackError};
+use crate::lessons::model::Lesson;
+use crate::lessons::parse::{parse_lesson, ParseError, MAX_LESSON_BYTES};
 
 /// The hash key of a lesson link.
 pub const LESSON_DATA_KEY: &str = "lesson-data";
@@ -35,7 +35,7 @@ pub enum LessonLinkError {
     },
     /// The data is damaged (base64, deflate, size).
     #[error("{0}")]
-    Damaged(LinkError),
+    Damaged(UnpackError),
     /// The data is not UTF-8 text.
     #[error("This lesson link is damaged: its lesson is not text.")]
     NotText,

@@ -7,10 +7,10 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
-use crate::eval::Value;
-use crate::script::ast::{Expr, ExprKind, UnaryOp};
-use crate::script::parser::parse_expression;
-use crate::tensor::DType;
+use crate::core::tensor::DType;
+use crate::interp::Value;
+use crate::lang::ast::{Expr, ExprKind, UnaryOp};
+use crate::lang::parser::parse_expression;
 
 /// The longest literal accepted, in characters.
 pub const MAX_LITERAL_CHARS: usize = 4096;
@@ -266,7 +266,7 @@ impl fmt::Display for Literal {
             Literal::Bool(true) => f.write_str("True"),
             Literal::Bool(false) => f.write_str("False"),
             Literal::Int(i) => write!(f, "{i}"),
-            Literal::Float(x) => f.write_str(&crate::print::py_float_repr(*x)),
+            Literal::Float(x) => f.write_str(&crate::core::print::py_float_repr(*x)),
             Literal::Str(s) => {
                 if s.contains('\'') && !s.contains('"') {
                     write!(f, "\"{s}\"")

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::literal::Literal;
+use crate::lessons::literal::Literal;
 
 /// A whole lesson: front matter, then its blocks in file order.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -6,8 +6,8 @@
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
-use super::literal::{Literal, LiteralError};
-use super::model::{Block, Key, Lesson, Question, QuestionKind};
+use crate::lessons::literal::{Literal, LiteralError};
+use crate::lessons::model::{Block, Key, Lesson, Question, QuestionKind};
 
 /// The largest lesson file accepted, in bytes.
 pub const MAX_LESSON_BYTES: usize = 256 * 1024;
@@ -463,7 +463,7 @@ fn parse_question(content: &str, fence_line: usize) -> Result<Question, ParseErr
         .into_iter()
         .filter_map(|k| get(k).map(|(l, _)| (k, l)))
         .collect();
-    crate::tensor::stable_sort::sort_by_key(&mut kinds, |(_, l)| *l);
+    crate::core::tensor::stable_sort::sort_by_key(&mut kinds, |(_, l)| *l);
     if let [(first, _), (second, line), ..] = kinds.as_slice() {
         return Err(err(
             *line,

@@ -4,7 +4,7 @@
 
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
-use stridescope::engine::gpu::GpuEngine;
+use stridescope::engines::gpu::GpuEngine;
 
 /// The binary's device, locked for the calling test (a poisoned lock is taken over: a
 /// failed test leaves the device usable).

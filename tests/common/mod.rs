@@ -197,10 +197,10 @@ pub fn compare_trace(case: &Value, trace: Option<&Value>) -> CaseResult {
     result
 }
 
-/// Traces a case's script in-process with `stridescope::eval::trace_script` and compares.
+/// Traces a case's script in-process with `stridescope::interp::trace_script` and compares.
 pub fn compare_case(case: &Value) -> CaseResult {
     let script = case["script"].as_str().unwrap_or("");
-    let trace: Value = serde_json::from_str(&stridescope::eval::trace_script(script).to_json())
+    let trace: Value = serde_json::from_str(&stridescope::interp::trace_script(script).to_json())
         .expect("trace JSON");
     compare_trace(case, Some(&trace))
 }

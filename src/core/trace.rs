@@ -1,0 +1,181 @@
+//! The trace: one record per statement, with everything a view of the run needs.
+//! Its JSON form is the oracle's contract (`../shared/oracle/README.md`) plus extra fields.
+
+use serde::{Serialize, Serializer};
+
+use crate::core::tensor::Scalar;
+
+/// A whole run of a script.
+#[derive(Clone, Debug, Serialize, Default)]
+pub struct Trace {
+    /// The engine that ran the ops (`cpu`, or the GPU adapter).
+    pub engine: String,
+    pub steps: Vec<Step>,
+}
+
+/// What one statement did, and the state after it.
+#[derive(Clone, Debug, Serialize, Default)]
+pub struct Step {
+    /// 1-based line of the statement.
+    pub line: usize,
+    /// 1-based column of the error, for syntax errors and errors placed in the line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+    pub source: String,
+    /// `"<Type>: <message>"` as Python prints the exception, or null.
+    pub error: Option<String>,
+    /// The notebook's output of a bare expression (Python `repr`), or what the statement
+    /// printed; null when neither.
+    pub output: Option<String>,
+    /// Everything `print` wrote while the statement ran (loop bodies included).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stdout: Option<String>,
+    /// Warnings Python printed while the statement ran (`UserWarning: ...`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// For an exception raised inside a block: the line where it was raised.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_line: Option<usize>,
+    /// For a sub-step whose exception a `try` caught: the line of the `except` clause that
+    /// caught it (the script went on there).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub caught_by: Option<usize>,
+    /// For a compound statement (`for`, `if`, `while`): each statement its blocks executed, in
+    /// order, with the state after it (the first `MAX_RECORDED_SUBSTEPS` of a script).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub substeps: Vec<Step>,
+    /// Every tensor variable after the statement, in first-assignment order.
+    pub tensors: Vec<TensorRecord>,
+    /// Every live storage after the statement, by id.
+    pub storages: Vec<StorageRecord>,
+    /// Storage elements this statement wrote into storages that existed before it.
+    pub writes: Vec<WriteRecord>,
+    /// Tensor variables bound by this statement to a tensor they did not hold before.
+    pub created: Vec<Creation>,
+    /// Bytes of storage allocated while the statement ran (temporaries included).
+    pub allocated_bytes: usize,
+    /// Bytes of all live storages after the statement.
+    pub live_bytes: usize,
+    /// Every NumPy array variable after the statement (not in `tensors`: a NumPy array is
+    /// drawn as one more view of a storage's cells).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub arrays: Vec<ArrayRecord>,
+    /// For a failed `view`: the dims that span two contiguous subspaces.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain: Option<crate::core::tensor::layout::ViewExplanation>,
+}
+
+/// A tensor variable: its view of a storage.
+#[derive(Clone, Debug, Serialize, Default)]
+pub struct TensorRecord {
+    pub name: String,
+    pub dtype: String,
+    pub shape: Vec<i64>,
+    pub stride: Vec<i64>,
+    pub storage_offset: i64,
+    pub storage: String,
+    pub storage_nbytes: usize,
+    pub contiguous: bool,
+    pub channels_last: bool,
+    pub element_size: usize,
+    /// Elements in logical row-major order; null when the tensor is too large to record.
+    pub values: Option<Vec<TraceScalar>>,
+    /// For a NumPy array drawn as a view (only in the page's steps, never in the trace's
+    /// `tensors`): its strides in bytes, as `a.strides` reports them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ndarray_strides: Option<Vec<i64>>,
+    /// A leaf that requires grad (`requires_grad=True`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub requires_grad: bool,
+    /// The autograd node that made it (`MulBackward0`), for a non-leaf that requires grad.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grad_fn: Option<String>,
+}
+
+/// A NumPy array variable: its view of a storage, with NumPy's byte strides.
+#[derive(Clone, Debug, Serialize, Default)]
+pub struct ArrayRecord {
+    pub name: String,
+    /// NumPy's dtype name (`float32`, `int64`, `bool`).
+    pub dtype: String,
+    pub shape: Vec<i64>,
+    /// `a.strides`: in bytes, as NumPy reports them.
+    pub strides: Vec<i64>,
+    /// The same strides in elements of the dtype (as a tensor's `stride()`).
+    pub element_strides: Vec<i64>,
+    /// Offset of the first element, in elements.
+    pub storage_offset: i64,
+    pub storage: String,
+    pub itemsize: usize,
+    /// Elements in logical row-major order; null when the array is too large to record.
+    pub values: Option<Vec<TraceScalar>>,
+}
+
+/// A live storage, as a flat strip of elements of the dtype it was created with.
+#[derive(Clone, Debug, Serialize, Default)]
+pub struct StorageRecord {
+    pub id: String,
+    pub dtype: String,
+    pub nbytes: usize,
+    /// The variable that first held a tensor on this storage (its owner).
+    pub owner: Option<String>,
+    /// Elements in storage order; null when the storage is too large to record.
+    pub values: Option<Vec<TraceScalar>>,
+    /// Never written since it was allocated by `empty`/`empty_like`/`empty_strided`: the
+    /// values are whatever the memory held (they read as zeros here).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub uninitialized: bool,
+}
+
+/// Elements written in a storage (element indices in the dtype of the write).
+#[derive(Clone, Debug, Serialize, Default)]
+pub struct WriteRecord {
+    pub storage: String,
+    pub element_size: usize,
+    pub offsets: Vec<i64>,
+}
+
+/// How a variable's new tensor came to be.
+#[derive(Clone, Debug, Serialize, Default)]
+pub struct Creation {
+    pub name: String,
+    /// The op that made it: `transpose`, `clone`, `arange`, ...
+    pub op: String,
+    /// `view` (shares an existing storage), `copy` (new storage filled from another) or `new`.
+    pub kind: String,
+    pub storage: String,
+    /// For views: the variables (before this statement) that share the storage.
+    /// For copies: the storage copied from.
+    pub of: Vec<String>,
+}
+
+/// An element value in JSON: bools as `true`/`false`, integers exactly, floats as numbers
+/// (non-finite floats as the strings `nan`, `inf`, `-inf`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TraceScalar(pub Scalar);
+
+impl Serialize for TraceScalar {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Scalar::Bool(b) => serializer.serialize_bool(b),
+            Scalar::Int(i) => serializer.serialize_i64(i),
+            Scalar::Float(f) if f.is_finite() => serializer.serialize_f64(f),
+            Scalar::Float(f) if f.is_nan() => serializer.serialize_str("nan"),
+            Scalar::Float(f) if f > 0.0 => serializer.serialize_str("inf"),
+            Scalar::Float(_) => serializer.serialize_str("-inf"),
+        }
+    }
+}
+
+impl Default for TraceScalar {
+    fn default() -> Self {
+        TraceScalar(Scalar::Int(0))
+    }
+}
+
+impl Trace {
+    /// The trace as one line of JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+}

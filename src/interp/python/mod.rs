@@ -1,0 +1,15 @@
+//! Python's semantics as a notebook needs them: statements, expressions, calls, the builtins,
+//! `str`/`list`/`dict` methods, exceptions, functions a script defines, complex numbers and
+//! `repr`.
+
+pub(crate) mod builtins;
+pub(crate) mod calls;
+pub(crate) mod complex;
+pub(crate) mod dict;
+pub(crate) mod exceptions;
+pub(crate) mod expressions;
+pub(crate) mod functions;
+pub(crate) mod operators;
+pub(crate) mod repr;
+pub(crate) mod statements;
+pub(crate) mod str_list;

@@ -1,0 +1,382 @@
+//! Statements: assignment (plain, augmented, to items), `del`, `import`, and the compound
+//! statements `if`/`for`/`while`, whose every executed statement is counted against the step
+//! limit and recorded as a sub-step (as Python Tutor steps through a loop).
+
+use std::collections::HashSet;
+
+use crate::core::tensor::ScriptError;
+use crate::core::trace::Step;
+use crate::interp::value::{TensorRef, Value};
+use crate::interp::{Evaluator, R};
+use crate::lang::ast::{BinOp, Statement, StatementKind, Target};
+
+/// Sub-steps recorded with their full state, per script; later ones still run, unrecorded.
+pub(crate) const MAX_RECORDED_SUBSTEPS: usize = 300;
+
+/// How a statement finished.
+pub(crate) enum Flow {
+    /// Go on; a bare expression's notebook output, if any.
+    Next(Option<String>),
+    Break,
+    Continue,
+    /// `return value` inside a function.
+    Return(Value),
+}
+
+impl Evaluator {
+    /// Runs one statement (its value's repr, for a bare expression).
+    pub(crate) fn exec(&mut self, kind: &StatementKind) -> R<Flow> {
+        match kind {
+            StatementKind::Expr(expr) => {
+                let value = self.eval(expr)?;
+                if matches!(value, Value::None) {
+                    Ok(Flow::Next(None))
+                } else {
+                    Ok(Flow::Next(Some(self.repr(&value)?)))
+                }
+            }
+            StatementKind::Assign { targets, value } => {
+                let value = self.eval(value)?;
+                for target in targets {
+                    self.assign(target, value.clone())?;
+                }
+                Ok(Flow::Next(None))
+            }
+            StatementKind::AugAssign { target, op, value } => {
+                let value = self.eval(value)?;
+                self.aug_assign(target, *op, value)?;
+                Ok(Flow::Next(None))
+            }
+            StatementKind::Del(targets) => {
+                for target in targets {
+                    self.delete(target)?;
+                }
+                Ok(Flow::Next(None))
+            }
+            StatementKind::Import(names) => {
+                for name in names {
+                    let module = self.import(&name.path)?;
+                    self.bind(&name.alias, module);
+                }
+                Ok(Flow::Next(None))
+            }
+            StatementKind::If { branches, orelse } => {
+                for (cond, body) in branches {
+                    let c = self.eval(cond)?;
+                    if self.truthy(&c)? {
+                        return self.exec_block(body);
+                    }
+                }
+                self.exec_block(orelse)
+            }
+            StatementKind::For { target, iter, body } => {
+                let iterable = self.eval(iter)?;
+                if let Value::Range(start, stop, step) = iterable {
+                    let mut i = start;
+                    while (step > 0 && i < stop) || (step < 0 && i > stop) {
+                        self.assign(target, Value::Int(i))?;
+                        match self.exec_block(body)? {
+                            Flow::Break => break,
+                            Flow::Return(v) => return Ok(Flow::Return(v)),
+                            _ => {}
+                        }
+                        i = match i.checked_add(step) {
+                            Some(next) => next,
+                            None => break,
+                        };
+                    }
+                    return Ok(Flow::Next(None));
+                }
+                for item in self.iterate(&iterable)? {
+                    self.assign(target, item)?;
+                    match self.exec_block(body)? {
+                        Flow::Break => break,
+                        Flow::Return(v) => return Ok(Flow::Return(v)),
+                        _ => {}
+                    }
+                }
+                Ok(Flow::Next(None))
+            }
+            StatementKind::While { cond, body } => {
+                loop {
+                    self.count_step()?;
+                    let c = self.eval(cond)?;
+                    if !self.truthy(&c)? {
+                        break;
+                    }
+                    match self.exec_block(body)? {
+                        Flow::Break => break,
+                        Flow::Return(v) => return Ok(Flow::Return(v)),
+                        _ => {}
+                    }
+                }
+                Ok(Flow::Next(None))
+            }
+            StatementKind::Try {
+                body,
+                handlers,
+                orelse,
+                finalbody,
+            } => self.exec_try(body, handlers, orelse, finalbody),
+            StatementKind::FunctionDef(def) => self.define_function(def),
+            StatementKind::With {
+                context,
+                name,
+                body,
+            } => self.exec_with(context, name.as_deref(), body),
+            StatementKind::Return(value) => {
+                let value = match value {
+                    Some(expr) => self.eval(expr)?,
+                    None => Value::None,
+                };
+                Ok(Flow::Return(value))
+            }
+            StatementKind::Raise(value) => Err(self.raise(value.as_ref())?),
+            StatementKind::Assert { test, message } => {
+                self.assert(test, message.as_ref())?;
+                Ok(Flow::Next(None))
+            }
+            StatementKind::Pass => Ok(Flow::Next(None)),
+            StatementKind::Break => Ok(Flow::Break),
+            StatementKind::Continue => Ok(Flow::Continue),
+        }
+    }
+
+    /// Counts one executed statement; past the limit, the script stops here.
+    pub(crate) fn count_step(&mut self) -> R<()> {
+        self.executed += 1;
+        if self.executed > self.limits.max_statements {
+            self.stopped = true;
+            return Err(ScriptError::Runtime(format!(
+                "Stridescope stops after {} executed statements (is a loop endless?); the steps before it are kept",
+                self.limits.max_statements
+            )));
+        }
+        Ok(())
+    }
+
+    /// Runs a block's statements in order; `break`/`continue` end it early.
+    pub(crate) fn exec_block(&mut self, body: &[Statement]) -> R<Flow> {
+        for statement in body {
+            match self.run_inner(statement)? {
+                Flow::Next(_) => {}
+                other => return Ok(other),
+            }
+        }
+        Ok(Flow::Next(None))
+    }
+
+    /// Runs a statement inside a block, recording it as a sub-step of the running top-level
+    /// step (while under [`MAX_RECORDED_SUBSTEPS`]). An exception propagates to the block's
+    /// statement, as in Python; the line where it was raised is kept.
+    fn run_inner(&mut self, statement: &Statement) -> R<Flow> {
+        self.count_step()?;
+        if self.recorded_substeps >= MAX_RECORDED_SUBSTEPS {
+            return self.exec(&statement.kind).inspect_err(|_| {
+                self.error_line.get_or_insert(statement.line);
+            });
+        }
+        self.recorded_substeps += 1;
+        // The sub-step gets its own accounting; the enclosing step keeps the sum.
+        let outer_allocated = std::mem::take(&mut self.step_allocated);
+        let outer_new: HashSet<_> = std::mem::take(&mut self.step_new_storages);
+        let outer_writes = std::mem::take(&mut self.step_writes);
+        let outer_stdout = std::mem::take(&mut self.stdout);
+        let before = self.tensor_bindings();
+        let mut step = Step {
+            line: statement.line,
+            source: statement.source.clone(),
+            ..Step::default()
+        };
+        let result = self.exec(&statement.kind);
+        match &result {
+            Ok(Flow::Next(out)) => step.output = out.clone(),
+            Ok(_) => {}
+            Err(e) => {
+                step.error = Some(e.to_string());
+                self.error_line.get_or_insert(statement.line);
+            }
+        }
+        let printed = std::mem::replace(&mut self.stdout, outer_stdout);
+        if !printed.is_empty() {
+            if step.output.is_none() {
+                step.output = Some(printed.strip_suffix('\n').unwrap_or(&printed).to_string());
+            }
+            step.stdout = Some(printed.clone());
+        }
+        self.stdout.push_str(&printed);
+        let inner_allocated = self.step_allocated;
+        let inner_new = self.step_new_storages.clone();
+        let inner_writes = self.step_writes.clone();
+        let step = self.finish_step(step, &before);
+        self.substeps.push(step);
+        self.step_allocated = outer_allocated + inner_allocated;
+        self.step_new_storages = outer_new;
+        self.step_new_storages.extend(inner_new);
+        self.step_writes = outer_writes;
+        self.step_writes.extend(inner_writes);
+        result
+    }
+
+    /// Every variable with the tensor object it holds (for telling new bindings apart).
+    pub(crate) fn tensor_bindings(&self) -> Vec<(String, Option<TensorRef>)> {
+        self.vars
+            .iter()
+            .map(|(n, v)| {
+                (
+                    n.clone(),
+                    match v {
+                        Value::Tensor(t) => Some(t.clone()),
+                        _ => None,
+                    },
+                )
+            })
+            .collect()
+    }
+
+    /// `target op= value`: in place for a tensor (`__iadd__`), a new binding otherwise.
+    fn aug_assign(&mut self, target: &Target, op: BinOp, value: Value) -> R<()> {
+        match target {
+            Target::Name(name) => {
+                let current = self.lookup(name)?;
+                let result = self.in_place_binary(op, current, value)?;
+                self.bind(name, result);
+                Ok(())
+            }
+            Target::Subscript { object, index } => {
+                let object = self.eval(object)?;
+                let index = self.eval(index)?;
+                let current = self.get_item(object.clone(), &index)?;
+                let result = self.in_place_binary(op, current, value)?;
+                match object {
+                    Value::Tensor(t) => {
+                        let tensor = t.borrow().tensor.clone();
+                        self.set_item(&tensor, &index, &result)
+                    }
+                    Value::NdArray(a) => self.ndarray_set_item(&a, &index, &result),
+                    Value::List(_) => Err(ScriptError::NotImplemented(
+                        "augmented assignment to a list item".into(),
+                    )),
+                    other => Err(ScriptError::Type(format!(
+                        "'{}' object does not support item assignment",
+                        other.type_name()
+                    ))),
+                }
+            }
+            Target::Attribute { object, name } => {
+                let object = self.eval(object)?;
+                Err(ScriptError::Attribute(format!(
+                    "attribute '{}' of '{}' objects is not writable",
+                    name,
+                    object.type_name()
+                )))
+            }
+            Target::Tuple(_) | Target::Starred(_) => Err(ScriptError::Syntax {
+                line: 0,
+                col: 0,
+                message: "'tuple' is an illegal expression for augmented assignment".into(),
+            }),
+        }
+    }
+
+    /// `a op= b` on values: a tensor is updated in place and stays the same object.
+    fn in_place_binary(&mut self, op: BinOp, current: Value, value: Value) -> R<Value> {
+        if let Value::NdArray(a) = &current {
+            return self.ndarray_in_place(op, a, value);
+        }
+        let Value::Tensor(t) = &current else {
+            return self.binary(op, current, value);
+        };
+        let method = match op {
+            BinOp::Add => Some("add_"),
+            BinOp::Sub => Some("sub_"),
+            BinOp::Mul => Some("mul_"),
+            BinOp::Div => Some("div_"),
+            _ => None,
+        };
+        if let Some(method) = method {
+            let this = t.clone();
+            let f = Value::Method(Box::new(Value::Tensor(this)), method.to_string());
+            return self.call(f, vec![value], vec![]);
+        }
+        // `%=`, `//=`, `**=`, `@=`, `&=`...: computed, then written back with `copy_`'s
+        // casting rule (the result must fit the tensor's dtype).
+        let result = self.binary(op, current.clone(), value)?;
+        let dst = t.borrow().tensor.clone();
+        if let Value::Tensor(r) = &result {
+            let src = r.borrow().tensor.clone();
+            self.check_in_place_cast(&src, &dst)?;
+            self.copy_into(&dst, &src, false)?;
+        }
+        Ok(current)
+    }
+
+    /// `del target`.
+    fn delete(&mut self, target: &Target) -> R<()> {
+        match target {
+            Target::Name(name) => {
+                if !self.unbind_name(name) {
+                    return Err(ScriptError::Name(format!("name '{name}' is not defined")));
+                }
+                Ok(())
+            }
+            Target::Tuple(targets) => targets.iter().try_for_each(|t| self.delete(t)),
+            Target::Starred(inner) => self.delete(inner),
+            Target::Subscript { object, .. } => {
+                let object = self.eval(object)?;
+                Err(ScriptError::Type(format!(
+                    "'{}' object doesn't support item deletion",
+                    object.type_name()
+                )))
+            }
+            Target::Attribute { object, name } => {
+                let object = self.eval(object)?;
+                Err(ScriptError::Attribute(format!(
+                    "'{}' object attribute '{}' is read-only",
+                    object.type_name(),
+                    name
+                )))
+            }
+        }
+    }
+
+    /// The object an `import` binds: a module, or a name inside one (`from torch import nn`).
+    fn import(&mut self, path: &str) -> R<Value> {
+        let mut parts = path.split('.');
+        let top = parts.next().unwrap_or("");
+        let mut value = match top {
+            "torch" => Value::Torch,
+            "numpy" | "math" | "torchvision" => Value::Module(top.to_string()),
+            other => {
+                return Err(ScriptError::ModuleNotFound(format!(
+                    "No module named '{other}'"
+                )))
+            }
+        };
+        let mut walked = top.to_string();
+        for part in parts {
+            walked = format!("{walked}.{part}");
+            value = match (value, part) {
+                (Value::Torch, "nn") => Value::Module("torch.nn".into()),
+                (Value::Module(m), "functional") if m == "torch.nn" => {
+                    Value::Module("torch.nn.functional".into())
+                }
+                (Value::Module(m), "io" | "transforms") if m == "torchvision" => {
+                    Value::Module(format!("torchvision.{part}"))
+                }
+                (Value::Module(m), "functional") if m == "torchvision.transforms" => {
+                    Value::Module("torchvision.transforms.functional".into())
+                }
+                (object, _) => match self.attribute(object, part) {
+                    Ok(v) => v,
+                    Err(_) => {
+                        return Err(ScriptError::ModuleNotFound(format!(
+                            "No module named '{walked}'"
+                        )))
+                    }
+                },
+            };
+        }
+        Ok(value)
+    }
+}

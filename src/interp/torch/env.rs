@@ -1,0 +1,224 @@
+//! The parts of `torch` a notebook touches before and around its tensors: the device probes
+//! every tutorial starts with (`torch.cuda.is_available()`, `torch.accelerator`,
+//! `torch.backends.mps`), seeding and
+//! determinism switches (`torch.cuda.manual_seed_all`, `torch.backends.cudnn.deterministic =
+//! True`), `torch.__version__`, the default dtype, and the legacy tensor classes
+//! (`torch.Tensor([1, 2])`, `torch.FloatTensor(2, 3)`, `x.type(torch.DoubleTensor)`).
+//! Stridescope runs on the CPU, as a machine without CUDA or MPS would.
+
+use crate::core::tensor::{DType, ScriptError};
+use crate::interp::value::Value;
+use crate::interp::{Evaluator, R};
+
+/// What `torch.__version__` says: the PyTorch release Stridescope follows (PyPI's build).
+pub(crate) const TORCH_VERSION: &str = "2.15.0+cu132";
+
+/// The legacy tensor classes and their dtypes (`torch.Tensor` is the default dtype's).
+const LEGACY_CLASSES: &[(&str, DType)] = &[
+    ("Tensor", DType::Float32),
+    ("FloatTensor", DType::Float32),
+    ("DoubleTensor", DType::Float64),
+    ("HalfTensor", DType::Float16),
+    ("BFloat16Tensor", DType::BFloat16),
+    ("ByteTensor", DType::UInt8),
+    ("CharTensor", DType::Int8),
+    ("ShortTensor", DType::Int16),
+    ("IntTensor", DType::Int32),
+    ("LongTensor", DType::Int64),
+    ("BoolTensor", DType::Bool),
+];
+
+/// The dtype of legacy class `torch.<name>`, if it is one.
+pub(crate) fn legacy_class_dtype(name: &str) -> Option<DType> {
+    LEGACY_CLASSES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, d)| *d)
+}
+
+/// The `torch.backends.cudnn` switches a seeding cell sets, with their defaults.
+const CUDNN_FLAGS: &[(&str, bool)] = &[
+    ("deterministic", false),
+    ("benchmark", false),
+    ("enabled", true),
+    ("allow_tf32", true),
+];
+
+impl Evaluator {
+    /// `torch.<name>` for the names of this module, or `None`.
+    pub(crate) fn torch_env_attribute(&self, name: &str) -> Option<Value> {
+        Some(match name {
+            "cuda" | "backends" | "accelerator" => Value::Module(format!("torch.{name}")),
+            "__version__" => Value::Str(TORCH_VERSION.into()),
+            "get_default_dtype" | "set_default_dtype" | "no_grad" | "enable_grad"
+            | "inference_mode" | "set_grad_enabled" | "is_grad_enabled" => {
+                Value::Method(Box::new(Value::Torch), name.into())
+            }
+            n if legacy_class_dtype(n).is_some() => {
+                Value::Method(Box::new(Value::Torch), name.into())
+            }
+            _ => return None,
+        })
+    }
+
+    /// `module.name` for `torch.cuda`, `torch.backends` and its submodules, or `None`.
+    pub(crate) fn torch_env_module_attribute(&self, module: &str, name: &str) -> Option<Value> {
+        let method = || Value::Method(Box::new(Value::Module(module.into())), name.into());
+        Some(match (module, name) {
+            ("torch.cuda", "is_available" | "device_count" | "is_bf16_supported")
+            | ("torch.accelerator", "is_available" | "device_count" | "current_accelerator")
+            | ("torch.cuda", "manual_seed" | "manual_seed_all" | "empty_cache")
+            | ("torch.backends.mps" | "torch.backends.cuda", "is_available" | "is_built") => {
+                method()
+            }
+            ("torch.backends", "mps" | "cudnn" | "cuda") => {
+                Value::Module(format!("torch.backends.{name}"))
+            }
+            ("torch.backends.cudnn", flag) => {
+                let (_, default) = CUDNN_FLAGS.iter().find(|(f, _)| *f == flag)?;
+                let key = format!("{module}.{flag}");
+                self.module_settings
+                    .iter()
+                    .find(|(k, _)| *k == key)
+                    .map_or(Value::Bool(*default), |(_, v)| v.clone())
+            }
+            _ => return None,
+        })
+    }
+
+    /// `module.name = value` on a module (only the cudnn switches are settable).
+    pub(crate) fn set_module_attribute(&mut self, module: &str, name: &str, value: Value) -> R<()> {
+        if module == "torch.backends.cudnn" && CUDNN_FLAGS.iter().any(|(f, _)| *f == name) {
+            let key = format!("{module}.{name}");
+            self.module_settings.retain(|(k, _)| *k != key);
+            self.module_settings.push((key, value));
+            return Ok(());
+        }
+        Err(ScriptError::Attribute(format!(
+            "Stridescope cannot set '{module}.{name}'"
+        )))
+    }
+
+    /// Calls `torch.cuda.*` / `torch.backends.*.*` functions: no GPU is visible here.
+    pub(crate) fn call_torch_env_module(&mut self, module: &str, name: &str) -> Option<Value> {
+        Some(match (module, name) {
+            (_, "is_available" | "is_built" | "is_bf16_supported") => Value::Bool(false),
+            ("torch.cuda" | "torch.accelerator", "device_count") => Value::Int(0),
+            // PyTorch's CUDA build names CUDA even where no GPU is visible.
+            ("torch.accelerator", "current_accelerator") => Value::Device("cuda".into()),
+            ("torch.cuda", "manual_seed" | "manual_seed_all" | "empty_cache") => Value::None,
+            _ => return None,
+        })
+    }
+
+    /// `torch.get_default_dtype()`, `torch.set_default_dtype(d)` and the legacy tensor class
+    /// constructors; `None` for other names.
+    pub(crate) fn call_torch_env(
+        &mut self,
+        name: &str,
+        pos: &[Value],
+        kw: &[(String, Value)],
+    ) -> Option<R<Value>> {
+        match name {
+            "get_default_dtype" => Some(Ok(Value::DType(DType::Float32))),
+            "is_grad_enabled" => Some(Ok(Value::Bool(self.grad_enabled))),
+            "no_grad" => Some(Ok(Value::GradMode(false))),
+            "enable_grad" => Some(Ok(Value::GradMode(true))),
+            "inference_mode" => Some(match pos.first().or(kw.first().map(|(_, v)| v)) {
+                None => Ok(Value::GradMode(false)),
+                Some(v) => self.truthy(v).map(|mode| Value::GradMode(!mode)),
+            }),
+            // A function and a context manager: the mode changes at the call.
+            "set_grad_enabled" => Some(match pos.first().or(kw.first().map(|(_, v)| v)) {
+                Some(Value::Bool(mode)) => {
+                    self.grad_enabled = *mode;
+                    Ok(Value::GradMode(*mode))
+                }
+                _ => Err(ScriptError::Type(
+                    "set_grad_enabled(): argument 'mode' must be bool".into(),
+                )),
+            }),
+            "set_default_dtype" => Some(match pos.first() {
+                Some(Value::DType(DType::Float32)) => Ok(Value::None),
+                Some(Value::DType(d)) if d.is_floating() => Err(ScriptError::NotImplemented(
+                    format!(
+                        "Stridescope keeps torch.float32 as the default dtype; set_default_dtype({}) is not supported",
+                        d.torch_repr()
+                    ),
+                )),
+                Some(Value::DType(_)) => Err(ScriptError::Type(
+                    "only floating-point types are supported as the default type".into(),
+                )),
+                _ => Err(ScriptError::Type(
+                    "set_default_dtype(): argument 'd' must be torch.dtype".into(),
+                )),
+            }),
+            n => {
+                let dtype = legacy_class_dtype(n)?;
+                Some(self.legacy_constructor(n, dtype, pos, kw))
+            }
+        }
+    }
+
+    /// Runs a `with` block under a grad-mode context manager; the mode before the `with`
+    /// comes back after it, however the block ends.
+    pub(crate) fn exec_with(
+        &mut self,
+        context: &crate::lang::ast::Expr,
+        name: Option<&str>,
+        body: &[crate::lang::ast::Statement],
+    ) -> R<crate::interp::python::statements::Flow> {
+        let before = self.grad_enabled;
+        let manager = self.eval(context)?;
+        let Value::GradMode(mode) = manager else {
+            self.grad_enabled = before;
+            return Err(ScriptError::Type(format!(
+                "'{}' object does not support the context manager protocol",
+                manager.type_name()
+            )));
+        };
+        self.grad_enabled = mode;
+        if let Some(name) = name {
+            self.bind(name, Value::None);
+        }
+        let result = self.exec_block(body);
+        self.grad_enabled = before;
+        result
+    }
+
+    /// `torch.FloatTensor(data)` is `torch.tensor(data, dtype=float32)`; with sizes
+    /// (`torch.Tensor(2, 3)`, `torch.Tensor(torch.Size([2]))`) an uninitialized tensor of that
+    /// shape; without arguments an empty one.
+    fn legacy_constructor(
+        &mut self,
+        name: &str,
+        dtype: DType,
+        pos: &[Value],
+        kw: &[(String, Value)],
+    ) -> R<Value> {
+        if let Some((k, _)) = kw.iter().find(|(k, _)| k != "device") {
+            return Err(ScriptError::Type(format!(
+                "new() received an invalid combination of arguments - got (..., {k}=...), but expected one of:"
+            )));
+        }
+        let dtype_kw = vec![("dtype".to_string(), Value::DType(dtype))];
+        let sizes = match pos {
+            [] => Some(vec![Value::Int(0)]),
+            [Value::Size(dims)] => Some(dims.iter().map(|d| Value::Int(*d)).collect()),
+            items if items.iter().all(|v| matches!(v, Value::Int(_))) => Some(items.to_vec()),
+            _ => None,
+        };
+        let result = match sizes {
+            Some(sizes) => self.call_table_function("empty", &sizes, &dtype_kw),
+            None => match pos {
+                [data] => self.call_table_function("tensor", std::slice::from_ref(data), &dtype_kw),
+                _ => {
+                    return Err(ScriptError::Type(format!(
+                        "{name}(): new() received an invalid combination of arguments"
+                    )))
+                }
+            },
+        };
+        result.unwrap_or_else(|| Err(ScriptError::Runtime(format!("{name}: no factory"))))
+    }
+}

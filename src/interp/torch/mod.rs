@@ -1,0 +1,12 @@
+//! PyTorch's semantics: the op table and its binder, the ops by family, autograd,
+//! `torch.nn`, the storages as PyTorch shows them, `finfo`/`iinfo` and the environment probes.
+
+pub(crate) mod autograd;
+pub(crate) mod env;
+pub(crate) mod modules;
+pub(crate) mod nn;
+pub(crate) mod ops;
+pub(crate) mod registry;
+pub(crate) mod signature;
+pub(crate) mod storage;
+pub(crate) mod typeinfo;

@@ -1,0 +1,143 @@
+//! The modules a notebook imports beside `torch`: `torch.nn` (its activation layers),
+//! `torch.nn.functional`, `torch.linalg` (the table's `linalg_*` ops), and `math`. NumPy lives in `numpy.rs`.
+
+use crate::core::tensor::ScriptError;
+use crate::interp::value::Value;
+use crate::interp::{Evaluator, R};
+
+/// `math` functions.
+const MATH: &[&str] = &["sqrt", "floor", "ceil", "prod", "isclose", "log", "exp"];
+
+impl Evaluator {
+    /// `module.name`.
+    pub(crate) fn module_attribute(&mut self, module: &str, name: &str) -> R<Value> {
+        let method = || {
+            Ok(Value::Method(
+                Box::new(Value::Module(module.into())),
+                name.into(),
+            ))
+        };
+        if let Some(value) = self.torch_env_module_attribute(module, name) {
+            return Ok(value);
+        }
+        match (module, name) {
+            ("torch.nn", "functional") => Ok(Value::Module("torch.nn.functional".into())),
+            ("torch.nn", n) if crate::interp::torch::nn::functional::is_layer(n) => method(),
+            ("torch.nn.functional", n) if crate::interp::torch::nn::functional::is_function(n) => {
+                method()
+            }
+            ("torch.linalg", n)
+                if crate::interp::torch::registry::is_function(&format!("linalg_{n}")) =>
+            {
+                method()
+            }
+            ("math", "pi") => Ok(Value::Float(std::f64::consts::PI)),
+            ("math", "e") => Ok(Value::Float(std::f64::consts::E)),
+            ("math", "inf") => Ok(Value::Float(f64::INFINITY)),
+            ("math", "nan") => Ok(Value::Float(f64::NAN)),
+            ("math", n) if MATH.contains(&n) => method(),
+            ("numpy", _) => self.numpy_attribute(name),
+            ("torchvision", "io" | "transforms") => {
+                Ok(Value::Module(format!("torchvision.{name}")))
+            }
+            ("torchvision.io" | "torchvision.io.ImageReadMode", _) => {
+                self.torchvision_io_attribute(module, name)
+            }
+            _ => Err(ScriptError::Attribute(format!(
+                "module '{module}' has no attribute '{name}'"
+            ))),
+        }
+    }
+
+    /// `module.name(...)`.
+    pub(crate) fn call_module(
+        &mut self,
+        module: &str,
+        name: &str,
+        pos: Vec<Value>,
+        kw: Vec<(String, Value)>,
+    ) -> R<Value> {
+        if let Some(value) = self.call_torch_env_module(module, name) {
+            return Ok(value);
+        }
+        match module {
+            "torch.nn" => self.make_layer(name, pos, kw),
+            "torch.nn.functional" => self.call_functional(name, pos, kw),
+            "torch.linalg" => self
+                .call_table_function(&format!("linalg_{name}"), &pos, &kw)
+                .unwrap_or_else(|| {
+                    Err(ScriptError::Attribute(format!(
+                        "module 'torch.linalg' has no attribute '{name}'"
+                    )))
+                }),
+            "math" => self.call_math(name, &pos),
+            "numpy" => self.call_numpy(name, pos, kw),
+            "torchvision.io" => self.call_torchvision_io(name, pos, kw),
+            _ => Err(ScriptError::Type(format!(
+                "'{module}.{name}' is not callable here"
+            ))),
+        }
+    }
+
+    fn call_math(&mut self, name: &str, pos: &[Value]) -> R<Value> {
+        let num = |v: &Value| -> R<f64> {
+            match v {
+                Value::Int(i) => Ok(*i as f64),
+                Value::Bool(b) => Ok(f64::from(u8::from(*b))),
+                Value::Float(f) => Ok(*f),
+                other => Err(ScriptError::Type(format!(
+                    "must be real number, not {}",
+                    other.type_name()
+                ))),
+            }
+        };
+        match name {
+            "prod" => {
+                let items = match pos.first() {
+                    Some(v) => self.iterate(v)?,
+                    None => vec![],
+                };
+                let mut acc = Value::Int(1);
+                for item in items {
+                    acc = self.binary(crate::lang::ast::BinOp::Mul, acc, item)?;
+                }
+                Ok(acc)
+            }
+            "floor" | "ceil" => {
+                let x = num(pos.first().unwrap_or(&Value::None))?;
+                if let Some(Value::Int(i)) = pos.first() {
+                    return Ok(Value::Int(*i));
+                }
+                let r = if name == "floor" { x.floor() } else { x.ceil() };
+                if !r.is_finite() {
+                    return Err(ScriptError::Overflow(
+                        "cannot convert float infinity to integer".into(),
+                    ));
+                }
+                Ok(Value::Int(r as i64))
+            }
+            "isclose" => {
+                let a = num(pos.first().unwrap_or(&Value::None))?;
+                let b = num(pos.get(1).unwrap_or(&Value::None))?;
+                Ok(Value::Bool(
+                    a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs()),
+                ))
+            }
+            _ => {
+                let x = num(pos.first().unwrap_or(&Value::None))?;
+                let y = match name {
+                    "sqrt" if x < 0.0 => {
+                        return Err(ScriptError::Value("math domain error".into()))
+                    }
+                    "sqrt" => x.sqrt(),
+                    "log" if x <= 0.0 => {
+                        return Err(ScriptError::Value("math domain error".into()))
+                    }
+                    "log" => x.ln(),
+                    _ => x.exp(),
+                };
+                Ok(Value::Float(y))
+            }
+        }
+    }
+}

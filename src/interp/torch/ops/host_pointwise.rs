@@ -1,0 +1,110 @@
+//! Pointwise ops computed in the evaluator from the operands' values, for the functions the
+//! engines have no kernels for (rounding, `sign`, `lerp`, the logical ops, `isclose`). The
+//! result has the shape of the broadcast operands and the strides TensorIterator gives it, so
+//! it is laid out as PyTorch lays it out; `out=` and in-place forms write it back with one
+//! engine copy.
+
+use std::rc::Rc;
+
+use crate::core::tensor::layout::{
+    broadcast_shapes, elementwise_output_strides, numel_of, OperandLayout,
+};
+use crate::core::tensor::{DType, MemoryFormat, Scalar, ScriptError, Tensor};
+use crate::interp::torch::ops::{broadcast_view, ElementwiseInput};
+use crate::interp::torch::registry::OpCall;
+use crate::interp::value::{TensorRef, Value};
+use crate::interp::{Evaluator, R};
+
+impl Evaluator {
+    /// `f` applied element by element to the broadcast `inputs` (each element read in its
+    /// own dtype, numbers as they are), rounded to `dtype`.
+    pub(super) fn host_pointwise(
+        &mut self,
+        inputs: &[ElementwiseInput],
+        dtype: DType,
+        what: &str,
+        f: impl Fn(&[Scalar]) -> Scalar,
+    ) -> R<Tensor> {
+        let mut shape: Vec<i64> = vec![];
+        for input in inputs {
+            shape = broadcast_shapes(&shape, input.shape()).map_err(ScriptError::Runtime)?;
+        }
+        self.check_work(numel_of(&shape), what)?;
+        let layouts: Vec<(Vec<i64>, Vec<i64>, i64)> = inputs
+            .iter()
+            .map(|i| match i {
+                ElementwiseInput::Tensor(t) => (
+                    t.shape().to_vec(),
+                    t.strides().to_vec(),
+                    t.dtype.item_size() as i64,
+                ),
+                ElementwiseInput::Number(_) => (vec![], vec![], dtype.item_size() as i64),
+            })
+            .collect();
+        let operands: Vec<OperandLayout<'_>> = layouts
+            .iter()
+            .map(|(s, st, item)| OperandLayout {
+                shape: s,
+                strides: st,
+                item_size: *item,
+            })
+            .collect();
+        let strides = elementwise_output_strides(&shape, &operands);
+        let n = usize::try_from(numel_of(&shape)).unwrap_or(0);
+        let columns: Vec<Vec<Scalar>> = inputs
+            .iter()
+            .map(|i| match i {
+                ElementwiseInput::Tensor(t) => self.engine.values(&broadcast_view(t, &shape)),
+                ElementwiseInput::Number(s) => vec![*s; n],
+            })
+            .collect();
+        let mut args = vec![Scalar::Int(0); inputs.len()];
+        let values: Vec<Scalar> = (0..n)
+            .map(|k| {
+                for (a, column) in args.iter_mut().zip(&columns) {
+                    *a = column.get(k).copied().unwrap_or(Scalar::Int(0));
+                }
+                dtype.round(f(&args))
+            })
+            .collect();
+        self.strided_from_values(&shape, &strides, dtype, &values, what)
+    }
+
+    /// Where a pointwise result goes: back into `self` (an in-place `name_`), into `out=`
+    /// (resized to the result's shape), or a new tensor.
+    pub(super) fn deliver_pointwise(
+        &mut self,
+        call: &OpCall,
+        result: Tensor,
+        what: &str,
+    ) -> R<Value> {
+        if call.name.ends_with('_') {
+            let this = call.self_ref()?;
+            let target = this.borrow().tensor.clone();
+            if target.shape() != result.shape() {
+                return Err(ScriptError::Runtime(format!(
+                    "output with shape {} doesn't match the broadcast shape {}",
+                    crate::core::tensor::layout::list_str(target.shape()),
+                    crate::core::tensor::layout::list_str(result.shape())
+                )));
+            }
+            self.copy_into(&target, &result, false)?;
+            return Ok(Value::Tensor(this));
+        }
+        if let Some(Value::Tensor(out)) = call.value("out") {
+            let out: TensorRef = Rc::clone(out);
+            let target = self.resize_out(&out, result.shape(), MemoryFormat::Contiguous)?;
+            self.copy_into(&target, &result, false)?;
+            return Ok(Value::Tensor(out));
+        }
+        Ok(Value::tensor(result, what, None))
+    }
+}
+
+/// An operand of a pointwise call: a tensor argument, or a number (`None` for anything else).
+pub(super) fn operand(ev: &Evaluator, v: Option<&Value>) -> Option<ElementwiseInput> {
+    match v? {
+        Value::Tensor(t) => Some(ElementwiseInput::Tensor(t.borrow().tensor.clone())),
+        other => ev.scalar_of(other).map(ElementwiseInput::Number),
+    }
+}

@@ -1,0 +1,122 @@
+//! The logical ops (`logical_and`, `logical_or`, `logical_xor`, `logical_not`, their in-place
+//! `_` forms and `out=`) and `isclose`. Any dtype is read as its truth value; the result is
+//! `bool`, except in place, where the truth values are written in the tensor's own dtype.
+
+use crate::core::tensor::{DType, Scalar, ScriptError};
+use crate::interp::torch::ops::host_pointwise::operand;
+use crate::interp::torch::ops::ElementwiseInput;
+use crate::interp::torch::registry::{Forms, OpCall, OpDef};
+use crate::interp::value::Value;
+use crate::interp::{Evaluator, R};
+
+/// The table of this family.
+pub(crate) static OPS: &[OpDef] = &[
+    OpDef {
+        names: &["logical_and", "logical_or", "logical_xor"],
+        schemas: &["Tensor self, Tensor other, *, Tensor? out=None"],
+        forms: Forms::Both,
+        rule: logical,
+    },
+    OpDef {
+        names: &["logical_and_", "logical_or_", "logical_xor_"],
+        schemas: &["Tensor self, Tensor other"],
+        forms: Forms::Method,
+        rule: logical,
+    },
+    OpDef {
+        names: &["logical_not"],
+        schemas: &["Tensor self, *, Tensor? out=None"],
+        forms: Forms::Both,
+        rule: logical,
+    },
+    OpDef {
+        names: &["logical_not_"],
+        schemas: &["Tensor self"],
+        forms: Forms::Method,
+        rule: logical,
+    },
+    OpDef {
+        names: &["isclose"],
+        schemas: &[
+            "Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False",
+        ],
+        forms: Forms::Both,
+        rule: isclose,
+    },
+];
+
+/// `logical_and/or/xor/not`.
+fn logical(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    let t = call.self_tensor()?;
+    let base = call.name.trim_end_matches('_');
+    let mut inputs = vec![ElementwiseInput::Tensor(t.clone())];
+    if base != "logical_not" {
+        inputs.push(operand(ev, call.value("other")).ok_or_else(|| {
+            ScriptError::Type(format!("{base}(): argument 'other' must be Tensor"))
+        })?);
+    }
+    let in_place = call.name.ends_with('_');
+    let dtype = if in_place { t.dtype } else { DType::Bool };
+    let result = ev.host_pointwise(&inputs, dtype, base, |v| {
+        let a = v[0].to_bool();
+        let truth = match base {
+            "logical_and" => a && v[1].to_bool(),
+            "logical_or" => a || v[1].to_bool(),
+            "logical_xor" => a != v[1].to_bool(),
+            _ => !a,
+        };
+        Scalar::Bool(truth)
+    })?;
+    ev.deliver_pointwise(call, result, base)
+}
+
+/// `isclose(input, other, rtol, atol, equal_nan)`: `|input - other| <= atol + rtol·|other|`
+/// in the operands' dtype (one dtype for both), equal values always close, NaNs close only
+/// with `equal_nan`.
+fn isclose(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    let t = call.self_tensor()?;
+    let other = call
+        .tensor("other")
+        .ok_or_else(|| ScriptError::Type("isclose(): argument 'other' must be Tensor".into()))?;
+    if t.dtype != other.dtype {
+        return Err(ScriptError::Runtime(format!(
+            "{} did not match {}",
+            t.dtype.scalar_type_name(),
+            other.dtype.scalar_type_name()
+        )));
+    }
+    let rtol = ev.arg_float(call, "rtol", 1e-5)?;
+    let atol = ev.arg_float(call, "atol", 1e-8)?;
+    for (name, v) in [("rtol", rtol), ("atol", atol)] {
+        if v < 0.0 {
+            return Err(ScriptError::Runtime(format!(
+                "{name} must be greater than or equal to zero, but got {}",
+                crate::core::print::pyfmt::general(v, 6)
+            )));
+        }
+    }
+    let equal_nan = call.flag("equal_nan", false);
+    let dtype = t.dtype;
+    // Floats compare in their own precision (as PyTorch's tensor arithmetic does); other
+    // dtypes in double.
+    let p = move |x: f64| match dtype {
+        DType::Float64 => x,
+        d if d.is_floating() => d.round(Scalar::Float(x)).to_f64(),
+        _ => x,
+    };
+    let inputs = [ElementwiseInput::Tensor(t), ElementwiseInput::Tensor(other)];
+    let result = ev.host_pointwise(&inputs, DType::Bool, "isclose", |v| {
+        let (a, b) = (v[0].to_f64(), v[1].to_f64());
+        let close = if a == b {
+            true
+        } else if a.is_nan() || b.is_nan() {
+            equal_nan && a.is_nan() && b.is_nan()
+        } else {
+            let actual = p((a - b).abs());
+            let allowed = p(atol + p(rtol * b).abs());
+            actual.is_finite() && actual <= allowed
+        };
+        Scalar::Bool(close)
+    })?;
+    Ok(Value::tensor(result, "isclose", None))
+}

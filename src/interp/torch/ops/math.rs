@@ -1,0 +1,142 @@
+//! Floating-point functions of one tensor: `sqrt`, `rsqrt`, `exp`, `log`, `log2`, `log10`,
+//! `sin`, `cos`, `tan`, `tanh`, `sigmoid` (and their in-place `_` forms). Integer and bool
+//! inputs promote to the default float dtype. The engine has no kernels for them, so they are
+//! computed in the evaluator from `engine.values()` in double precision, rounded once to the
+//! dtype, and written into a fresh storage laid out as TensorIterator lays out the output
+//! (the CPU engine's path, for that reason).
+
+use std::rc::Rc;
+
+use crate::core::tensor::layout::{elementwise_output_strides, OperandLayout};
+use crate::core::tensor::{DType, Layout, Scalar, ScriptError, Tensor};
+use crate::interp::torch::ops::storage_nbytes_for;
+use crate::interp::torch::registry::{Forms, OpCall, OpDef};
+use crate::interp::value::Value;
+use crate::interp::{Evaluator, R};
+
+/// The names of the family.
+const NAMES: &[&str] = &[
+    "sqrt", "rsqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "tanh", "sigmoid",
+];
+
+/// The table of this family.
+pub(crate) static OPS: &[OpDef] = &[
+    OpDef {
+        names: NAMES,
+        schemas: &["Tensor self, *, Tensor? out=None"],
+        forms: Forms::Both,
+        rule: float_unary,
+    },
+    OpDef {
+        names: &[
+            "sqrt_", "rsqrt_", "exp_", "log_", "log2_", "log10_", "sin_", "cos_", "tan_", "tanh_",
+            "sigmoid_",
+        ],
+        schemas: &["Tensor self"],
+        forms: Forms::Both,
+        rule: float_unary,
+    },
+];
+
+fn apply(name: &str, x: f64) -> f64 {
+    match name {
+        "sqrt" => x.sqrt(),
+        "rsqrt" => 1.0 / x.sqrt(),
+        "exp" => x.exp(),
+        "log" => x.ln(),
+        "log2" => x.log2(),
+        "log10" => x.log10(),
+        "sin" => x.sin(),
+        "cos" => x.cos(),
+        "tan" => x.tan(),
+        "tanh" => x.tanh(),
+        _ => 1.0 / (1.0 + (-x).exp()),
+    }
+}
+
+/// Every op of the family: out of place, in place (`_`) or into `out=`.
+fn float_unary(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    let this = call.self_ref()?;
+    let t = this.borrow().tensor.clone();
+    let base = call.name.trim_end_matches('_');
+    let in_place = call.name.ends_with('_');
+    let dtype = if t.dtype.is_floating() {
+        t.dtype
+    } else {
+        DType::Float32
+    };
+    if in_place && dtype != t.dtype {
+        return Err(ScriptError::Runtime(format!(
+            "result type Float can't be cast to the desired output type {}",
+            t.dtype.scalar_type_name()
+        )));
+    }
+    ev.check_work(t.numel(), base)?;
+    let values: Vec<Scalar> = ev
+        .engine
+        .values(&t)
+        .into_iter()
+        .map(|v| dtype.round(Scalar::Float(apply(base, v.to_f64()))))
+        .collect();
+    let out = ev.host_result(&t, dtype, &values, base)?;
+    if in_place {
+        ev.copy_into(&t, &out, false)?;
+        return Ok(Value::Tensor(this));
+    }
+    if let Some(Value::Tensor(o)) = call.value("out") {
+        let o = Rc::clone(o);
+        let target = ev.resize_out(
+            &o,
+            out.shape(),
+            crate::core::tensor::MemoryFormat::Contiguous,
+        )?;
+        ev.copy_into(&target, &out, false)?;
+        return Ok(Value::Tensor(o));
+    }
+    Ok(Value::tensor(out, base, None))
+}
+
+impl Evaluator {
+    /// A fresh tensor shaped like `like`, with the strides TensorIterator gives a unary op's
+    /// output, holding `values` (in row-major order) computed on the host.
+    pub(super) fn host_result(
+        &mut self,
+        like: &Tensor,
+        dtype: DType,
+        values: &[Scalar],
+        what: &str,
+    ) -> R<Tensor> {
+        let shape = like.shape();
+        let strides = elementwise_output_strides(
+            shape,
+            &[OperandLayout {
+                shape,
+                strides: like.strides(),
+                item_size: like.dtype.item_size() as i64,
+            }],
+        );
+        let nbytes = storage_nbytes_for(shape, &strides, 0, dtype.item_size())
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| ScriptError::Runtime(format!("{what}: tensor is too large")))?;
+        self.check_memory(nbytes, what)?;
+        let mut bytes = vec![0u8; nbytes];
+        let layout = Layout {
+            shape: shape.to_vec(),
+            strides,
+            offset: 0,
+        };
+        for (offset, v) in layout.offsets().zip(values) {
+            if let Ok(at) = usize::try_from(offset) {
+                if (at + 1) * dtype.item_size() <= nbytes {
+                    dtype.write(&mut bytes, at, *v);
+                }
+            }
+        }
+        let storage = self.allocate_with(bytes, dtype, what)?;
+        Ok(Tensor {
+            storage,
+            dtype,
+            layout,
+        })
+    }
+}

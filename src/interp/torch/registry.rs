@@ -1,0 +1,405 @@
+//! The table of ops, in the manner of PyTorch's `native_functions.yaml`: each op is a name (and
+//! its aliases), its schemas, the forms it is called in (`torch.name(...)`, `tensor.name(...)`)
+//! and a rule. Argument binding and its errors come from one place ([`crate::interp::torch::signature`]), so
+//! a rule only reads typed arguments.
+//!
+//! Where a new op goes: its rule in the family file of `src/eval/ops/` that fits (views,
+//! splits, joins, indexing, random, ...), and one [`OpDef`] line in that file's `OPS` table.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::OnceLock;
+
+use crate::core::tensor::{DType, MemoryFormat, Scalar, ScriptError, Tensor};
+use crate::interp::torch::signature::{bind, Bound, CallArgs, Schema};
+use crate::interp::value::{TensorRef, Value};
+use crate::interp::{Evaluator, R};
+
+/// How an op is reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Forms {
+    /// `torch.name(input, ...)` and `input.name(...)`; the schema starts with `Tensor self`.
+    Both,
+    /// `tensor.name(...)` only; the schema starts with `Tensor self`.
+    Method,
+    /// `torch.name(...)` only (factories, `cat`, ...).
+    Function,
+}
+
+/// A rule: computes the op's value from bound arguments.
+pub(crate) type Rule = fn(&mut Evaluator, &OpCall) -> R<Value>;
+
+/// One op of the table.
+pub(crate) struct OpDef {
+    /// The names it is called by (the first is PyTorch's; the rest are aliases).
+    pub names: &'static [&'static str],
+    /// One schema per overload, in the order PyTorch tries them.
+    pub schemas: &'static [&'static str],
+    pub forms: Forms,
+    pub rule: Rule,
+}
+
+/// A call being run: the name it was called by, the receiver, and the bound arguments.
+pub(crate) struct OpCall {
+    pub name: String,
+    /// `self`: the receiver of a method call, or the function form's `input`.
+    pub this: Option<TensorRef>,
+    pub args: Bound,
+}
+
+struct Entry {
+    def: &'static OpDef,
+    /// Schemas for the method form (without `self`).
+    method: Vec<Schema>,
+    /// Schemas for the function form (`self` is called `input`).
+    function: Vec<Schema>,
+}
+
+fn families() -> impl Iterator<Item = &'static OpDef> {
+    crate::interp::torch::ops::FAMILIES
+        .iter()
+        .flat_map(|family| family.iter())
+}
+
+fn table() -> &'static HashMap<&'static str, Entry> {
+    static TABLE: OnceLock<HashMap<&'static str, Entry>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut map = HashMap::new();
+        for def in families() {
+            let parsed: Vec<Schema> = def
+                .schemas
+                .iter()
+                .map(|s| Schema::parse(s).unwrap_or(Schema { params: vec![] }))
+                .collect();
+            // `Tensor self` first: the receiver of the method form, `input` of the function
+            // form (also for function-only ops such as `torch.rand_like(input)`).
+            let has_self = parsed
+                .first()
+                .and_then(|s| s.params.first())
+                .is_some_and(|p| p.name == "self");
+            let method: Vec<Schema> = parsed
+                .iter()
+                .map(|s| Schema {
+                    params: s
+                        .params
+                        .iter()
+                        .skip(usize::from(has_self))
+                        .cloned()
+                        .collect(),
+                })
+                .collect();
+            let function: Vec<Schema> = parsed
+                .iter()
+                .map(|s| {
+                    let mut s = s.clone();
+                    if has_self {
+                        if let Some(p) = s.params.first_mut() {
+                            p.name = "input".into();
+                        }
+                    }
+                    s
+                })
+                .collect();
+            for name in def.names {
+                map.insert(
+                    *name,
+                    Entry {
+                        def,
+                        method: method.clone(),
+                        function: function.clone(),
+                    },
+                );
+            }
+        }
+        map
+    })
+}
+
+/// Whether `torch.name` is an op of the table.
+pub(crate) fn is_function(name: &str) -> bool {
+    table()
+        .get(name)
+        .is_some_and(|e| e.def.forms != Forms::Method)
+}
+
+/// Whether `tensor.name` is an op of the table.
+pub(crate) fn is_method(name: &str) -> bool {
+    table()
+        .get(name)
+        .is_some_and(|e| e.def.forms != Forms::Function)
+}
+
+impl Evaluator {
+    /// Runs `torch.name(...)` from the table, or `None` when the table has no such function.
+    pub(crate) fn call_table_function(
+        &mut self,
+        name: &str,
+        pos: &[Value],
+        kw: &[(String, Value)],
+    ) -> Option<R<Value>> {
+        let entry = table().get(name).filter(|e| e.def.forms != Forms::Method)?;
+        let packed = pack_tensor_varargs(name, &entry.function, pos);
+        let pos = packed.as_deref().unwrap_or(pos);
+        let call = CallArgs { name, pos, kw };
+        Some(bind(&entry.function, &call).and_then(|args| {
+            let this = match args.values.first() {
+                Some(Some(Value::Tensor(t)))
+                    if args.names.first().is_some_and(|n| n == "input") =>
+                {
+                    Some(Rc::clone(t))
+                }
+                _ => None,
+            };
+            let op = OpCall {
+                name: name.to_string(),
+                this,
+                args,
+            };
+            crate::interp::torch::ops::check_complex_support(&op)?;
+            let out = (entry.def.rule)(self, &op)?;
+            self.record_table_grad(&op, &out);
+            Ok(out)
+        }))
+    }
+
+    /// Records the autograd node of a table op on its output; a factory given
+    /// `requires_grad=True` makes a leaf that requires grad.
+    fn record_table_grad(&mut self, op: &OpCall, out: &Value) {
+        let args: Vec<(&str, &Value)> = op
+            .args
+            .names
+            .iter()
+            .zip(&op.args.values)
+            .filter_map(|(n, v)| v.as_ref().map(|v| (n.as_str(), v)))
+            .collect();
+        if let Value::Tensor(t) = out {
+            let asked = args
+                .iter()
+                .any(|(n, v)| *n == "requires_grad" && matches!(v, Value::Bool(true)));
+            if asked && op.name != "requires_grad_" {
+                t.borrow_mut().requires_grad = true;
+            }
+        }
+        let inputs: Vec<&Value> = args.iter().map(|(_, v)| *v).collect();
+        let grad_op = crate::interp::torch::autograd::GradOp::Named {
+            name: &op.name,
+            args: &args,
+        };
+        self.record_grad(grad_op, &inputs, out);
+    }
+
+    /// Runs `this.name(...)` from the table, or `None` when the table has no such method.
+    pub(crate) fn call_table_method(
+        &mut self,
+        this: &TensorRef,
+        name: &str,
+        pos: &[Value],
+        kw: &[(String, Value)],
+    ) -> Option<R<Value>> {
+        let entry = table()
+            .get(name)
+            .filter(|e| e.def.forms != Forms::Function)?;
+        if name.ends_with('_')
+            && name != "requires_grad_"
+            && this.borrow().requires_grad
+            && self.grad_enabled
+        {
+            return Some(Err(ScriptError::Runtime(
+                "a leaf Variable that requires grad is being used in an in-place operation.".into(),
+            )));
+        }
+        let call = CallArgs { name, pos, kw };
+        Some(bind(&entry.method, &call).and_then(|mut args| {
+            // Methods see `self` as the first argument, as the function form does.
+            args.names.insert(0, "self".into());
+            args.values.insert(0, Some(Value::Tensor(Rc::clone(this))));
+            let op = OpCall {
+                name: name.to_string(),
+                this: Some(Rc::clone(this)),
+                args,
+            };
+            crate::interp::torch::ops::check_complex_support(&op)?;
+            let out = (entry.def.rule)(self, &op)?;
+            self.record_table_grad(&op, &out);
+            Ok(out)
+        }))
+    }
+}
+
+/// `*tensors` functions (`torch.meshgrid(a, b)`): the tensors given one by one, packed into
+/// the tuple their `Tensor[]` parameter takes; `None` when there is nothing to pack.
+fn pack_tensor_varargs(name: &str, schemas: &[Schema], pos: &[Value]) -> Option<Vec<Value>> {
+    if !crate::interp::torch::ops::TENSOR_VARARGS.contains(&name) {
+        return None;
+    }
+    let at = schemas.iter().find_map(|s| {
+        s.params
+            .iter()
+            .position(|p| p.ty == crate::interp::torch::signature::ParamType::TensorList)
+    })?;
+    let single_overload = schemas.iter().any(|s| {
+        s.params
+            .get(at)
+            .is_some_and(|p| p.ty == crate::interp::torch::signature::ParamType::Tensor)
+    });
+    let rest = pos.get(at..).unwrap_or(&[]);
+    // `broadcast_tensors(*tensors)` always packs; the others take one list as their tensors.
+    let packs = match rest.first() {
+        None => true,
+        Some(Value::Tensor(_)) => !(rest.len() == 1 && single_overload),
+        Some(_) => name == "broadcast_tensors",
+    };
+    if !packs || pos.len() < at {
+        return None;
+    }
+    let mut packed = pos[..at].to_vec();
+    packed.push(Value::Tuple(rest.to_vec()));
+    Some(packed)
+}
+
+/// Typed access to bound arguments. Types were checked by binding; these convert.
+impl OpCall {
+    /// The receiver's tensor (`self`/`input`).
+    pub(crate) fn self_tensor(&self) -> R<Tensor> {
+        match &self.this {
+            Some(t) => Ok(t.borrow().tensor.clone()),
+            None => Err(ScriptError::Type(format!(
+                "{}(): argument 'input' (position 1) must be Tensor, not NoneType",
+                self.name
+            ))),
+        }
+    }
+
+    /// The receiver object (for in-place ops that return `self`).
+    pub(crate) fn self_ref(&self) -> R<TensorRef> {
+        self.this.clone().ok_or_else(|| {
+            ScriptError::Type(format!(
+                "{}(): argument 'input' (position 1) must be Tensor, not NoneType",
+                self.name
+            ))
+        })
+    }
+
+    /// The argument `name`, if given and not `None`.
+    pub(crate) fn value(&self, name: &str) -> Option<&Value> {
+        self.args.get(name)
+    }
+
+    /// Which overload bound.
+    pub(crate) fn overload(&self) -> usize {
+        self.args.overload
+    }
+
+    /// A tensor argument.
+    pub(crate) fn tensor(&self, name: &str) -> Option<Tensor> {
+        self.value(name).and_then(Value::as_tensor)
+    }
+
+    /// A tensor-list argument (`Tensor[]`).
+    pub(crate) fn tensors(&self, name: &str) -> Vec<TensorRef> {
+        match self.value(name) {
+            Some(Value::Tuple(items) | Value::List(items)) => items
+                .iter()
+                .filter_map(|v| match v {
+                    Value::Tensor(t) => Some(Rc::clone(t)),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// A boolean argument, or `default`.
+    pub(crate) fn flag(&self, name: &str, default: bool) -> bool {
+        match self.value(name) {
+            Some(Value::Bool(b)) => *b,
+            Some(Value::Int(i)) => *i != 0,
+            _ => default,
+        }
+    }
+
+    /// A dtype argument.
+    pub(crate) fn dtype(&self, name: &str) -> Option<DType> {
+        match self.value(name) {
+            Some(Value::DType(d)) => Some(*d),
+            _ => None,
+        }
+    }
+
+    /// A memory-format argument, or `default`.
+    pub(crate) fn memory_format(&self, name: &str, default: MemoryFormat) -> MemoryFormat {
+        match self.value(name) {
+            Some(Value::MemoryFormat(f)) => *f,
+            _ => default,
+        }
+    }
+}
+
+impl Evaluator {
+    /// An `int` argument (a one-element integer tensor counts, via `__index__`), or `default`.
+    pub(crate) fn arg_int(&mut self, call: &OpCall, name: &str, default: i64) -> R<i64> {
+        match call.value(name) {
+            None => Ok(default),
+            Some(Value::Int(i)) => Ok(*i),
+            Some(Value::Bool(b)) => Ok(i64::from(*b)),
+            Some(v) => {
+                let v = v.clone();
+                self.index_int(&v)
+            }
+        }
+    }
+
+    /// An `int?` argument.
+    pub(crate) fn arg_opt_int(&mut self, call: &OpCall, name: &str) -> R<Option<i64>> {
+        match call.value(name) {
+            None => Ok(None),
+            Some(_) => self.arg_int(call, name, 0).map(Some),
+        }
+    }
+
+    /// An `int[]` argument (one int is a list of one).
+    pub(crate) fn arg_ints(&mut self, call: &OpCall, name: &str) -> R<Option<Vec<i64>>> {
+        match call.value(name).cloned() {
+            None => Ok(None),
+            Some(v) => self.int_list(&v, &call.name, name).map(Some),
+        }
+    }
+
+    /// A `float` argument, or `default`.
+    pub(crate) fn arg_float(&mut self, call: &OpCall, name: &str, default: f64) -> R<f64> {
+        Ok(self
+            .arg_scalar(call, name)?
+            .map(Scalar::to_f64)
+            .unwrap_or(default))
+    }
+
+    /// A `Scalar` (Python number, or a one-element tensor) argument.
+    pub(crate) fn arg_scalar(&mut self, call: &OpCall, name: &str) -> R<Option<Scalar>> {
+        match call.value(name) {
+            None => Ok(None),
+            Some(Value::Tensor(t)) => {
+                let t = t.borrow().tensor.clone();
+                Ok(self.engine.values(&t).first().copied())
+            }
+            Some(v) => Ok(self.scalar_of(v)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_schema_parses_and_names_are_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for def in families() {
+            for s in def.schemas {
+                assert!(Schema::parse(s).is_ok(), "{:?}: {s}", def.names);
+            }
+            for n in def.names {
+                assert!(seen.insert(*n), "{n} is defined twice");
+            }
+        }
+    }
+}

@@ -1,0 +1,168 @@
+//! Runtime values of the script language: Python objects as far as a torch notebook needs them.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::core::tensor::{DType, MemoryFormat, StorageId, Tensor};
+
+/// A tensor object. Python names bound to the same object share it, so in-place metadata
+/// changes (`t_()`, `unsqueeze_()`) are seen through every name, as in Python.
+pub type TensorRef = Rc<RefCell<TensorObject>>;
+
+/// A tensor plus where it came from (for the trace: view or copy, and of what).
+#[derive(Clone, Debug)]
+pub struct TensorObject {
+    pub tensor: Tensor,
+    /// The op that made this tensor: `transpose`, `clone`, `arange`, ...
+    pub made_by: String,
+    /// For copies, the storage copied from.
+    pub copied_from: Option<StorageId>,
+    /// `requires_grad=True`: a leaf that autograd tracks (Stridescope records the flag and
+    /// PyTorch's refusals; it computes no gradients).
+    pub requires_grad: bool,
+    /// The autograd node that made this tensor (`MulBackward0`): set on the output of an op
+    /// that read a tensor requiring grad (`eval/autograd/`). A leaf has none.
+    pub grad_fn: Option<Rc<crate::interp::torch::autograd::GradNode>>,
+    /// The gradient `backward()` accumulated into this leaf (`x.grad`).
+    pub grad: Option<TensorRef>,
+}
+
+/// A Python value.
+#[derive(Clone, Debug)]
+pub enum Value {
+    None,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    /// A Python `complex`: real and imaginary parts.
+    Complex(f64, f64),
+    Str(String),
+    Ellipsis,
+    Slice(Option<i64>, Option<i64>, Option<i64>),
+    Tuple(Vec<Value>),
+    List(Vec<Value>),
+    /// `torch.Size([..])`.
+    Size(Vec<i64>),
+    DType(DType),
+    MemoryFormat(MemoryFormat),
+    Tensor(TensorRef),
+    /// `torch.device('cpu')`: the device type.
+    Device(String),
+    /// `t.untyped_storage()` (dtype `None`) or `t.storage()` (a `TypedStorage` of the dtype).
+    Storage(StorageId, Option<DType>),
+    /// The `torch` module.
+    Torch,
+    /// Another module a notebook imports: `numpy`, `math`, `torch.nn`, `torch.nn.functional`,
+    /// `torchvision.io` (its dotted name).
+    Module(String),
+    /// An `nn` layer object (`nn.ReLU(inplace=True)`), called on a tensor.
+    Layer {
+        kind: String,
+        inplace: bool,
+        /// Its other `__init__` arguments, by name (`dim`, `negative_slope`, ...).
+        args: Vec<(String, Value)>,
+    },
+    /// The default random generator (what `torch.manual_seed` returns).
+    Generator,
+    /// `range(start, stop, step)`, iterated lazily.
+    Range(i64, i64, i64),
+    /// A bound method (`a.stride`) or a `torch.` function (`torch.arange`).
+    Method(Box<Value>, String),
+    /// What `print(...)` wrote: shown as is, without quotes.
+    Printed(String),
+    /// A NumPy `ndarray`: like a tensor, a view of a storage (`t.numpy()` and
+    /// `torch.from_numpy(n)` share it).
+    NdArray(TensorRef),
+    /// A NumPy scalar (`np.int64(3)`, `np.float32(1.5)`, `np.True_`).
+    NpScalar(DType, crate::core::tensor::Scalar),
+    /// A NumPy dtype object (`dtype('float32')`).
+    NpDType(DType),
+    /// A member of torchvision's `ImageReadMode` enum (`ImageReadMode.RGB`).
+    ReadMode(crate::core::image::modes::ReadMode),
+    /// A named tuple of PyTorch's `torch.return_types` (`torch.return_types.max(values=...,
+    /// indices=...)`): its type name and its fields in order.
+    NamedTuple(String, Vec<(String, Value)>),
+    /// `torch.finfo(dtype)` (a floating dtype) or `torch.iinfo(dtype)` (an integer one).
+    TypeInfo(DType),
+    /// A Python `dict`: its entries in insertion order.
+    Dict(Vec<(Value, Value)>),
+    /// A grad-mode context manager (`torch.no_grad()`: `false`, `torch.enable_grad()`:
+    /// `true`), which a `with` block runs under.
+    GradMode(bool),
+    /// A function the script defined with `def`.
+    Function(Rc<crate::interp::python::functions::ScriptFunction>),
+    /// A built-in exception class (`RuntimeError`), as `except` and `raise` name it.
+    ExceptionType(String),
+    /// An exception object (`except RuntimeError as e`, `ValueError("...")`).
+    Exception(crate::core::tensor::ScriptError),
+}
+
+impl Value {
+    /// Wraps a new tensor object.
+    pub fn tensor(tensor: Tensor, made_by: &str, copied_from: Option<StorageId>) -> Value {
+        Value::Tensor(Rc::new(RefCell::new(TensorObject {
+            tensor,
+            made_by: made_by.to_string(),
+            copied_from,
+            requires_grad: false,
+            grad_fn: None,
+            grad: None,
+        })))
+    }
+
+    /// Python's type name, as used in `TypeError` messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::None => "NoneType",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Float(_) => "float",
+            Value::Complex(..) => "complex",
+            Value::Str(_) => "str",
+            Value::Ellipsis => "ellipsis",
+            Value::Slice(..) => "slice",
+            Value::Tuple(_) => "tuple",
+            Value::List(_) => "list",
+            Value::Size(_) => "torch.Size",
+            Value::DType(_) => "torch.dtype",
+            Value::MemoryFormat(_) => "torch.memory_format",
+            Value::Tensor(_) => "Tensor",
+            Value::Device(_) => "torch.device",
+            Value::Storage(_, None) => "UntypedStorage",
+            Value::Storage(_, Some(_)) => "TypedStorage",
+            Value::Torch | Value::Module(_) => "module",
+            Value::Range(..) => "range",
+            Value::Generator => "Generator",
+            Value::Layer { .. } => "Module",
+            Value::Method(..) => "builtin_function_or_method",
+            Value::Printed(_) => "NoneType",
+            Value::NdArray(_) => "ndarray",
+            Value::NpScalar(d, _) => crate::core::print::numpy_str::numpy_dtype_name(*d),
+            Value::NpDType(_) => "numpy.dtype",
+            Value::NamedTuple(..) => "tuple",
+            Value::ReadMode(_) => "ImageReadMode",
+            Value::TypeInfo(d) if d.is_floating() => "finfo",
+            Value::TypeInfo(_) => "iinfo",
+            Value::Function(_) => "function",
+            Value::Dict(_) => "dict",
+            Value::GradMode(false) => "no_grad",
+            Value::GradMode(true) => "enable_grad",
+            Value::ExceptionType(_) => "type",
+            Value::Exception(e) => match crate::core::tensor::error::EXCEPTION_CLASSES
+                .iter()
+                .find(|(c, _)| *c == e.class_name())
+            {
+                Some((c, _)) => c,
+                None => "Exception",
+            },
+        }
+    }
+
+    /// The tensor, if this is one.
+    pub fn as_tensor(&self) -> Option<Tensor> {
+        match self {
+            Value::Tensor(t) => Some(t.borrow().tensor.clone()),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,843 @@
+//! Expressions: Python's precedence climbing, displays, comprehensions, calls and subscripts.
+
+use crate::lang::ast::{
+    BinOp, ComprehensionKind, Expr, ExprKind, FunctionDef, Generator, Pos, Statement,
+    StatementKind, UnaryOp,
+};
+use crate::lang::lexer::{LogicalLine, Token, TokenKind};
+use crate::lang::parser::{SyntaxError, MAX_NESTING};
+
+/// The tallest expression tree accepted; long operator chains build tall trees too.
+const MAX_HEIGHT: usize = 300;
+
+/// Python's keywords: never names.
+const KEYWORDS: [&str; 35] = [
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
+];
+
+/// Binary operator levels from loosest to tightest; `None` marks an unsupported operator.
+const BINARY_LEVELS: [&[(&str, Option<BinOp>)]; 6] = [
+    &[("|", Some(BinOp::BitOr))],
+    &[("^", Some(BinOp::BitXor))],
+    &[("&", Some(BinOp::BitAnd))],
+    &[("<<", None), (">>", None)],
+    &[("+", Some(BinOp::Add)), ("-", Some(BinOp::Sub))],
+    &[
+        ("*", Some(BinOp::Mul)),
+        ("/", Some(BinOp::Div)),
+        ("//", Some(BinOp::FloorDiv)),
+        ("%", Some(BinOp::Mod)),
+        ("@", Some(BinOp::MatMul)),
+    ],
+];
+
+/// Whether `word` is a Python keyword.
+pub(super) fn is_keyword(word: &str) -> bool {
+    KEYWORDS.contains(&word)
+}
+
+/// Whether `op` is a comparison.
+pub(super) fn is_comparison(op: BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+    )
+}
+
+/// An expression and the height of its tree.
+pub(super) struct Node {
+    /// The expression.
+    pub(super) expr: Expr,
+    /// The height of its tree.
+    pub(super) height: usize,
+}
+
+impl Node {
+    /// A node over children whose tallest is `children` high; errors past [`MAX_HEIGHT`].
+    pub(super) fn new(pos: Pos, kind: ExprKind, children: usize) -> Result<Node, SyntaxError> {
+        if children >= MAX_HEIGHT {
+            return Err(SyntaxError::new(pos, "expression is too deeply nested"));
+        }
+        Ok(Node {
+            expr: Expr { pos, kind },
+            height: children + 1,
+        })
+    }
+
+    /// A node without children.
+    pub(super) fn leaf(pos: Pos, kind: ExprKind) -> Node {
+        Node {
+            expr: Expr { pos, kind },
+            height: 1,
+        }
+    }
+
+    /// A binary-like node; `make` builds the kind from the two boxed operands.
+    pub(super) fn pair(
+        left: Node,
+        right: Node,
+        make: impl FnOnce(Box<Expr>, Box<Expr>) -> ExprKind,
+    ) -> Result<Node, SyntaxError> {
+        let height = left.height.max(right.height);
+        let pos = left.expr.pos;
+        Node::new(pos, make(Box::new(left.expr), Box::new(right.expr)), height)
+    }
+}
+
+/// Splits nodes into their expressions and the tallest height.
+pub(super) fn unzip(nodes: Vec<Node>) -> (Vec<Expr>, usize) {
+    let height = nodes.iter().map(|n| n.height).max().unwrap_or(0);
+    (nodes.into_iter().map(|n| n.expr).collect(), height)
+}
+
+/// A recursive-descent parser over one logical line's tokens.
+pub(super) struct Parser<'a> {
+    pub(super) tokens: &'a [Token],
+    pub(super) text: &'a str,
+    /// Index of the next token.
+    pub(super) next: usize,
+    /// How deep the parse has recursed (see [`MAX_NESTING`]).
+    pub(super) depth: usize,
+    /// Returned by [`Parser::peek`] past the last token.
+    end: Token,
+}
+
+impl<'a> Parser<'a> {
+    pub(super) fn new(line: &'a LogicalLine) -> Self {
+        let end = line.tokens.last().cloned().unwrap_or(Token {
+            kind: TokenKind::End,
+            pos: Pos {
+                line: line.line,
+                col: 1,
+            },
+            span: 0..0,
+        });
+        Parser {
+            tokens: &line.tokens,
+            text: &line.text,
+            next: 0,
+            depth: 0,
+            end,
+        }
+    }
+
+    pub(super) fn peek(&self) -> &Token {
+        self.peek_at(0)
+    }
+
+    pub(super) fn peek_at(&self, ahead: usize) -> &Token {
+        self.tokens.get(self.next + ahead).unwrap_or(&self.end)
+    }
+
+    /// Returns the current token and moves past it (never past the end).
+    pub(super) fn bump(&mut self) -> Token {
+        let token = self.peek().clone();
+        if self.next < self.tokens.len() {
+            self.next += 1;
+        }
+        token
+    }
+
+    pub(super) fn is_op(&self, op: &str) -> bool {
+        matches!(self.peek().kind, TokenKind::Op(o) if o == op)
+    }
+
+    pub(super) fn is_name(&self, word: &str) -> bool {
+        matches!(&self.peek().kind, TokenKind::Name(w) if w == word)
+    }
+
+    pub(super) fn eat_op(&mut self, op: &str) -> bool {
+        let found = self.is_op(op);
+        if found {
+            self.bump();
+        }
+        found
+    }
+
+    pub(super) fn expect_op(&mut self, op: &str) -> Result<(), SyntaxError> {
+        if self.eat_op(op) {
+            Ok(())
+        } else {
+            Err(self.invalid_syntax())
+        }
+    }
+
+    /// "invalid syntax" at the current token.
+    pub(super) fn invalid_syntax(&self) -> SyntaxError {
+        SyntaxError::new(self.peek().pos, "invalid syntax")
+    }
+
+    /// Runs `parse` one level deeper, failing past [`MAX_NESTING`].
+    pub(super) fn nested<T>(
+        &mut self,
+        pos: Pos,
+        parse: impl FnOnce(&mut Self) -> Result<T, SyntaxError>,
+    ) -> Result<T, SyntaxError> {
+        if self.depth >= MAX_NESTING {
+            return Err(SyntaxError::new(pos, "expression is too deeply nested"));
+        }
+        self.depth += 1;
+        let result = parse(self);
+        self.depth -= 1;
+        result
+    }
+
+    /// The source text of tokens `from..to`.
+    pub(super) fn source(&self, from: usize, to: usize) -> &'a str {
+        let start = self.tokens.get(from).map_or(0, |t| t.span.start);
+        let end = to
+            .checked_sub(1)
+            .and_then(|k| self.tokens.get(k))
+            .map_or(start, |t| t.span.end);
+        self.text.get(start..end).unwrap_or("").trim()
+    }
+
+    /// Whether the current token can start an expression (or a starred item).
+    pub(super) fn starts_expr(&self) -> bool {
+        match &self.peek().kind {
+            TokenKind::Name(w) => {
+                !is_keyword(w) || matches!(w.as_str(), "True" | "False" | "None" | "not" | "lambda")
+            }
+            TokenKind::Int(_)
+            | TokenKind::Float(_)
+            | TokenKind::Imag(_)
+            | TokenKind::Str(_)
+            | TokenKind::FString(_) => true,
+            TokenKind::Op(op) => matches!(*op, "(" | "[" | "{" | "-" | "+" | "~" | "..." | "*"),
+            TokenKind::End => false,
+        }
+    }
+
+    /// testlist: `item (',' item)* [',']` where an item may be starred; a comma makes a bare
+    /// tuple (flagged `true`).
+    pub(super) fn testlist(&mut self) -> Result<(Node, bool), SyntaxError> {
+        let first = self.star_or_expr()?;
+        if !self.is_op(",") {
+            return Ok((first, false));
+        }
+        let pos = first.expr.pos;
+        let mut items = vec![first];
+        while self.eat_op(",") && self.starts_expr() {
+            items.push(self.star_or_expr()?);
+        }
+        let (items, height) = unzip(items);
+        Ok((Node::new(pos, ExprKind::Tuple(items), height)?, true))
+    }
+
+    /// `'*' bitwise_or` (a [`ExprKind::Starred`]) or an expression.
+    pub(super) fn star_or_expr(&mut self) -> Result<Node, SyntaxError> {
+        if !self.is_op("*") {
+            return self.expr();
+        }
+        let pos = self.bump().pos;
+        let inner = self.nested(pos, |p| p.binary(0))?;
+        Node::new(pos, ExprKind::Starred(Box::new(inner.expr)), inner.height)
+    }
+
+    /// A target list (`for` targets): `bitwise_or (',' bitwise_or)* [',']`, so that `in` ends it.
+    pub(super) fn target_list(&mut self) -> Result<(Node, bool), SyntaxError> {
+        let first = self.target_item()?;
+        if !self.is_op(",") {
+            return Ok((first, false));
+        }
+        let pos = first.expr.pos;
+        let mut items = vec![first];
+        while self.eat_op(",") && (self.starts_expr() || self.is_op("*")) {
+            items.push(self.target_item()?);
+        }
+        let (items, height) = unzip(items);
+        Ok((Node::new(pos, ExprKind::Tuple(items), height)?, true))
+    }
+
+    /// `lambda a, b=1: body`.
+    fn lambda(&mut self) -> Result<Node, SyntaxError> {
+        let pos = self.bump().pos;
+        let mut params: Vec<(String, Option<Expr>)> = Vec::new();
+        while !self.is_op(":") {
+            let param = match &self.peek().kind {
+                TokenKind::Name(name) if !is_keyword(name) => name.clone(),
+                _ => {
+                    return Err(SyntaxError::new(
+                        self.peek().pos,
+                        "lambda parameters are plain names here",
+                    ))
+                }
+            };
+            self.bump();
+            let default = if self.eat_op("=") {
+                Some(self.expr()?.expr)
+            } else {
+                None
+            };
+            params.push((param, default));
+            if !self.eat_op(",") {
+                break;
+            }
+        }
+        self.expect_op(":")?;
+        let body = self.nested(pos, |p| p.expr())?;
+        let line = pos.line;
+        let statement = Statement {
+            line,
+            source: String::new(),
+            kind: StatementKind::Return(Some(body.expr)),
+        };
+        let def = FunctionDef {
+            name: "<lambda>".into(),
+            params,
+            body: vec![statement],
+        };
+        Node::new(pos, ExprKind::Lambda(std::sync::Arc::new(def)), body.height)
+    }
+
+    /// One item of a target list: `bitwise_or` or `*bitwise_or`.
+    fn target_item(&mut self) -> Result<Node, SyntaxError> {
+        if !self.is_op("*") {
+            return self.binary(0);
+        }
+        let pos = self.bump().pos;
+        let inner = self.nested(pos, |p| p.binary(0))?;
+        Node::new(pos, ExprKind::Starred(Box::new(inner.expr)), inner.height)
+    }
+
+    /// expr (Python's `test`): `disjunction ['if' disjunction 'else' expr]`.
+    pub(super) fn expr(&mut self) -> Result<Node, SyntaxError> {
+        if self.is_name("lambda") {
+            return self.lambda();
+        }
+        let then = self.bool_op(false)?;
+        if !self.is_name("if") {
+            return Ok(then);
+        }
+        let if_pos = self.bump().pos;
+        let cond = self.bool_op(false)?;
+        if !self.is_name("else") {
+            return Err(SyntaxError::new(
+                self.peek().pos,
+                "expected 'else' after 'if' expression",
+            ));
+        }
+        self.bump();
+        let orelse = self.nested(if_pos, Self::expr)?;
+        let height = then.height.max(cond.height).max(orelse.height);
+        let pos = then.expr.pos;
+        let kind = ExprKind::IfExp {
+            cond: Box::new(cond.expr),
+            then: Box::new(then.expr),
+            orelse: Box::new(orelse.expr),
+        };
+        Node::new(pos, kind, height)
+    }
+
+    /// `or` (with `and` false) or `and` chains, left-associative.
+    pub(super) fn bool_op(&mut self, and: bool) -> Result<Node, SyntaxError> {
+        let operand = |p: &mut Self| if and { p.not_test() } else { p.bool_op(true) };
+        let mut left = operand(self)?;
+        while self.is_name(if and { "and" } else { "or" }) {
+            self.bump();
+            let right = operand(self)?;
+            left = Node::pair(left, right, |left, right| ExprKind::BoolOp {
+                and,
+                left,
+                right,
+            })?;
+        }
+        Ok(left)
+    }
+
+    /// not_test: `'not' not_test | comparison`.
+    pub(super) fn not_test(&mut self) -> Result<Node, SyntaxError> {
+        if !self.is_name("not") {
+            return self.comparison();
+        }
+        let pos = self.bump().pos;
+        let operand = self.nested(pos, Self::not_test)?;
+        let kind = ExprKind::Unary {
+            op: UnaryOp::Not,
+            operand: Box::new(operand.expr),
+        };
+        Node::new(pos, kind, operand.height)
+    }
+
+    /// The comparison operator at the current token (two tokens for `not in`, `is not`).
+    fn compare_op(&self) -> Option<(BinOp, usize)> {
+        let next_is = |word: &str| matches!(&self.peek_at(1).kind, TokenKind::Name(n) if n == word);
+        let op = match &self.peek().kind {
+            TokenKind::Op("==") => BinOp::Eq,
+            TokenKind::Op("!=") => BinOp::Ne,
+            TokenKind::Op("<") => BinOp::Lt,
+            TokenKind::Op("<=") => BinOp::Le,
+            TokenKind::Op(">") => BinOp::Gt,
+            TokenKind::Op(">=") => BinOp::Ge,
+            TokenKind::Name(w) if w == "in" => BinOp::In,
+            TokenKind::Name(w) if w == "is" && next_is("not") => return Some((BinOp::IsNot, 2)),
+            TokenKind::Name(w) if w == "is" => BinOp::Is,
+            TokenKind::Name(w) if w == "not" && next_is("in") => return Some((BinOp::NotIn, 2)),
+            _ => return None,
+        };
+        Some((op, 1))
+    }
+
+    /// comparison: `bitwise_or (compare_op bitwise_or)*`. One comparison is a `Binary`, a
+    /// chain of several a `Compare`.
+    pub(super) fn comparison(&mut self) -> Result<Node, SyntaxError> {
+        let first = self.binary(0)?;
+        let mut ops = Vec::new();
+        let mut rest = Vec::new();
+        while let Some((op, tokens)) = self.compare_op() {
+            for _ in 0..tokens {
+                self.bump();
+            }
+            ops.push(op);
+            rest.push(self.binary(0)?);
+        }
+        if ops.len() > 1 {
+            let pos = first.expr.pos;
+            let (rest, height) = unzip(rest);
+            let height = height.max(first.height);
+            let kind = ExprKind::Compare {
+                first: Box::new(first.expr),
+                ops,
+                rest,
+            };
+            return Node::new(pos, kind, height);
+        }
+        match (ops.pop(), rest.pop()) {
+            (Some(op), Some(right)) => Node::pair(first, right, |left, right| ExprKind::Binary {
+                op,
+                left,
+                right,
+            }),
+            _ => Ok(first),
+        }
+    }
+    /// Left-associative binary operators of [`BINARY_LEVELS`] from `level` on.
+    pub(super) fn binary(&mut self, level: usize) -> Result<Node, SyntaxError> {
+        let Some(ops) = BINARY_LEVELS.get(level) else {
+            return self.unary();
+        };
+        let mut left = self.binary(level + 1)?;
+        loop {
+            let token = self.peek();
+            let TokenKind::Op(text) = token.kind else {
+                break;
+            };
+            let Some(&(_, op)) = ops.iter().find(|(o, _)| *o == text) else {
+                break;
+            };
+            let Some(op) = op else {
+                return Err(SyntaxError::new(
+                    token.pos,
+                    format!("the '{text}' operator is not supported here"),
+                ));
+            };
+            self.bump();
+            let right = self.binary(level + 1)?;
+            left = Node::pair(left, right, |left, right| ExprKind::Binary {
+                op,
+                left,
+                right,
+            })?;
+        }
+        Ok(left)
+    }
+
+    /// unary: `('-' | '+' | '~') unary | power`.
+    pub(super) fn unary(&mut self) -> Result<Node, SyntaxError> {
+        let op = match self.peek().kind {
+            TokenKind::Op("-") => UnaryOp::Neg,
+            TokenKind::Op("+") => UnaryOp::Pos,
+            TokenKind::Op("~") => UnaryOp::Invert,
+            _ => return self.power(),
+        };
+        let pos = self.bump().pos;
+        let operand = self.nested(pos, Self::unary)?;
+        Node::new(
+            pos,
+            ExprKind::Unary {
+                op,
+                operand: Box::new(operand.expr),
+            },
+            operand.height,
+        )
+    }
+
+    /// power: `postfix ['**' unary]` (right-associative, tighter than a unary on its left).
+    pub(super) fn power(&mut self) -> Result<Node, SyntaxError> {
+        let base = self.postfix()?;
+        if !self.is_op("**") {
+            return Ok(base);
+        }
+        let pos = self.bump().pos;
+        let exponent = self.nested(pos, Self::unary)?;
+        Node::pair(base, exponent, |left, right| ExprKind::Binary {
+            op: BinOp::Pow,
+            left,
+            right,
+        })
+    }
+
+    /// postfix: `atom ('.' NAME | '(' arguments ')' | '[' subscript ']')*`.
+    pub(super) fn postfix(&mut self) -> Result<Node, SyntaxError> {
+        let mut node = self.atom()?;
+        loop {
+            let pos = node.expr.pos;
+            if self.eat_op(".") {
+                let token = self.bump();
+                let name = match token.kind {
+                    TokenKind::Name(name) if !is_keyword(&name) => name,
+                    _ => return Err(SyntaxError::new(token.pos, "invalid syntax")),
+                };
+                let kind = ExprKind::Attribute {
+                    object: Box::new(node.expr),
+                    name,
+                };
+                node = Node::new(pos, kind, node.height)?;
+            } else if self.is_op("(") {
+                let open = self.bump().pos;
+                let (args, kwargs, height) = self.nested(open, Self::call_arguments)?;
+                let kind = ExprKind::Call {
+                    func: Box::new(node.expr),
+                    args,
+                    kwargs,
+                };
+                node = Node::new(pos, kind, height.max(node.height))?;
+            } else if self.is_op("[") {
+                let open = self.bump().pos;
+                let index = self.nested(open, Self::subscript)?;
+                let kind = ExprKind::Subscript {
+                    object: Box::new(node.expr),
+                    index: Box::new(index.expr),
+                };
+                node = Node::new(pos, kind, index.height.max(node.height))?;
+            } else {
+                return Ok(node);
+            }
+        }
+    }
+
+    /// atom: a literal, a name, `...`, an f-string, or a parenthesized form, list or dict.
+    pub(super) fn atom(&mut self) -> Result<Node, SyntaxError> {
+        if matches!(self.peek().kind, TokenKind::Str(_) | TokenKind::FString(_)) {
+            return self.strings();
+        }
+        let token = self.bump();
+        let pos = token.pos;
+        let kind = match token.kind {
+            TokenKind::Name(name) => match name.as_str() {
+                "True" => ExprKind::Bool(true),
+                "False" => ExprKind::Bool(false),
+                "None" => ExprKind::None,
+                word if is_keyword(word) => return Err(SyntaxError::new(pos, "invalid syntax")),
+                _ => ExprKind::Name(name),
+            },
+            TokenKind::Int(value) => ExprKind::Int(value),
+            TokenKind::Float(value) => ExprKind::Float(value),
+            TokenKind::Imag(value) => ExprKind::Imag(value),
+            TokenKind::Op("...") => ExprKind::Ellipsis,
+            TokenKind::Op("(") => return self.nested(pos, |p| p.parenthesized(pos)),
+            TokenKind::Op("[") => return self.nested(pos, |p| p.list(pos)),
+            TokenKind::Op("{") => return self.nested(pos, |p| p.braces(pos)),
+            TokenKind::Op("*") => {
+                return Err(SyntaxError::new(pos, "can't use starred expression here"))
+            }
+            _ => return Err(SyntaxError::new(pos, "invalid syntax")),
+        };
+        Ok(Node::leaf(pos, kind))
+    }
+
+    /// After `(`: `()`, `(expr)`, a tuple, or a generator expression; its pos is the `(`.
+    pub(super) fn parenthesized(&mut self, open: Pos) -> Result<Node, SyntaxError> {
+        if self.eat_op(")") {
+            return Ok(Node::leaf(open, ExprKind::Tuple(Vec::new())));
+        }
+        let first = self.star_or_expr()?;
+        if self.is_name("for") {
+            let node = self.comprehension(open, ComprehensionKind::Generator, first)?;
+            self.expect_op(")")?;
+            return Ok(node);
+        }
+        if self.is_op(")") {
+            if let ExprKind::Starred(_) = first.expr.kind {
+                return Err(SyntaxError::new(
+                    first.expr.pos,
+                    "can't use starred expression here",
+                ));
+            }
+            self.bump();
+            return Ok(Node {
+                expr: Expr {
+                    pos: open,
+                    ..first.expr
+                },
+                height: first.height,
+            });
+        }
+        let mut items = vec![first];
+        while self.eat_op(",") && !self.is_op(")") {
+            items.push(self.star_or_expr()?);
+        }
+        self.expect_op(")")?;
+        let (items, height) = unzip(items);
+        Node::new(open, ExprKind::Tuple(items), height)
+    }
+
+    /// After `[`: a list display (trailing comma allowed) or a list comprehension.
+    pub(super) fn list(&mut self, open: Pos) -> Result<Node, SyntaxError> {
+        let mut items = Vec::new();
+        while !self.eat_op("]") {
+            let item = self.star_or_expr()?;
+            if items.is_empty() && self.is_name("for") {
+                let node = self.comprehension(open, ComprehensionKind::List, item)?;
+                self.expect_op("]")?;
+                return Ok(node);
+            }
+            items.push(item);
+            if !self.eat_op(",") {
+                self.expect_op("]")?;
+                break;
+            }
+        }
+        let (items, height) = unzip(items);
+        Node::new(open, ExprKind::List(items), height)
+    }
+
+    /// After `{`: a dict display or a set comprehension (set displays are not supported).
+    pub(super) fn braces(&mut self, open: Pos) -> Result<Node, SyntaxError> {
+        let mut entries = Vec::new();
+        let mut height = 0;
+        while !self.eat_op("}") {
+            if self.is_op("**") {
+                return Err(SyntaxError::new(
+                    self.peek().pos,
+                    "dict unpacking with '**' is not supported here",
+                ));
+            }
+            let key = self.star_or_expr()?;
+            if entries.is_empty() && self.is_name("for") {
+                let node = self.comprehension(open, ComprehensionKind::Set, key)?;
+                self.expect_op("}")?;
+                return Ok(node);
+            }
+            if !self.is_op(":") {
+                if self.is_op(",") || self.is_op("}") {
+                    return Err(SyntaxError::new(
+                        open,
+                        "set displays are not supported here",
+                    ));
+                }
+                return Err(self.invalid_syntax());
+            }
+            self.bump();
+            let value = self.expr()?;
+            if entries.is_empty() && self.is_name("for") {
+                let height = key.height.max(value.height);
+                let pair = Node::new(
+                    key.expr.pos,
+                    ExprKind::Tuple(vec![key.expr, value.expr]),
+                    height,
+                )?;
+                let node = self.comprehension(open, ComprehensionKind::Dict, pair)?;
+                self.expect_op("}")?;
+                return Ok(node);
+            }
+            height = height.max(key.height).max(value.height);
+            entries.push((key.expr, value.expr));
+            if !self.eat_op(",") {
+                self.expect_op("}")?;
+                break;
+            }
+        }
+        Node::new(open, ExprKind::Dict(entries), height)
+    }
+
+    /// The `for ... in ... if ...` clauses after a comprehension's `element`.
+    pub(super) fn comprehension(
+        &mut self,
+        pos: Pos,
+        kind: ComprehensionKind,
+        element: Node,
+    ) -> Result<Node, SyntaxError> {
+        if let ExprKind::Starred(_) = element.expr.kind {
+            return Err(SyntaxError::new(
+                element.expr.pos,
+                "iterable unpacking cannot be used in comprehension",
+            ));
+        }
+        let mut height = element.height;
+        let mut generators = Vec::new();
+        while self.is_name("for") {
+            self.bump();
+            let (target, bare) = self.target_list()?;
+            height = height.max(target.height);
+            let target = crate::lang::parser::statements::to_target(target.expr, bare, false)?;
+            if !self.is_name("in") {
+                return Err(self.invalid_syntax());
+            }
+            self.bump();
+            let iter = self.bool_op(false)?;
+            height = height.max(iter.height);
+            let mut ifs = Vec::new();
+            while self.is_name("if") {
+                self.bump();
+                let cond = self.bool_op(false)?;
+                height = height.max(cond.height);
+                ifs.push(cond.expr);
+            }
+            generators.push(Generator {
+                target,
+                iter: iter.expr,
+                ifs,
+            });
+        }
+        let kind = ExprKind::Comprehension {
+            kind,
+            element: Box::new(element.expr),
+            generators,
+        };
+        Node::new(pos, kind, height)
+    }
+
+    /// After a call's `(`: positional (possibly starred) then keyword arguments, trailing comma
+    /// allowed, or a lone generator expression.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn call_arguments(
+        &mut self,
+    ) -> Result<(Vec<Expr>, Vec<(String, Expr)>, usize), SyntaxError> {
+        let mut args = Vec::new();
+        let mut kwargs: Vec<(String, Expr)> = Vec::new();
+        let mut height = 0;
+        let mut count = 0;
+        while !self.eat_op(")") {
+            count += 1;
+            let token = self.peek().clone();
+            let keyword = match &token.kind {
+                TokenKind::Op("**") => {
+                    return Err(SyntaxError::new(
+                        token.pos,
+                        "argument unpacking with '**' is not supported here",
+                    ))
+                }
+                TokenKind::Name(name)
+                    if !is_keyword(name) && matches!(self.peek_at(1).kind, TokenKind::Op("=")) =>
+                {
+                    Some(name.clone())
+                }
+                _ => None,
+            };
+            if let Some(name) = keyword {
+                self.bump();
+                self.bump();
+                let value = self.expr()?;
+                if self.is_name("for") {
+                    return Err(SyntaxError::new(
+                        value.expr.pos,
+                        "Generator expression must be parenthesized",
+                    ));
+                }
+                if kwargs.iter().any(|(k, _)| *k == name) {
+                    return Err(SyntaxError::new(
+                        token.pos,
+                        format!("keyword argument repeated: {name}"),
+                    ));
+                }
+                height = height.max(value.height);
+                kwargs.push((name, value.expr));
+            } else {
+                let mut arg = self.star_or_expr()?;
+                if self.is_name("for") {
+                    let pos = arg.expr.pos;
+                    arg = self.comprehension(pos, ComprehensionKind::Generator, arg)?;
+                    if count > 1 || !self.is_op(")") {
+                        return Err(SyntaxError::new(
+                            pos,
+                            "Generator expression must be parenthesized",
+                        ));
+                    }
+                }
+                if self.is_op("=") {
+                    let message = match arg.expr.kind {
+                        ExprKind::Bool(_) | ExprKind::None => {
+                            format!(
+                                "cannot assign to {}",
+                                crate::lang::parser::statements::expr_name(&arg.expr.kind)
+                            )
+                        }
+                        _ => "expression cannot contain assignment, perhaps you meant \"==\"?"
+                            .to_string(),
+                    };
+                    return Err(SyntaxError::new(arg.expr.pos, message));
+                }
+                if !kwargs.is_empty() && !matches!(arg.expr.kind, ExprKind::Starred(_)) {
+                    return Err(SyntaxError::new(
+                        arg.expr.pos,
+                        "positional argument follows keyword argument",
+                    ));
+                }
+                height = height.max(arg.height);
+                args.push(arg.expr);
+            }
+            if !self.eat_op(",") {
+                self.expect_op(")")?;
+                break;
+            }
+        }
+        Ok((args, kwargs, height))
+    }
+    /// After a subscript's `[`: one index, or several (or one with a trailing comma) as a tuple.
+    pub(super) fn subscript(&mut self) -> Result<Node, SyntaxError> {
+        let first = self.slice_item()?;
+        if !self.eat_op(",") {
+            self.expect_op("]")?;
+            return Ok(first);
+        }
+        let pos = first.expr.pos;
+        let mut items = vec![first];
+        while !self.is_op("]") {
+            items.push(self.slice_item()?);
+            if !self.eat_op(",") {
+                break;
+            }
+        }
+        self.expect_op("]")?;
+        let (items, height) = unzip(items);
+        Node::new(pos, ExprKind::Tuple(items), height)
+    }
+
+    /// An index: an expression or a slice `start:stop:step` with any part omitted.
+    pub(super) fn slice_item(&mut self) -> Result<Node, SyntaxError> {
+        let pos = self.peek().pos;
+        let start = if self.is_op(":") {
+            None
+        } else {
+            let start = self.expr()?;
+            if !self.is_op(":") {
+                return Ok(start);
+            }
+            Some(start)
+        };
+        self.bump();
+        let stop = self.slice_part()?;
+        let step = if self.eat_op(":") {
+            self.slice_part()?
+        } else {
+            None
+        };
+        let parts = [start, stop, step];
+        let height = parts.iter().flatten().map(|n| n.height).max().unwrap_or(0);
+        let [start, stop, step] = parts.map(|part| part.map(|n| Box::new(n.expr)));
+        Node::new(pos, ExprKind::Slice { start, stop, step }, height)
+    }
+
+    /// A slice's stop or step, absent before `:`, `,` or `]`.
+    pub(super) fn slice_part(&mut self) -> Result<Option<Node>, SyntaxError> {
+        if self.is_op(":") || self.is_op(",") || self.is_op("]") {
+            Ok(None)
+        } else {
+            self.expr().map(Some)
+        }
+    }
+}
