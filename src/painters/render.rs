@@ -195,6 +195,15 @@ pub struct FrameReadback {
     row: u64,
 }
 
+/// Where a frame is drawn: a texture view and its format.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameTarget<'a> {
+    /// The texture view drawn into (the size of the frame).
+    pub view: &'a wgpu::TextureView,
+    /// Its format (the frame pipelines are specialized on it).
+    pub format: wgpu::TextureFormat,
+}
+
 impl FrameReadback {
     /// An offscreen target of `width` × `height` device pixels whose frames are read back
     /// ([`GpuPainter::draw_and_read`]).
@@ -654,8 +663,7 @@ impl GpuPainter {
         encoder: &mut wgpu::CommandEncoder,
         view: &mut GpuView,
         frame: &Frame,
-        target: &wgpu::TextureView,
-        format: wgpu::TextureFormat,
+        target: FrameTarget<'_>,
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) {
         let params = Self::frame_params(view, frame);
@@ -664,11 +672,11 @@ impl GpuPainter {
                 .write_buffer(&view.frame_uniform, 0, bytemuck::bytes_of(&params));
             view.last_frame = Some(params);
         }
-        let pipeline = self.frame_pipeline(gpu, format, view, frame);
+        let pipeline = self.frame_pipeline(gpu, target.format, view, frame);
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("stridescope frame"),
             color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: target,
+                view: target.view,
                 depth_slice: None,
                 resolve_target: None,
                 ops: wgpu::Operations {
@@ -698,7 +706,17 @@ impl GpuPainter {
         let mut encoder = gpu
             .device()
             .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-        self.encode_frame(gpu, &mut encoder, view, frame, target, format, None);
+        self.encode_frame(
+            gpu,
+            &mut encoder,
+            view,
+            frame,
+            FrameTarget {
+                view: target,
+                format,
+            },
+            None,
+        );
         gpu.queue().submit([encoder.finish()]);
     }
 
@@ -721,8 +739,10 @@ impl GpuPainter {
             &mut encoder,
             view,
             frame,
-            &target.view,
-            READBACK_FORMAT,
+            FrameTarget {
+                view: &target.view,
+                format: READBACK_FORMAT,
+            },
             None,
         );
         target.encode_copy(&mut encoder);

@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::core::tensor::{DType, StorageId};
 use crate::engines::gpu::{GpuEngine, GpuError};
 use crate::engines::Engine;
-use crate::painters::render::{FrameReadback, GpuView, RenderIssue, READBACK_FORMAT};
+use crate::painters::render::{FrameReadback, FrameTarget, GpuView, RenderIssue, READBACK_FORMAT};
 use crate::painters::GpuPainter;
 use crate::present::render::{storage_values, Frame, Grid, Mode, Scene, ViewSpec, Viewport};
 
@@ -95,8 +95,10 @@ impl Offscreen {
             &mut encoder,
             view,
             frame,
-            &self.target.view,
-            READBACK_FORMAT,
+            FrameTarget {
+                view: &self.target.view,
+                format: READBACK_FORMAT,
+            },
             writes,
         );
         if let Some((set, resolve, read)) = &self.timer {
