@@ -33,7 +33,7 @@ impl Evaluator {
 
     /// Every variable bound so far, in first-assignment order.
     pub fn variables(&self) -> Vec<(String, Value)> {
-        self.vars.clone()
+        self.scope.globals().to_vec()
     }
 
     /// Python's `repr` of `value`, as the notebook prints it.

@@ -168,7 +168,7 @@ impl Evaluator {
                 "{DECODE_PNG_READ_AT}, Out of bound read in decode_png. Probably, the input image is corrupted"
             )),
             ImageError::Corrupt(reason) => {
-                self.warnings.push(format!("libpng error: {reason}"));
+                self.recorder.warn(format!("libpng error: {reason}"));
                 ScriptError::Runtime(format!("{DECODE_PNG_AT}, Internal error."))
             }
             ImageError::TooLarge { width, height } => ScriptError::Runtime(format!(

@@ -79,7 +79,7 @@ impl Evaluator {
                 if t.strides().iter().any(|&s| s < 0) {
                     return Err(ScriptError::Value(NEGATIVE_STRIDES.into()));
                 }
-                let t = self.window_of_array(&t)?;
+                let t = self.memory.window_of_array(&mut *self.engine, &t)?;
                 Ok(tensor_view(t, "from_numpy"))
             }
             [other] => Err(ScriptError::Type(format!(
@@ -107,7 +107,7 @@ impl Evaluator {
         }
         let dtype = dtype.unwrap_or(t.dtype);
         if share && dtype == t.dtype {
-            let t = self.window_of_array(&t)?;
+            let t = self.memory.window_of_array(&mut *self.engine, &t)?;
             return Ok(tensor_view(t, "as_tensor"));
         }
         // Both read the array as `torch.from_numpy` would and copy it with `.to(dtype,
@@ -159,7 +159,8 @@ impl Evaluator {
     /// as its owner, when no tensor holds it).
     pub(crate) fn record_arrays(&mut self, step: &mut Step) {
         let arrays: Vec<(String, TensorRef)> = self
-            .vars
+            .scope
+            .globals()
             .iter()
             .filter_map(|(n, v)| match v {
                 Value::NdArray(a) => Some((n.clone(), a.clone())),
@@ -168,7 +169,7 @@ impl Evaluator {
             .collect();
         for (name, a) in arrays {
             let t = a.borrow().tensor.clone();
-            self.owners.entry(t.storage).or_insert_with(|| name.clone());
+            self.memory.claim(t.storage, &name);
             let item = t.dtype.item_size() as i64;
             let values = self.record_values(&t);
             step.arrays.push(ArrayRecord {
@@ -178,7 +179,7 @@ impl Evaluator {
                 strides: t.strides().iter().map(|s| s * item).collect(),
                 element_strides: t.strides().to_vec(),
                 storage_offset: t.layout.offset,
-                storage: self.storage_key(t.storage),
+                storage: self.memory.storage_key(t.storage),
                 itemsize: item as usize,
                 values,
             });

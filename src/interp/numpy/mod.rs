@@ -634,7 +634,7 @@ impl Evaluator {
         match v {
             Value::NdArray(t) | Value::Tensor(t) => {
                 let t = t.borrow().tensor.clone();
-                Some(self.window_root_view(&t).unwrap_or(t))
+                Some(self.memory.window_root_view(&t).unwrap_or(t))
             }
             _ => None,
         }

@@ -3,8 +3,9 @@
 //! `zip`, `sorted`, `reversed`, `repr`, `format`, `id`, `hasattr`.
 
 use crate::core::tensor::{Scalar, ScriptError};
+use crate::interp::python::iteration::range_len;
 use crate::interp::value::Value;
-use crate::interp::{range_len, Evaluator, R};
+use crate::interp::{Evaluator, R};
 use crate::lang::ast::BinOp;
 
 /// Every builtin name (what `lookup` resolves when no variable has the name).
@@ -307,8 +308,8 @@ impl Evaluator {
             .iter()
             .map(|v| self.str_of(v))
             .collect::<R<Vec<String>>>()?;
-        self.stdout.push_str(&parts.join(&sep));
-        self.stdout.push_str(&end);
+        self.recorder.print(&parts.join(&sep));
+        self.recorder.print(&end);
         Ok(Value::None)
     }
 

@@ -1,8 +1,9 @@
 //! Python `complex` numbers: arithmetic and comparisons between a `complex` and another
 //! Python number, as CPython computes them (`1+2j`, `3-1j`, `2*1j`, `-(1j)`).
 
+use crate::core::tensor::ScriptError;
 use crate::interp::value::Value;
-use crate::interp::{ScriptError, R};
+use crate::interp::R;
 use crate::lang::ast::BinOp;
 
 /// The real and imaginary parts of a Python number (`None` for anything else).

@@ -19,15 +19,15 @@ impl Evaluator {
         orelse: &[Statement],
         finalbody: &[Statement],
     ) -> R<Flow> {
-        let error_line = self.error_line;
-        let first_substep = self.substeps.len();
+        let error_line = self.recorder.error_line;
+        let first_substep = self.recorder.substeps.len();
         let result = match self.exec_block(body) {
             Err(error) if !self.stopped => match self.handler_for(handlers, &error) {
                 Ok(Some(handler)) => {
-                    self.error_line = error_line;
+                    self.recorder.error_line = error_line;
                     // The sub-steps that raised it show where it was caught.
                     let text = error.to_string();
-                    for step in self.substeps.iter_mut().skip(first_substep) {
+                    for step in self.recorder.substeps.iter_mut().skip(first_substep) {
                         if step.error.as_deref() == Some(text.as_str()) && step.caught_by.is_none()
                         {
                             step.caught_by = Some(handler.line);
@@ -45,12 +45,12 @@ impl Evaluator {
             return result;
         }
         // `finally` always runs; a `return` or an exception in it replaces the result.
-        let pending_line = self.error_line;
-        self.error_line = error_line;
+        let pending_line = self.recorder.error_line;
+        self.recorder.error_line = error_line;
         match self.exec_block(finalbody)? {
             Flow::Next(_) => {
                 if result.is_err() {
-                    self.error_line = pending_line;
+                    self.recorder.error_line = pending_line;
                 }
                 result
             }
@@ -91,13 +91,13 @@ impl Evaluator {
     /// (and unbound after, as Python does).
     fn handle(&mut self, handler: &ExceptHandler, error: ScriptError) -> R<Flow> {
         if let Some(name) = &handler.name {
-            self.bind(name, Value::Exception(error.clone()));
+            self.scope.bind(name, Value::Exception(error.clone()));
         }
         self.handling.push(error);
         let result = self.exec_block(&handler.body);
         self.handling.pop();
         if let Some(name) = &handler.name {
-            self.unbind_name(name);
+            self.scope.unbind(name);
         }
         result
     }

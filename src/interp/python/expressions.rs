@@ -209,20 +209,16 @@ impl Evaluator {
         let saved: Vec<(String, Option<Value>)> = names
             .into_iter()
             .map(|n| {
-                let old = self
-                    .vars
-                    .iter()
-                    .find(|(v, _)| *v == n)
-                    .map(|(_, v)| v.clone());
+                let old = self.scope.global(&n).cloned();
                 (n, old)
             })
             .collect();
         let result = self.comprehension(element, generators, out);
         for (name, old) in saved {
             match old {
-                Some(v) => self.bind(&name, v),
+                Some(v) => self.scope.bind(&name, v),
                 None => {
-                    self.unbind_name(&name);
+                    self.scope.unbind(&name);
                 }
             }
         }
@@ -344,6 +340,26 @@ impl Evaluator {
             Value::ReadMode(mode) => Ok(format!("ImageReadMode.{}", mode.name())),
             Value::NdArray(_) | Value::NpScalar(..) | Value::NpDType(_) => self.numpy_str_of(v),
             other => self.repr(other),
+        }
+    }
+
+    /// A name's value: the running function's locals, then globals, then builtins.
+    pub(crate) fn lookup(&self, name: &str) -> R<Value> {
+        if let Some(v) = self.scope.get(name) {
+            return Ok(v.clone());
+        }
+        match name {
+            "torch" => Ok(Value::Torch),
+            _ if crate::core::tensor::error::EXCEPTION_CLASSES
+                .iter()
+                .any(|(c, _)| *c == name) =>
+            {
+                Ok(Value::ExceptionType(name.to_string()))
+            }
+            _ if crate::interp::python::builtins::BUILTINS.contains(&name) => {
+                Ok(Value::Method(Box::new(Value::None), name.to_string()))
+            }
+            _ => Err(ScriptError::Name(format!("name '{name}' is not defined"))),
         }
     }
 }

@@ -31,7 +31,7 @@ impl Evaluator {
     /// Runs a `def`: evaluates the defaults and binds the function to its name.
     pub(crate) fn define_function(&mut self, def: &Arc<FunctionDef>) -> R<Flow> {
         let function = self.make_function(def)?;
-        self.bind(&def.name, function);
+        self.scope.bind(&def.name, function);
         Ok(Flow::Next(None))
     }
 
@@ -59,15 +59,15 @@ impl Evaluator {
         kw: Vec<(String, Value)>,
     ) -> R<Value> {
         let locals = bind_arguments(function, pos, kw)?;
-        if self.frames.len() >= MAX_CALL_DEPTH {
+        if self.scope.depth() >= MAX_CALL_DEPTH {
             return Err(ScriptError::Other {
                 class: "RecursionError".into(),
                 message: "maximum recursion depth exceeded".into(),
             });
         }
-        self.frames.push(locals);
+        self.scope.push_frame(locals);
         let result = self.exec_block(&function.def.body);
-        self.frames.pop();
+        self.scope.pop_frame();
         match result? {
             Flow::Return(value) => Ok(value),
             _ => Ok(Value::None),

@@ -1,7 +1,8 @@
-//! Python's semantics as a notebook needs them: statements, expressions, calls, the builtins,
-//! `str`/`list`/`dict` methods, exceptions, functions a script defines, complex numbers and
-//! `repr`.
+//! Python's semantics as a notebook needs them: statements, assignment, expressions,
+//! operators, iteration and truthiness, calls, the builtins, `str`/`list`/`dict` methods,
+//! exceptions, functions a script defines, complex numbers and `repr`.
 
+pub(crate) mod assign;
 pub(crate) mod builtins;
 pub(crate) mod calls;
 pub(crate) mod complex;
@@ -9,6 +10,7 @@ pub(crate) mod dict;
 pub(crate) mod exceptions;
 pub(crate) mod expressions;
 pub(crate) mod functions;
+pub(crate) mod iteration;
 pub(crate) mod operators;
 pub(crate) mod repr;
 pub(crate) mod statements;

@@ -1,11 +1,16 @@
 //! Python's own operators on plain values: arithmetic and comparisons of numbers, sequence
-//! concatenation and repetition, `==`, and the operator spellings its messages use.
+//! concatenation and repetition, `==`, and the operator spellings its messages use; and the
+//! evaluator's dispatch of a unary or binary operator (`is`, `in`, NumPy, `%` formatting,
+//! tensors, plain values).
+
+use std::rc::Rc;
 
 use crate::core::tensor::ScriptError;
 use crate::interp::python::complex;
+use crate::interp::torch::autograd::GradOp;
 use crate::interp::value::Value;
-use crate::interp::{overflow, session, R};
-use crate::lang::ast::BinOp;
+use crate::interp::{session, Evaluator, R};
+use crate::lang::ast::{BinOp, UnaryOp};
 
 /// Python arithmetic and comparisons on plain numbers (and a few sequence operations).
 pub(crate) fn python_binary(op: BinOp, a: &Value, b: &Value) -> R<Value> {
@@ -227,4 +232,128 @@ pub(crate) fn binop_symbol(op: BinOp) -> &'static str {
         BinOp::Is => "is",
         BinOp::IsNot => "is not",
     }
+}
+
+impl Evaluator {
+    /// `item in container`.
+    pub(crate) fn contains(&mut self, container: &Value, item: &Value) -> R<bool> {
+        if let Value::Tensor(t) = container {
+            let eq = self.tensor_binary(BinOp::Eq, container, item)?;
+            let Value::Tensor(mask) = eq else {
+                return Ok(false);
+            };
+            let mask = mask.borrow().tensor.clone();
+            let _ = t;
+            return Ok(self.engine.values(&mask).iter().any(|s| s.to_bool()));
+        }
+        if let (Value::Str(hay), Value::Str(needle)) = (container, item) {
+            return Ok(hay.contains(needle.as_str()));
+        }
+        if let Value::Dict(entries) = container {
+            crate::interp::python::dict::check_key(item)?;
+            return Ok(crate::interp::python::dict::find(entries, item).is_some());
+        }
+        if let Value::Range(start, stop, step) = container {
+            let Value::Int(i) = item else {
+                return Ok(false);
+            };
+            let inside = if *step > 0 {
+                i >= start && i < stop
+            } else {
+                i <= start && i > stop
+            };
+            return Ok(inside && (i - start) % step == 0);
+        }
+        match container {
+            Value::Tuple(_) | Value::List(_) | Value::Size(_) => {}
+            other => {
+                return Err(ScriptError::Type(format!(
+                    "argument of type '{}' is not iterable",
+                    other.type_name()
+                )))
+            }
+        }
+        let items = self.iterate(container)?;
+        for v in items {
+            let eq = self.binary(BinOp::Eq, item.clone(), v)?;
+            if self.truthy(&eq)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// A unary operator (`-x`, `+x`, `~x`, `not x`).
+    pub(crate) fn unary(&mut self, op: UnaryOp, v: Value) -> R<Value> {
+        match (op, &v) {
+            (UnaryOp::Not, _) => Ok(Value::Bool(!self.truthy(&v)?)),
+            (UnaryOp::Pos, Value::Int(_) | Value::Float(_) | Value::Tensor(_)) => Ok(v),
+            (UnaryOp::Pos, Value::Bool(b)) => Ok(Value::Int(i64::from(*b))),
+            (UnaryOp::Neg, Value::Int(i)) => Ok(Value::Int(i.checked_neg().ok_or_else(overflow)?)),
+            (UnaryOp::Neg, Value::Bool(b)) => Ok(Value::Int(-i64::from(*b))),
+            (UnaryOp::Neg, Value::Float(f)) => Ok(Value::Float(-f)),
+            (UnaryOp::Neg, Value::Complex(re, im)) => Ok(Value::Complex(-re, -im)),
+            (UnaryOp::Pos, Value::Complex(..)) => Ok(v),
+            (UnaryOp::Invert, Value::Int(i)) => Ok(Value::Int(!i)),
+            (UnaryOp::Invert, Value::Bool(b)) => Ok(Value::Int(!i64::from(*b))),
+            (_, Value::Tensor(t)) => {
+                let tensor = t.borrow().tensor.clone();
+                let out = match op {
+                    UnaryOp::Neg => self.neg(&tensor)?,
+                    _ => self.invert(&tensor)?,
+                };
+                if op == UnaryOp::Neg {
+                    self.record_grad(GradOp::Neg, &[&v], &out);
+                }
+                Ok(out)
+            }
+            _ => {
+                let sym = match op {
+                    UnaryOp::Neg => "-",
+                    UnaryOp::Pos => "+",
+                    UnaryOp::Invert => "~",
+                    UnaryOp::Not => "not",
+                };
+                Err(ScriptError::Type(format!(
+                    "bad operand type for unary {sym}: '{}'",
+                    v.type_name()
+                )))
+            }
+        }
+    }
+
+    /// A binary operator, comparison, identity or membership test.
+    pub(crate) fn binary(&mut self, op: BinOp, a: Value, b: Value) -> R<Value> {
+        match op {
+            BinOp::Is | BinOp::IsNot => {
+                let same = match (&a, &b) {
+                    (Value::Tensor(x), Value::Tensor(y)) => Rc::ptr_eq(x, y),
+                    (Value::Tensor(_), _) | (_, Value::Tensor(_)) => false,
+                    _ => values_equal(&a, &b) && a.type_name() == b.type_name(),
+                };
+                return Ok(Value::Bool(same == (op == BinOp::Is)));
+            }
+            BinOp::In | BinOp::NotIn => {
+                let found = self.contains(&b, &a)?;
+                return Ok(Value::Bool(found == (op == BinOp::In)));
+            }
+            _ => {}
+        }
+        let numpy = |v: &Value| matches!(v, Value::NdArray(_) | Value::NpScalar(..));
+        if numpy(&a) || numpy(&b) {
+            return self.numpy_binary(op, &a, &b);
+        }
+        if let (BinOp::Mod, Value::Str(template)) = (op, &a) {
+            return self.percent_format(template, &b).map(Value::Str);
+        }
+        if matches!(a, Value::Tensor(_)) || matches!(b, Value::Tensor(_)) {
+            return self.tensor_binary(op, &a, &b);
+        }
+        python_binary(op, &a, &b)
+    }
+}
+
+/// The `OverflowError` of an int result past 64 bits.
+pub(crate) fn overflow() -> ScriptError {
+    ScriptError::Overflow("Python int too large to convert to C long".into())
 }

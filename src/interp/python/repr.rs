@@ -1,7 +1,7 @@
 //! Python's `repr` of runtime values, as a notebook shows them.
 
 use crate::core::print::{format_tensor_suffixed, py_float_repr};
-use crate::core::tensor::Scalar;
+use crate::core::tensor::{Scalar, Tensor};
 use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
 
@@ -136,6 +136,28 @@ impl Evaluator {
                 _ => format!("<built-in method {name} of Tensor object>"),
             },
         })
+    }
+
+    /// Reads elements of `view` by row-major index, fetching the storage once.
+    fn element_reader(&mut self, view: &Tensor) -> impl Fn(usize) -> Scalar {
+        let bytes = self.engine.read_storage(view.storage);
+        let layout = view.layout.clone();
+        let dtype = view.dtype;
+        let shape: Vec<i64> = layout.shape.clone();
+        move |flat: usize| {
+            let mut rest = flat as i64;
+            let mut at = layout.offset;
+            for d in (0..shape.len()).rev() {
+                let n = shape[d].max(1);
+                at += (rest % n) * layout.strides[d];
+                rest /= n;
+            }
+            let item = dtype.item_size();
+            if at < 0 || (at as usize + 1) * item > bytes.len() {
+                return Scalar::Int(0);
+            }
+            dtype.read(&bytes, at as usize)
+        }
     }
 }
 

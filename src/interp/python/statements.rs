@@ -2,16 +2,11 @@
 //! statements `if`/`for`/`while`, whose every executed statement is counted against the step
 //! limit and recorded as a sub-step (as Python Tutor steps through a loop).
 
-use std::collections::HashSet;
-
 use crate::core::tensor::ScriptError;
 use crate::core::trace::Step;
-use crate::interp::value::{TensorRef, Value};
+use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
 use crate::lang::ast::{BinOp, Statement, StatementKind, Target};
-
-/// Sub-steps recorded with their full state, per script; later ones still run, unrecorded.
-pub(crate) const MAX_RECORDED_SUBSTEPS: usize = 300;
 
 /// How a statement finished.
 pub(crate) enum Flow {
@@ -56,7 +51,7 @@ impl Evaluator {
             StatementKind::Import(names) => {
                 for name in names {
                     let module = self.import(&name.path)?;
-                    self.bind(&name.alias, module);
+                    self.scope.bind(&name.alias, module);
                 }
                 Ok(Flow::Next(None))
             }
@@ -167,22 +162,19 @@ impl Evaluator {
     }
 
     /// Runs a statement inside a block, recording it as a sub-step of the running top-level
-    /// step (while under [`MAX_RECORDED_SUBSTEPS`]). An exception propagates to the block's
+    /// step (while under [`MAX_RECORDED_SUBSTEPS`](crate::interp::runtime::recorder::MAX_RECORDED_SUBSTEPS)). An exception propagates to the block's
     /// statement, as in Python; the line where it was raised is kept.
     fn run_inner(&mut self, statement: &Statement) -> R<Flow> {
         self.count_step()?;
-        if self.recorded_substeps >= MAX_RECORDED_SUBSTEPS {
+        if !self.recorder.count_substep() {
             return self.exec(&statement.kind).inspect_err(|_| {
-                self.error_line.get_or_insert(statement.line);
+                self.recorder.error_line.get_or_insert(statement.line);
             });
         }
-        self.recorded_substeps += 1;
         // The sub-step gets its own accounting; the enclosing step keeps the sum.
-        let outer_allocated = std::mem::take(&mut self.step_allocated);
-        let outer_new: HashSet<_> = std::mem::take(&mut self.step_new_storages);
-        let outer_writes = std::mem::take(&mut self.step_writes);
-        let outer_stdout = std::mem::take(&mut self.stdout);
-        let before = self.tensor_bindings();
+        let outer = self.recorder.set_aside();
+        let outer_stdout = std::mem::take(&mut self.recorder.stdout);
+        let before = self.scope.tensor_bindings();
         let mut step = Step {
             line: statement.line,
             source: statement.source.clone(),
@@ -194,44 +186,22 @@ impl Evaluator {
             Ok(_) => {}
             Err(e) => {
                 step.error = Some(e.to_string());
-                self.error_line.get_or_insert(statement.line);
+                self.recorder.error_line.get_or_insert(statement.line);
             }
         }
-        let printed = std::mem::replace(&mut self.stdout, outer_stdout);
+        let printed = std::mem::replace(&mut self.recorder.stdout, outer_stdout);
         if !printed.is_empty() {
             if step.output.is_none() {
                 step.output = Some(printed.strip_suffix('\n').unwrap_or(&printed).to_string());
             }
             step.stdout = Some(printed.clone());
         }
-        self.stdout.push_str(&printed);
-        let inner_allocated = self.step_allocated;
-        let inner_new = self.step_new_storages.clone();
-        let inner_writes = self.step_writes.clone();
+        self.recorder.print(&printed);
+        let inner = self.recorder.accounts();
         let step = self.finish_step(step, &before);
-        self.substeps.push(step);
-        self.step_allocated = outer_allocated + inner_allocated;
-        self.step_new_storages = outer_new;
-        self.step_new_storages.extend(inner_new);
-        self.step_writes = outer_writes;
-        self.step_writes.extend(inner_writes);
+        self.recorder.substeps.push(step);
+        self.recorder.merge(outer, inner);
         result
-    }
-
-    /// Every variable with the tensor object it holds (for telling new bindings apart).
-    pub(crate) fn tensor_bindings(&self) -> Vec<(String, Option<TensorRef>)> {
-        self.vars
-            .iter()
-            .map(|(n, v)| {
-                (
-                    n.clone(),
-                    match v {
-                        Value::Tensor(t) => Some(t.clone()),
-                        _ => None,
-                    },
-                )
-            })
-            .collect()
     }
 
     /// `target op= value`: in place for a tensor (`__iadd__`), a new binding otherwise.
@@ -240,7 +210,7 @@ impl Evaluator {
             Target::Name(name) => {
                 let current = self.lookup(name)?;
                 let result = self.in_place_binary(op, current, value)?;
-                self.bind(name, result);
+                self.scope.bind(name, result);
                 Ok(())
             }
             Target::Subscript { object, index } => {
@@ -315,7 +285,7 @@ impl Evaluator {
     fn delete(&mut self, target: &Target) -> R<()> {
         match target {
             Target::Name(name) => {
-                if !self.unbind_name(name) {
+                if !self.scope.unbind(name) {
                     return Err(ScriptError::Name(format!("name '{name}' is not defined")));
                 }
                 Ok(())

@@ -555,7 +555,7 @@ impl Evaluator {
     pub(crate) fn store_back(&mut self, object: &Expr, value: Value) -> R<()> {
         match &object.kind {
             ExprKind::Name(name) => {
-                self.rebind(name, value);
+                self.scope.rebind(name, value);
                 Ok(())
             }
             ExprKind::Subscript {

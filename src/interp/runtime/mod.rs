@@ -1,5 +1,10 @@
-//! The evaluator's runtime: what a statement leaves behind (the recorder) and storages that
-//! are windows of another storage's memory.
+//! The evaluator's runtime, in three parts that [`crate::interp::Evaluator`] holds:
+//! - [`scope`]: names (the globals, the running functions' locals);
+//! - [`memory`]: storages, their addresses and owners, windows of another storage's memory
+//!   ([`windows`]), allocation, and the reachability walk that frees storages;
+//! - [`recorder`]: what a statement leaves in the trace.
 
+pub(crate) mod memory;
 pub(crate) mod recorder;
+pub(crate) mod scope;
 pub(crate) mod windows;

@@ -1,24 +1,163 @@
-//! Recording a step: the values of tensors and storages (within the trace's budget,
-//! `Limits::max_recorded_elements` and `max_recorded_total`) and the state after a statement.
+//! The recorder: what a statement leaves in the trace. While a statement runs it keeps the
+//! step's allocations, new storages, writes, the `view` it explains, its sub-steps, what
+//! `print` wrote, its warnings and the line that raised; when it ends, [`Evaluator::finish_step`]
+//! records the state after it: the values of tensors and storages within the trace's budget
+//! (`Limits::max_recorded_elements` and `max_recorded_total`).
 
-use crate::interp::*;
+use std::collections::{BTreeSet, HashSet};
+use std::rc::Rc;
 
-impl Evaluator {
+use crate::core::tensor::layout::ViewExplanation;
+use crate::core::tensor::{StorageId, Tensor};
+use crate::core::trace::{Creation, Step, StorageRecord, TensorRecord, TraceScalar, WriteRecord};
+use crate::interp::runtime::memory::StorageInfo;
+use crate::interp::value::{TensorRef, Value};
+use crate::interp::{Evaluator, Limits, ALWAYS_RECORDED};
+
+/// Sub-steps recorded with their full state, per script; later ones still run, unrecorded.
+pub(crate) const MAX_RECORDED_SUBSTEPS: usize = 300;
+
+/// What the running statement leaves in the trace, and the trace's budget of values.
+#[derive(Default)]
+pub(crate) struct Recorder {
+    /// Bytes allocated while the current statement runs.
+    allocated: usize,
+    /// Storages allocated while the current statement runs.
+    new_storages: HashSet<StorageId>,
+    /// Writes into storages during the current statement: the storage, its element size
+    /// and the element offsets written.
+    pub(crate) writes: Vec<(StorageId, usize, Vec<i64>)>,
+    /// Why the current statement's `view` failed, for drawing.
+    pub(crate) explain: Option<ViewExplanation>,
+    /// Sub-steps of the running top-level statement.
+    pub(crate) substeps: Vec<Step>,
+    /// Sub-steps recorded so far in the script (see [`MAX_RECORDED_SUBSTEPS`]).
+    recorded_substeps: usize,
+    /// Values recorded so far (see [`Limits::max_recorded_total`]).
+    recorded_values: usize,
+    /// What `print` wrote during the running statement.
+    pub(crate) stdout: String,
+    /// The line inside a block where the running statement's exception was raised.
+    pub(crate) error_line: Option<usize>,
+    /// Warnings raised during the running top-level statement.
+    warnings: Vec<String>,
+    /// Warnings already shown in this script (Python shows these once per process).
+    warned: BTreeSet<&'static str>,
+}
+
+/// A step's allocations, new storages and writes, set aside while a sub-step inside it
+/// records its own (the enclosing step keeps the sum).
+pub(crate) struct Accounts {
+    allocated: usize,
+    new_storages: HashSet<StorageId>,
+    writes: Vec<(StorageId, usize, Vec<i64>)>,
+}
+
+impl Recorder {
+    /// Starts a top-level statement: nothing allocated, written, printed or warned yet.
+    pub(crate) fn begin_statement(&mut self) {
+        self.allocated = 0;
+        self.new_storages.clear();
+        self.writes.clear();
+        self.explain = None;
+        self.substeps.clear();
+        self.stdout.clear();
+        self.warnings.clear();
+        self.error_line = None;
+    }
+
+    /// Counts a storage of `nbytes` allocated by the running statement.
+    pub(crate) fn note_allocation(&mut self, id: StorageId, nbytes: usize) {
+        self.allocated += nbytes;
+        self.new_storages.insert(id);
+    }
+
+    /// Whether the running statement allocated storage `id` (its writes are not recorded:
+    /// the whole storage is new).
+    pub(crate) fn is_new(&self, id: StorageId) -> bool {
+        self.new_storages.contains(&id)
+    }
+
+    /// Appends what `print` wrote.
+    pub(crate) fn print(&mut self, text: &str) {
+        self.stdout.push_str(text);
+    }
+
+    /// Raises `warning` with the running statement.
+    pub(crate) fn warn(&mut self, warning: String) {
+        self.warnings.push(warning);
+    }
+
+    /// Raises `warning` the first time in this script (as the first call in a Python process
+    /// does); it is shown with the running statement.
+    pub(crate) fn warn_once(&mut self, warning: &'static str) {
+        if self.warned.insert(warning) {
+            self.warnings.push(warning.to_string());
+        }
+    }
+
+    /// The running statement's warnings, taken for its step.
+    pub(crate) fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// Counts one more recorded sub-step: false once [`MAX_RECORDED_SUBSTEPS`] were.
+    pub(crate) fn count_substep(&mut self) -> bool {
+        if self.recorded_substeps >= MAX_RECORDED_SUBSTEPS {
+            return false;
+        }
+        self.recorded_substeps += 1;
+        true
+    }
+
+    /// Sets the running step's accounts aside, so that a sub-step starts from none.
+    pub(crate) fn set_aside(&mut self) -> Accounts {
+        Accounts {
+            allocated: std::mem::take(&mut self.allocated),
+            new_storages: std::mem::take(&mut self.new_storages),
+            writes: std::mem::take(&mut self.writes),
+        }
+    }
+
+    /// A copy of the running (sub-)step's accounts.
+    pub(crate) fn accounts(&self) -> Accounts {
+        Accounts {
+            allocated: self.allocated,
+            new_storages: self.new_storages.clone(),
+            writes: self.writes.clone(),
+        }
+    }
+
+    /// Gives the enclosing step back its accounts, with the sub-step's added.
+    pub(crate) fn merge(&mut self, outer: Accounts, inner: Accounts) {
+        self.allocated = outer.allocated + inner.allocated;
+        self.new_storages = outer.new_storages;
+        self.new_storages.extend(inner.new_storages);
+        self.writes = outer.writes;
+        self.writes.extend(inner.writes);
+    }
+
     /// Whether `n` more values may be recorded (and counts them when they may).
-    pub(crate) fn may_record(&mut self, n: usize) -> bool {
-        if n > self.limits.max_recorded_elements {
+    pub(crate) fn may_record(&mut self, n: usize, limits: &Limits) -> bool {
+        if n > limits.max_recorded_elements {
             return false;
         }
         let total = self.recorded_values.saturating_add(n);
-        if n > ALWAYS_RECORDED && total > self.limits.max_recorded_total {
+        if n > ALWAYS_RECORDED && total > limits.max_recorded_total {
             return false;
         }
         self.recorded_values = total;
         true
     }
+}
 
+impl Evaluator {
+    /// The values of `view` (row-major), when the trace's budget allows them.
     pub(crate) fn record_values(&mut self, view: &Tensor) -> Option<Vec<TraceScalar>> {
-        if !self.may_record(view.numel().max(0) as usize) {
+        if !self
+            .recorder
+            .may_record(view.numel().max(0) as usize, &self.limits)
+        {
             return None;
         }
         Some(
@@ -30,13 +169,17 @@ impl Evaluator {
         )
     }
 
+    /// Completes `step` with the state after it: every tensor and array variable, the
+    /// tensors it created (`before` holds the bindings before it ran), the live storages,
+    /// the writes, the bytes allocated and alive.
     pub(crate) fn finish_step(
         &mut self,
         mut step: Step,
         before: &[(String, Option<TensorRef>)],
     ) -> Step {
         let vars: Vec<(String, TensorRef)> = self
-            .vars
+            .scope
+            .globals()
             .iter()
             .filter_map(|(n, v)| {
                 if let Value::Tensor(t) = v {
@@ -48,15 +191,15 @@ impl Evaluator {
             .collect();
         for (name, t) in &vars {
             let storage = t.borrow().tensor.storage;
-            self.owners.entry(storage).or_insert_with(|| name.clone());
+            self.memory.claim(storage, name);
         }
-        self.owners.retain(|id, _| self.storages.contains_key(id));
-        step.explain = self.step_explain.take();
+        self.memory.forget_dead_owners();
+        step.explain = self.recorder.explain.take();
         self.record_arrays(&mut step);
         for (name, t) in &vars {
             let obj = t.borrow().clone();
             let tensor = &obj.tensor;
-            let info = self.storages.get(&tensor.storage).cloned();
+            let info = self.memory.storage(tensor.storage).cloned();
             let values = self.record_values(tensor);
             step.tensors.push(TensorRecord {
                 name: name.clone(),
@@ -64,7 +207,7 @@ impl Evaluator {
                 shape: tensor.layout.shape.clone(),
                 stride: tensor.layout.strides.clone(),
                 storage_offset: tensor.layout.offset,
-                storage: self.storage_key(tensor.storage),
+                storage: self.memory.storage_key(tensor.storage),
                 storage_nbytes: info.map(|i| i.nbytes).unwrap_or(0),
                 contiguous: tensor.layout.is_contiguous(),
                 channels_last: tensor.layout.is_channels_last_contiguous(),
@@ -80,14 +223,14 @@ impl Evaluator {
                 .and_then(|(_, t)| t.clone());
             let is_new = previous.map(|p| !Rc::ptr_eq(&p, t)).unwrap_or(true);
             if is_new && step.error.is_none() {
-                let fresh = self.step_new_storages.contains(&tensor.storage);
+                let fresh = self.recorder.is_new(tensor.storage);
                 let (kind, of) = if !fresh {
                     let sharers: Vec<String> = before
                         .iter()
                         .filter_map(|(n, bt)| bt.as_ref().map(|bt| (n, bt)))
                         .filter(|(_, bt)| {
-                            self.memory_root(bt.borrow().tensor.storage)
-                                == self.memory_root(tensor.storage)
+                            self.memory.memory_root(bt.borrow().tensor.storage)
+                                == self.memory.memory_root(tensor.storage)
                         })
                         .map(|(n, _)| n.clone())
                         .collect();
@@ -101,19 +244,22 @@ impl Evaluator {
                     name: name.clone(),
                     op: obj.made_by.clone(),
                     kind: kind.to_string(),
-                    storage: self.storage_key(tensor.storage),
+                    storage: self.memory.storage_key(tensor.storage),
                     of,
                 });
             }
         }
-        let ids: Vec<(StorageId, StorageInfo)> =
-            self.storages.iter().map(|(k, v)| (*k, v.clone())).collect();
+        let ids: Vec<(StorageId, StorageInfo)> = self
+            .memory
+            .storages()
+            .map(|(k, v)| (k, v.clone()))
+            .collect();
         for (id, info) in ids {
-            if !self.has_storage_record(id) {
+            if !self.memory.has_storage_record(id) {
                 continue;
             }
             let n = info.nbytes / info.dtype.item_size();
-            let values = if !self.may_record(n) {
+            let values = if !self.recorder.may_record(n, &self.limits) {
                 None
             } else {
                 let bytes = self.engine.read_storage(id);
@@ -124,26 +270,26 @@ impl Evaluator {
                 )
             };
             step.storages.push(StorageRecord {
-                owner: self.owners.get(&id).cloned(),
-                id: self.storage_key(id),
+                owner: self.memory.owner(id).cloned(),
+                id: self.memory.storage_key(id),
                 dtype: info.dtype.name().to_string(),
                 nbytes: info.nbytes,
                 values,
                 uninitialized: info.uninitialized,
             });
         }
-        let writes = std::mem::take(&mut self.step_writes);
+        let writes = std::mem::take(&mut self.recorder.writes);
         for (id, size, offsets) in writes {
-            if self.storages.contains_key(&id) {
+            if self.memory.is_live(id) {
                 step.writes.push(WriteRecord {
-                    storage: self.storage_key(id),
+                    storage: self.memory.storage_key(id),
                     element_size: size,
                     offsets,
                 });
             }
         }
-        step.allocated_bytes = self.step_allocated;
-        step.live_bytes = self.live_bytes();
+        step.allocated_bytes = self.recorder.allocated;
+        step.live_bytes = self.memory.live_bytes();
         step
     }
 }

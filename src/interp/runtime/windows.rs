@@ -12,9 +12,11 @@
 use crate::core::tensor::layout::Layout;
 use crate::core::tensor::{ScriptError, StorageId, Tensor};
 use crate::engines::window::open_window;
-use crate::interp::{Evaluator, StorageInfo, R};
+use crate::engines::Engine;
+use crate::interp::runtime::memory::{Memory, StorageInfo};
+use crate::interp::R;
 
-impl Evaluator {
+impl Memory {
     /// The storage whose memory `id` is (itself, or the base of a window).
     pub(crate) fn memory_root(&self, id: StorageId) -> StorageId {
         match self.storages.get(&id).and_then(|i| i.window) {
@@ -73,20 +75,12 @@ impl Evaluator {
         self.storage_key(id) == id.to_string()
     }
 
-    /// Bytes of every live storage (windows allocate nothing).
-    pub(crate) fn live_bytes(&self) -> usize {
-        self.storages
-            .values()
-            .filter(|s| s.window.is_none())
-            .map(|s| s.nbytes)
-            .sum()
-    }
-
     /// The array view `t` (no negative strides) as `torch.from_numpy` shares it: on a storage
     /// holding exactly the array's bytes, at offset 0. That is `t` itself when it already
     /// spans its whole storage; else a window of the memory (one already open at those bytes
     /// is reused). An array of no bytes gets a storage of its own each time, as in PyTorch.
-    pub(crate) fn window_of_array(&mut self, t: &Tensor) -> R<Tensor> {
+    /// A new window is opened on `engine`.
+    pub(crate) fn window_of_array(&mut self, engine: &mut dyn Engine, t: &Tensor) -> R<Tensor> {
         let item = t.dtype.item_size();
         let extent = if t.numel() == 0 {
             0
@@ -138,7 +132,7 @@ impl Evaluator {
         let id = match open {
             Some(id) => id,
             None => {
-                let id = open_window(&mut *self.engine, &self.windows, base, at, extent);
+                let id = open_window(engine, &self.windows, base, at, extent);
                 self.storages.insert(
                     id,
                     StorageInfo {

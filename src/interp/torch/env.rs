@@ -77,7 +77,8 @@ impl Evaluator {
             ("torch.backends.cudnn", flag) => {
                 let (_, default) = CUDNN_FLAGS.iter().find(|(f, _)| *f == flag)?;
                 let key = format!("{module}.{flag}");
-                self.module_settings
+                self.torch
+                    .module_settings
                     .iter()
                     .find(|(k, _)| *k == key)
                     .map_or(Value::Bool(*default), |(_, v)| v.clone())
@@ -90,8 +91,8 @@ impl Evaluator {
     pub(crate) fn set_module_attribute(&mut self, module: &str, name: &str, value: Value) -> R<()> {
         if module == "torch.backends.cudnn" && CUDNN_FLAGS.iter().any(|(f, _)| *f == name) {
             let key = format!("{module}.{name}");
-            self.module_settings.retain(|(k, _)| *k != key);
-            self.module_settings.push((key, value));
+            self.torch.module_settings.retain(|(k, _)| *k != key);
+            self.torch.module_settings.push((key, value));
             return Ok(());
         }
         Err(ScriptError::Attribute(format!(
@@ -121,7 +122,7 @@ impl Evaluator {
     ) -> Option<R<Value>> {
         match name {
             "get_default_dtype" => Some(Ok(Value::DType(DType::Float32))),
-            "is_grad_enabled" => Some(Ok(Value::Bool(self.grad_enabled))),
+            "is_grad_enabled" => Some(Ok(Value::Bool(self.torch.grad_enabled))),
             "no_grad" => Some(Ok(Value::GradMode(false))),
             "enable_grad" => Some(Ok(Value::GradMode(true))),
             "inference_mode" => Some(match pos.first().or(kw.first().map(|(_, v)| v)) {
@@ -131,7 +132,7 @@ impl Evaluator {
             // A function and a context manager: the mode changes at the call.
             "set_grad_enabled" => Some(match pos.first().or(kw.first().map(|(_, v)| v)) {
                 Some(Value::Bool(mode)) => {
-                    self.grad_enabled = *mode;
+                    self.torch.grad_enabled = *mode;
                     Ok(Value::GradMode(*mode))
                 }
                 _ => Err(ScriptError::Type(
@@ -168,21 +169,21 @@ impl Evaluator {
         name: Option<&str>,
         body: &[crate::lang::ast::Statement],
     ) -> R<crate::interp::python::statements::Flow> {
-        let before = self.grad_enabled;
+        let before = self.torch.grad_enabled;
         let manager = self.eval(context)?;
         let Value::GradMode(mode) = manager else {
-            self.grad_enabled = before;
+            self.torch.grad_enabled = before;
             return Err(ScriptError::Type(format!(
                 "'{}' object does not support the context manager protocol",
                 manager.type_name()
             )));
         };
-        self.grad_enabled = mode;
+        self.torch.grad_enabled = mode;
         if let Some(name) = name {
-            self.bind(name, Value::None);
+            self.scope.bind(name, Value::None);
         }
         let result = self.exec_block(body);
-        self.grad_enabled = before;
+        self.torch.grad_enabled = before;
         result
     }
 

@@ -8,5 +8,6 @@ pub(crate) mod nn;
 pub(crate) mod ops;
 pub(crate) mod registry;
 pub(crate) mod signature;
+pub(crate) mod state;
 pub(crate) mod storage;
 pub(crate) mod typeinfo;

@@ -202,7 +202,7 @@ impl Evaluator {
         if name.ends_with('_')
             && name != "requires_grad_"
             && this.borrow().requires_grad
-            && self.grad_enabled
+            && self.torch.grad_enabled
         {
             return Some(Err(ScriptError::Runtime(
                 "a leaf Variable that requires grad is being used in an in-place operation.".into(),

@@ -30,7 +30,7 @@ pub(crate) static OPS: &[OpDef] = &[
 /// `t.storage()`: the whole storage seen as elements of `t`'s dtype.
 fn typed_storage(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let t = call.self_tensor()?;
-    ev.warn_once(TYPED_STORAGE_WARNING);
+    ev.recorder.warn_once(TYPED_STORAGE_WARNING);
     Ok(Value::Storage(t.storage, Some(t.dtype)))
 }
 
@@ -48,7 +48,7 @@ fn element_dtype(dtype: Option<DType>) -> DType {
 impl Evaluator {
     /// Bytes of a live storage.
     fn storage_nbytes(&self, id: StorageId) -> usize {
-        self.storages.get(&id).map(|s| s.nbytes).unwrap_or(0)
+        self.memory.storage(id).map(|s| s.nbytes).unwrap_or(0)
     }
 
     /// The number of elements (`len(s)`, `s.size()`).
@@ -135,7 +135,7 @@ impl Evaluator {
                 pos.len() + 1
             )));
         }
-        let base = self.storages.get(&id).map(|s| s.base_address).unwrap_or(0);
+        let base = self.memory.storage(id).map(|s| s.base_address).unwrap_or(0);
         Ok(match name {
             "nbytes" => Value::Int(self.storage_nbytes(id) as i64),
             "size" => Value::Int(self.storage_len(id, dtype)),

@@ -82,9 +82,9 @@ impl Evaluator {
                 )))
             }
         };
-        let was_enabled = std::mem::replace(&mut self.grad_enabled, false);
+        let was_enabled = std::mem::replace(&mut self.torch.grad_enabled, false);
         let result = self.run_backward(root, seed, retain_graph);
-        self.grad_enabled = was_enabled;
+        self.torch.grad_enabled = was_enabled;
         result
     }
 

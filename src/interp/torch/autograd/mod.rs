@@ -335,7 +335,7 @@ impl Evaluator {
     /// Records the node of `op` on its output `out`, when autograd would (see the module
     /// documentation). `inputs` are the op's operands in order.
     pub(crate) fn record_grad(&mut self, op: GradOp, inputs: &[&Value], out: &Value) {
-        if !self.grad_enabled {
+        if !self.torch.grad_enabled {
             return;
         }
         if let GradOp::Named { name, .. } = &op {
@@ -491,7 +491,7 @@ impl Evaluator {
 
     /// `a[index] = value` on a non-leaf that requires grad: its node becomes `CopySlices`.
     pub(crate) fn record_setitem_grad(&self, target: &TensorRef, value: &Value) {
-        if !self.grad_enabled {
+        if !self.torch.grad_enabled {
             return;
         }
         let value_tracks =

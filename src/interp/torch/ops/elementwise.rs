@@ -274,10 +274,10 @@ impl Evaluator {
                 Operand::Tensor(t) => Some(t),
                 Operand::Scalar(_) => None,
             })
-            .map(|t| self.rooted(t))
+            .map(|t| self.memory.rooted(t))
             .collect();
         let inputs: Vec<&Tensor> = tensors.iter().collect();
-        match sequential_order(&self.rooted(&out_tensor), &inputs) {
+        match sequential_order(&self.memory.rooted(&out_tensor), &inputs) {
             None => self
                 .engine
                 .binary(op, &out_tensor, &a, &b, compute)

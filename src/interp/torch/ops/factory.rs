@@ -156,7 +156,7 @@ fn new_factory(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     ev.check_shape(&shape)?;
     let out = ev.empty(&shape, dtype, MemoryFormat::Contiguous, name)?;
     match name {
-        "new_empty" => ev.mark_uninitialized(out.storage),
+        "new_empty" => ev.memory.mark_uninitialized(out.storage),
         "new_ones" => ev.fill(&out, Scalar::Int(1))?,
         "new_full" => {
             let v = ev.arg_scalar(call, "fill_value")?.unwrap_or(Scalar::Int(0));
@@ -231,7 +231,7 @@ fn constant(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     ev.check_shape(&shape)?;
     let t = ev.empty(&shape, dtype, format, name)?;
     if name == "empty" {
-        ev.mark_uninitialized(t.storage);
+        ev.memory.mark_uninitialized(t.storage);
     } else if fill != Scalar::Int(0) {
         ev.fill(&t, fill)?;
     }
@@ -260,7 +260,7 @@ fn empty_strided(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         )));
     }
     let t = ev.empty_strided(&shape, &strides, dtype, "empty_strided")?;
-    ev.mark_uninitialized(t.storage);
+    ev.memory.mark_uninitialized(t.storage);
     Ok(Value::tensor(t, "empty_strided", None))
 }
 
@@ -296,7 +296,7 @@ fn like(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     };
     let t = ev.empty_strided(src.shape(), &strides, dtype, name)?;
     if name == "empty_like" {
-        ev.mark_uninitialized(t.storage);
+        ev.memory.mark_uninitialized(t.storage);
     } else {
         ev.fill(&t, fill)?;
     }

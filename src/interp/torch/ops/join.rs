@@ -302,7 +302,7 @@ impl Evaluator {
         }
         self.check_shape(shape)?;
         if current.numel() != 0 {
-            self.warnings.push(format!(
+            self.recorder.warn(format!(
                 "UserWarning: An output with one or more elements was resized since it had shape {}, which does not match the required output shape {}. This behavior is deprecated, and in a future PyTorch release outputs will not be resized unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0). (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)",
                 list_str(current.shape()),
                 list_str(shape)

@@ -485,7 +485,7 @@ impl Evaluator {
         }
         let src = broadcast_view(src, dst.shape());
         self.check_work(dst.numel(), "copy_")?;
-        match sequential_order(&self.rooted(dst), &[&self.rooted(&src)]) {
+        match sequential_order(&self.memory.rooted(dst), &[&self.memory.rooted(&src)]) {
             None => self.engine.copy(dst, &src),
             Some(order) => {
                 for index in order {

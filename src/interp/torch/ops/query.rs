@@ -127,8 +127,8 @@ fn is_contiguous(_: &mut Evaluator, call: &OpCall) -> R<Value> {
 fn data_ptr(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let t = call.self_tensor()?;
     let base = ev
-        .storages
-        .get(&t.storage)
+        .memory
+        .storage(t.storage)
         .map(|s| s.base_address)
         .unwrap_or(0);
     Ok(Value::Int(

@@ -124,12 +124,12 @@ pub(crate) static OPS: &[OpDef] = &[
 fn manual_seed(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let seed = ev.arg_int(call, "seed", 0)?;
     // PyTorch takes the seed as a uint64 (a negative one wraps).
-    ev.generator.manual_seed(seed as u64);
+    ev.torch.generator.manual_seed(seed as u64);
     Ok(Value::Generator)
 }
 
 fn initial_seed(ev: &mut Evaluator, _call: &OpCall) -> R<Value> {
-    Ok(Value::Int(ev.generator.initial_seed() as i64))
+    Ok(Value::Int(ev.torch.generator.initial_seed() as i64))
 }
 
 fn rand(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
@@ -161,7 +161,7 @@ fn randperm(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     random::check_randperm_dtype(n, dtype)?;
     ev.check_shape(&[n])?;
     ev.check_work(n, "randperm")?;
-    let values: Vec<Scalar> = random::randperm(&mut ev.generator, n)?
+    let values: Vec<Scalar> = random::randperm(&mut ev.torch.generator, n)?
         .into_iter()
         .map(|v| dtype.round(Scalar::Int(v)))
         .collect();
@@ -211,7 +211,11 @@ fn bernoulli(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     }
     ev.check_work(p.numel(), "bernoulli")?;
     let probabilities: Vec<f64> = ev.engine.values(&p).iter().map(|v| v.to_f64()).collect();
-    let draws = random::bernoulli(&mut ev.generator, &probabilities, p.dtype == DType::Float64);
+    let draws = random::bernoulli(
+        &mut ev.torch.generator,
+        &probabilities,
+        p.dtype == DType::Float64,
+    );
     let values: Vec<Scalar> = draws
         .into_iter()
         .map(|b| Scalar::Float(f64::from(u8::from(b))))
@@ -273,7 +277,8 @@ impl Evaluator {
             let mut halves = shape.clone();
             halves.push(2);
             let n = numel as usize * 2;
-            let values = random::sample(&mut self.generator, &dist, dtype.real_part(), n, true)?;
+            let values =
+                random::sample(&mut self.torch.generator, &dist, dtype.real_part(), n, true)?;
             let f = self.tensor_from_values(&halves, dtype.real_part(), &values, name)?;
             Tensor {
                 storage: f.storage,
@@ -281,7 +286,8 @@ impl Evaluator {
                 layout: Layout::contiguous(&shape),
             }
         } else {
-            let values = random::sample(&mut self.generator, dist, dtype, numel as usize, true)?;
+            let values =
+                random::sample(&mut self.torch.generator, dist, dtype, numel as usize, true)?;
             self.tensor_from_values(&shape, dtype, &values, name)?
         };
         if let Some(out) = call.tensor("out") {
@@ -320,7 +326,7 @@ impl Evaluator {
             (t.clone(), *dist)
         };
         let values = random::sample(
-            &mut self.generator,
+            &mut self.torch.generator,
             &dist,
             drawn.dtype,
             drawn.numel() as usize,
@@ -346,7 +352,7 @@ impl Evaluator {
             (t, *dist)
         };
         let values = random::sample(
-            &mut self.generator,
+            &mut self.torch.generator,
             &dist,
             t.dtype,
             t.numel() as usize,

@@ -24,7 +24,7 @@ impl Evaluator {
                 offset: t.layout.offset,
             })),
             None => {
-                self.step_explain =
+                self.recorder.explain =
                     crate::core::tensor::layout::explain_view(t.shape(), t.strides(), &shape);
                 Err(ScriptError::Runtime(
                 "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.".into(),
@@ -520,7 +520,11 @@ impl Evaluator {
         let needed = storage_nbytes_for(size, stride, offset, item).ok_or_else(|| {
             ScriptError::Runtime("as_strided: storage size calculation overflowed".into())
         })?;
-        let have = self.storages.get(&t.storage).map(|s| s.nbytes).unwrap_or(0) as u64;
+        let have = self
+            .memory
+            .storage(t.storage)
+            .map(|s| s.nbytes)
+            .unwrap_or(0) as u64;
         if needed > have {
             return Err(ScriptError::Runtime(format!(
                 "setStorage: sizes {}, strides {}, storage offset {}, and itemsize {} requiring a storage size of {} are out of bounds for storage of size {}",
@@ -589,7 +593,7 @@ impl Evaluator {
                     t.layout.offset
                 )));
             }
-            let window_start = self.storages.get(&t.storage).and_then(|i| i.window);
+            let window_start = self.memory.storage(t.storage).and_then(|i| i.window);
             if window_start.is_some_and(|(_, start)| start % new as usize != 0) {
                 return Err(ScriptError::NotImplemented(format!(
                     "viewing a tensor shared from part of a NumPy array as {} where its memory starts inside an element is outside Stridescope's model",

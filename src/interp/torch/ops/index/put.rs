@@ -282,11 +282,12 @@ impl Evaluator {
     /// Records the element offsets an indexed write wrote in `t`'s storage (for the
     /// trace's written cells), unless the storage is new in this statement.
     fn note_offsets(&mut self, t: &Tensor, mut offsets: Vec<i64>) {
-        if offsets.is_empty() || self.step_new_storages.contains(&t.storage) {
+        if offsets.is_empty() || self.recorder.is_new(t.storage) {
             return;
         }
         offsets.truncate(self.limits.max_recorded_elements);
-        self.step_writes
+        self.recorder
+            .writes
             .push((t.storage, t.dtype.item_size(), offsets));
     }
 

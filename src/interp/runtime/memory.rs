@@ -1,0 +1,307 @@
+//! Memory: the storages alive now, the fake but stable addresses `data_ptr()` reports, the
+//! first variable that held each storage, the windows of another storage's memory, the
+//! memory limit, and freeing what no variable reaches.
+//!
+//! [`reach`] is the one place that knows what holds a tensor: a new kind of value that
+//! holds tensors (a class instance, an `nn.Module`, an optimizer) is one more arm there, and
+//! its tensors then live exactly as long as the value does.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::core::print::human_bytes;
+use crate::core::tensor::{DType, ScriptError, StorageId, Tensor};
+use crate::engines::window::WindowTable;
+use crate::engines::Engine;
+use crate::interp::value::Value;
+use crate::interp::{Evaluator, R};
+
+/// Per-storage facts the evaluator keeps beside the engine.
+#[derive(Clone, Debug)]
+pub(crate) struct StorageInfo {
+    /// The dtype the storage is drawn as (a complex storage as its float halves).
+    pub(crate) dtype: DType,
+    /// Its size in bytes.
+    pub(crate) nbytes: usize,
+    /// The fake but stable address `data_ptr()` reports.
+    pub(crate) base_address: u64,
+    /// Made by `empty`/`empty_like`/`empty_strided` and never written since.
+    pub(crate) uninitialized: bool,
+    /// For a window of another storage's bytes (`torch.from_numpy` of an array that starts
+    /// inside its memory): that storage and the byte where the window starts.
+    pub(crate) window: Option<(StorageId, usize)>,
+}
+
+/// The storages alive now and what the evaluator knows of each (see the module's docs).
+pub(crate) struct Memory {
+    /// Every live storage, by id.
+    pub(super) storages: BTreeMap<StorageId, StorageInfo>,
+    /// The address the next non-empty storage gets.
+    next_address: u64,
+    /// The variable that first held each storage (the trace's `owner`).
+    owners: BTreeMap<StorageId, String>,
+    /// The windows of the engine (a `WindowEngine` around the evaluator's engine).
+    pub(super) windows: WindowTable,
+}
+
+impl Memory {
+    /// No storage yet; `windows` is the table of the engine's windows.
+    pub(crate) fn new(windows: WindowTable) -> Memory {
+        Memory {
+            storages: BTreeMap::new(),
+            next_address: 0x5581_2a40_0000,
+            owners: BTreeMap::new(),
+            windows,
+        }
+    }
+
+    /// What is known of live storage `id`.
+    pub(crate) fn storage(&self, id: StorageId) -> Option<&StorageInfo> {
+        self.storages.get(&id)
+    }
+
+    /// Whether storage `id` is alive.
+    pub(crate) fn is_live(&self, id: StorageId) -> bool {
+        self.storages.contains_key(&id)
+    }
+
+    /// Every live storage in id order.
+    pub(crate) fn storages(&self) -> impl Iterator<Item = (StorageId, &StorageInfo)> {
+        self.storages.iter().map(|(id, info)| (*id, info))
+    }
+
+    /// Bytes of every live storage (windows allocate nothing).
+    pub(crate) fn live_bytes(&self) -> usize {
+        self.storages
+            .values()
+            .filter(|s| s.window.is_none())
+            .map(|s| s.nbytes)
+            .sum()
+    }
+
+    /// Refuses an allocation of `nbytes` that would pass `limit` bytes alive at once.
+    pub(crate) fn check(&self, nbytes: usize, limit: usize, what: &str) -> R<()> {
+        let live = self.live_bytes();
+        if nbytes > limit.saturating_sub(live) {
+            return Err(ScriptError::Runtime(format!(
+                "{what}: not enough memory: you tried to allocate {nbytes} bytes ({}), but Stridescope's memory limit is {} with {} in use. Use smaller shapes (the limit keeps a browser tab alive).",
+                human_bytes(nbytes as u64),
+                human_bytes(limit as u64),
+                human_bytes(live as u64)
+            )));
+        }
+        Ok(())
+    }
+
+    /// PyTorch allocates no memory for a 0-byte storage: its data pointer is null, so every
+    /// empty storage is the same address. Empty allocations share one live storage (whose
+    /// `data_ptr()` is 0) so that storage identity matches what PyTorch reports.
+    pub(crate) fn live_empty_storage(&self, nbytes: usize) -> Option<StorageId> {
+        if nbytes != 0 {
+            return None;
+        }
+        self.storages
+            .iter()
+            .find(|(_, info)| info.nbytes == 0 && info.window.is_none())
+            .map(|(id, _)| *id)
+    }
+
+    /// Registers a storage the engine just allocated, giving it the next address.
+    pub(crate) fn register(&mut self, id: StorageId, nbytes: usize, dtype: DType) {
+        let base_address = if nbytes == 0 { 0 } else { self.next_address };
+        if nbytes > 0 {
+            self.next_address += (nbytes as u64).div_ceil(64) * 64 + 64;
+        }
+        self.storages.insert(
+            id,
+            StorageInfo {
+                // A complex storage is drawn as its float halves (real, imaginary in turn).
+                dtype: dtype.real_part(),
+                nbytes,
+                base_address,
+                uninitialized: false,
+                window: None,
+            },
+        );
+    }
+
+    /// Marks a fresh storage as uninitialized memory (`torch.empty`): drawn as such until a
+    /// write; its bytes read as zeros.
+    pub(crate) fn mark_uninitialized(&mut self, id: StorageId) {
+        if let Some(info) = self.storages.get_mut(&id) {
+            info.uninitialized = true;
+        }
+    }
+
+    /// Marks storage `id` as written (no longer uninitialized).
+    pub(crate) fn mark_written(&mut self, id: StorageId) {
+        if let Some(info) = self.storages.get_mut(&id) {
+            info.uninitialized = false;
+        }
+    }
+
+    /// The variable that first held storage `id`.
+    pub(crate) fn owner(&self, id: StorageId) -> Option<&String> {
+        self.owners.get(&id)
+    }
+
+    /// Makes `name` the owner of storage `id` unless it has one.
+    pub(crate) fn claim(&mut self, id: StorageId, name: &str) {
+        self.owners.entry(id).or_insert_with(|| name.to_string());
+    }
+
+    /// Forgets the owners of freed storages.
+    pub(crate) fn forget_dead_owners(&mut self) {
+        let storages = &self.storages;
+        self.owners.retain(|id, _| storages.contains_key(id));
+    }
+
+    /// Frees every storage that no value of `roots` reaches (see [`reach`]), and the
+    /// engine's memory with it.
+    pub(crate) fn collect<'a>(
+        &mut self,
+        roots: impl IntoIterator<Item = &'a Value>,
+        engine: &mut dyn Engine,
+    ) {
+        let mut live = BTreeSet::new();
+        for value in roots {
+            reach(value, &mut live);
+        }
+        // A window keeps the memory it looks into.
+        let bases: Vec<StorageId> = live
+            .iter()
+            .filter_map(|id| self.storages.get(id).and_then(|i| i.window))
+            .map(|(base, _)| base)
+            .collect();
+        live.extend(bases);
+        let dead: Vec<StorageId> = self
+            .storages
+            .keys()
+            .filter(|id| !live.contains(id))
+            .copied()
+            .collect();
+        for id in dead {
+            self.storages.remove(&id);
+            engine.free(id);
+        }
+    }
+}
+
+/// Adds every storage `value` keeps alive to `live`: the one place that knows what holds a
+/// tensor. The match names every kind of value, so a new kind must say what it holds.
+pub(crate) fn reach(value: &Value, live: &mut BTreeSet<StorageId>) {
+    match value {
+        Value::Tensor(t) | Value::NdArray(t) => {
+            let object = t.borrow();
+            live.insert(object.tensor.storage);
+            // A leaf's `.grad` lives as long as the leaf. (The autograd node in `grad_fn`
+            // keeps copies of the values it needs, not storages.)
+            if let Some(g) = &object.grad {
+                live.insert(g.borrow().tensor.storage);
+            }
+        }
+        Value::Storage(id, _) => {
+            live.insert(*id);
+        }
+        Value::Tuple(items) | Value::List(items) => items.iter().for_each(|i| reach(i, live)),
+        Value::Dict(entries) => entries.iter().for_each(|(k, v)| {
+            reach(k, live);
+            reach(v, live);
+        }),
+        Value::NamedTuple(_, fields) => fields.iter().for_each(|(_, v)| reach(v, live)),
+        Value::Method(receiver, _) => reach(receiver, live),
+        Value::Function(f) => f.defaults.iter().flatten().for_each(|v| reach(v, live)),
+        // An `nn` layer holds its `__init__` arguments.
+        Value::Layer { args, .. } => args.iter().for_each(|(_, v)| reach(v, live)),
+        Value::None
+        | Value::Bool(_)
+        | Value::Int(_)
+        | Value::Float(_)
+        | Value::Complex(..)
+        | Value::Str(_)
+        | Value::Ellipsis
+        | Value::Slice(..)
+        | Value::Size(_)
+        | Value::DType(_)
+        | Value::MemoryFormat(_)
+        | Value::Device(_)
+        | Value::Torch
+        | Value::Module(_)
+        | Value::Generator
+        | Value::Range(..)
+        | Value::Printed(_)
+        | Value::NpScalar(..)
+        | Value::NpDType(_)
+        | Value::ReadMode(_)
+        | Value::TypeInfo(_)
+        | Value::GradMode(_)
+        | Value::ExceptionType(_)
+        | Value::Exception(_) => {}
+    }
+}
+
+impl Evaluator {
+    /// Refuses an allocation of `nbytes` that would pass the memory limit.
+    pub(crate) fn check_memory(&self, nbytes: usize, what: &str) -> R<()> {
+        self.memory.check(nbytes, self.limits.memory_bytes, what)
+    }
+
+    /// Allocates a storage for a new tensor, enforcing the memory limit.
+    pub(crate) fn allocate(&mut self, nbytes: usize, dtype: DType, what: &str) -> R<StorageId> {
+        if let Some(id) = self.memory.live_empty_storage(nbytes) {
+            return Ok(id);
+        }
+        self.check_memory(nbytes, what)?;
+        let id = self.engine.allocate(nbytes);
+        self.register_storage(id, nbytes, dtype);
+        Ok(id)
+    }
+
+    /// Creates a storage holding `bytes`.
+    pub(crate) fn allocate_with(
+        &mut self,
+        bytes: Vec<u8>,
+        dtype: DType,
+        what: &str,
+    ) -> R<StorageId> {
+        let nbytes = bytes.len();
+        if let Some(id) = self.memory.live_empty_storage(nbytes) {
+            return Ok(id);
+        }
+        self.check_memory(nbytes, what)?;
+        let id = self.engine.allocate_with(bytes);
+        self.register_storage(id, nbytes, dtype);
+        Ok(id)
+    }
+
+    /// Registers a fresh storage in memory and in the running step's allocations.
+    fn register_storage(&mut self, id: StorageId, nbytes: usize, dtype: DType) {
+        self.memory.register(id, nbytes, dtype);
+        self.recorder.note_allocation(id, nbytes);
+    }
+
+    /// Records that `view`'s elements were written.
+    pub(crate) fn note_write(&mut self, view: &Tensor) {
+        self.memory.mark_written(view.storage);
+        // A write through a window is a write into the memory it looks into.
+        if let Some(root) = self.memory.window_root_view(view) {
+            self.note_write(&root);
+            if !self.memory.has_storage_record(view.storage) {
+                return;
+            }
+        }
+        if self.recorder.is_new(view.storage) {
+            return;
+        }
+        let cap = self.limits.max_recorded_elements;
+        let offsets: Vec<i64> = view.layout.offsets().take(cap).collect();
+        self.recorder
+            .writes
+            .push((view.storage, view.dtype.item_size(), offsets));
+    }
+
+    /// Frees every storage no variable reaches.
+    pub(crate) fn collect_garbage(&mut self) {
+        let roots = self.scope.globals().iter().map(|(_, v)| v);
+        self.memory.collect(roots, &mut *self.engine);
+    }
+}

@@ -1,0 +1,27 @@
+//! PyTorch's process state as a script changes it: the grad mode, the default generator and
+//! the module switches. It belongs to the torch layer, apart from Python's names
+//! ([`crate::interp::runtime::scope`]) and from memory.
+
+use crate::core::tensor::random::CpuGenerator;
+use crate::interp::value::Value;
+
+/// What `torch` remembers between statements.
+pub(crate) struct TorchState {
+    /// Whether autograd records now (`False` inside `with torch.no_grad():`).
+    pub(crate) grad_enabled: bool,
+    /// Module switches the script set (`torch.backends.cudnn.deterministic = True`).
+    pub(crate) module_settings: Vec<(String, Value)>,
+    /// The default CPU generator (`torch.manual_seed`, `rand`, `randn`, ...).
+    pub(crate) generator: CpuGenerator,
+}
+
+impl TorchState {
+    /// A fresh process: grad mode on, no switch set, the generator at its default seed.
+    pub(crate) fn new() -> TorchState {
+        TorchState {
+            grad_enabled: true,
+            module_settings: Vec::new(),
+            generator: CpuGenerator::new(CpuGenerator::DEFAULT_SEED),
+        }
+    }
+}
