@@ -79,6 +79,7 @@ pub struct Evaluator {
     engine: Box<dyn Engine>,
     /// Where `read_image` finds image files (see [`Evaluator::set_images`]).
     images: Box<dyn ImageSource>,
+    /// What a script may take (memory, statements, work per op, recorded values).
     limits: Limits,
     /// Names: the globals and the locals of the functions running now.
     scope: Scope,

@@ -48,8 +48,11 @@ pub(crate) struct Recorder {
 /// A step's allocations, new storages and writes, set aside while a sub-step inside it
 /// records its own (the enclosing step keeps the sum).
 pub(crate) struct Accounts {
+    /// Bytes allocated.
     allocated: usize,
+    /// Storages allocated.
     new_storages: HashSet<StorageId>,
+    /// Writes into storages that existed before.
     writes: Vec<(StorageId, usize, Vec<i64>)>,
 }
 
