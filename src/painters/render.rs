@@ -183,9 +183,9 @@ impl GpuView {
 /// The format of frames read back.
 pub(crate) const READBACK_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
-/// An offscreen frame target and the buffer its pixels are read back through (the page
-/// draws the pixels on a 2-D canvas: a WebGPU canvas context loses the device on
-/// SwiftShader in headless Chromium).
+/// An offscreen frame target and the buffer its pixels are read back through: for what
+/// needs the pixels on the CPU (the native render-bench and tests). The page presents its
+/// frames on the canvas instead (`present.rs`).
 pub struct FrameReadback {
     texture: wgpu::Texture,
     /// The texture frames are drawn into (of [`READBACK_FORMAT`]).

@@ -85,6 +85,11 @@ struct GpuStorage {
 
 /// The GPU engine (see the module documentation).
 pub struct GpuEngine {
+    /// The instance the device came from: a surface the device draws into (a page's canvas)
+    /// is made from it.
+    instance: wgpu::Instance,
+    /// The adapter the device was opened on (a surface's capabilities are the adapter's).
+    adapter: wgpu::Adapter,
     device: wgpu::Device,
     queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
@@ -123,6 +128,17 @@ fn buffer_size(nbytes: usize) -> u64 {
 }
 
 impl GpuEngine {
+    /// The instance the device was opened from: make a surface for this engine's device
+    /// (a browser canvas's WebGPU context) with it. The engine itself knows no window or page.
+    pub fn instance(&self) -> &wgpu::Instance {
+        &self.instance
+    }
+
+    /// The adapter the device was opened on (ask it a surface's capabilities).
+    pub fn adapter(&self) -> &wgpu::Adapter {
+        &self.adapter
+    }
+
     /// The device the engine's buffers live on (the painters draw with it).
     pub fn device(&self) -> &wgpu::Device {
         &self.device
@@ -166,6 +182,8 @@ impl GpuEngine {
             .await
             .map_err(|e| GpuError::RequestDevice(e.to_string()))?;
         Ok(GpuEngine {
+            instance,
+            adapter,
             device,
             queue,
             info,
