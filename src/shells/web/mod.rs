@@ -60,11 +60,30 @@ pub struct Hover {
     pub view: Option<(String, Vec<i64>)>,
 }
 
+/// Which engine ran the script.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineKind {
+    /// The CPU reference engine alone.
+    Cpu,
+    /// WebGPU (mirrored by the CPU reference): its buffers hold the last step's storages.
+    WebGpu,
+}
+
+impl EngineKind {
+    /// The badge's word: `CPU` or `WebGPU`.
+    pub fn label(self) -> &'static str {
+        match self {
+            EngineKind::Cpu => "CPU",
+            EngineKind::WebGpu => "WebGPU",
+        }
+    }
+}
+
 /// Which engine ran the script, for the badge.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EngineInfo {
-    /// `WebGPU` or `CPU`.
-    pub kind: String,
+    /// The engine.
+    pub kind: EngineKind,
     /// Adapter or reason, shown next to the kind (put into words when shown).
     pub detail: Msg,
 }
@@ -72,7 +91,7 @@ pub struct EngineInfo {
 impl EngineInfo {
     fn cpu(detail: Msg) -> Self {
         EngineInfo {
-            kind: "CPU".into(),
+            kind: EngineKind::Cpu,
             detail,
         }
     }
@@ -448,7 +467,7 @@ fn page_view(page: Page) -> impl IntoView {
                     <span class="badge engine" data-testid="engine-badge" title=move || tm(&state.engine.get().detail)>
                         {move || {
                             let e = state.engine.get();
-                            tf("engine-badge", &[("kind", e.kind.into()), ("detail", tm(&e.detail).into())])
+                            tf("engine-badge", &[("kind", e.kind.label().into()), ("detail", tm(&e.detail).into())])
                         }}
                     </span>
                     <i18n::LangSwitch/>

@@ -9,10 +9,48 @@ thread_local! {
     pub(super) static GPU: RefCell<Option<Rc<RefCell<GpuEngine>>>> = const { RefCell::new(None) };
     /// What the last mirrored run did on the GPU.
     pub(super) static STATS: Rc<RefCell<MirrorStats>> = Rc::new(RefCell::new(MirrorStats::default()));
+    /// The WebGPU device was lost: the next run asks for a new one.
+    static LOST: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 pub(super) fn gpu() -> Option<Rc<RefCell<GpuEngine>>> {
     GPU.with(|g| g.borrow().clone())
+}
+
+/// What the page's painters may ask of the engine that ran the script: the WebGPU engine
+/// they draw with, whether it is still the page's (not lost), and which of its storages
+/// holds a trace storage after the last run. Nothing else in the page reaches the engine's
+/// id map.
+#[derive(Clone)]
+pub(crate) struct GpuData {
+    engine: Rc<RefCell<GpuEngine>>,
+}
+
+impl GpuData {
+    /// The page's WebGPU engine, while it has one (None: no adapter, or the device was lost).
+    pub(crate) fn current() -> Option<GpuData> {
+        gpu().map(|engine| GpuData { engine })
+    }
+
+    /// The engine, to draw with.
+    pub(crate) fn engine(&self) -> &Rc<RefCell<GpuEngine>> {
+        &self.engine
+    }
+
+    /// Whether this is still the page's engine (false once its device was lost).
+    pub(crate) fn is_current(&self) -> bool {
+        gpu().is_some_and(|g| Rc::ptr_eq(&g, &self.engine))
+    }
+
+    /// The engine's storage that holds trace storage `id` (as the trace names it: `s3`) after
+    /// the last run on the GPU (None: not mirrored, or no longer the page's engine).
+    pub(crate) fn storage_of(&self, id: impl std::fmt::Display) -> Option<StorageId> {
+        if !self.is_current() {
+            return None;
+        }
+        let n = id.to_string().strip_prefix('s')?.parse().ok()?;
+        STATS.with(|s| s.borrow().ids.get(&StorageId(n)).copied())
+    }
 }
 
 /// Runs `script` within the browser's limits: on WebGPU (mirrored by the CPU reference
@@ -52,6 +90,10 @@ pub fn run_script(script: &str) -> Result<(Trace, bool), Msg> {
 
 /// Re-runs the script now, keeping the step where it was when possible.
 pub fn run_now(state: AppState) {
+    // After a lost device, the next run asks for a new one (it re-runs once it is open).
+    if LOST.with(|l| l.replace(false)) && gpu().is_none() {
+        start_gpu(state);
+    }
     if core_link::core().is_none() {
         core_link::load(move |loaded| match loaded {
             Ok(_) => run_now(state),
@@ -72,7 +114,7 @@ pub fn run_now(state: AppState) {
                 let s = STATS.with(|s| s.borrow().clone());
                 let adapter = gpu().map(|g| adapter_name(&g.borrow())).unwrap_or_default();
                 state.engine.set(EngineInfo {
-                    kind: "WebGPU".into(),
+                    kind: EngineKind::WebGpu,
                     detail: Msg::new("engine-gpu-ran")
                         .arg("adapter", adapter)
                         .arg("gpu", s.gpu_ops)
@@ -170,7 +212,7 @@ pub(super) fn verify_on_gpu(state: AppState, trace: Arc<Trace>) {
         // Only if this run is still the one shown.
         if Arc::ptr_eq(&trace, &state.trace.get_untracked()) {
             state.engine.update(|e| {
-                if e.kind == "WebGPU" && e.detail.id == "engine-gpu-ran" {
+                if e.kind == EngineKind::WebGpu && e.detail.id == "engine-gpu-ran" {
                     e.detail.id = "engine-gpu-verified";
                     e.detail.args.push(("count", checked.into()));
                 }
@@ -191,6 +233,7 @@ pub(super) fn start_gpu(state: AppState) {
                         Msg::new("engine-gpu-lost").arg("reason", reason),
                     ));
                     run_now(state);
+                    LOST.with(|l| l.set(true));
                 });
                 GPU.with(|g| *g.borrow_mut() = Some(Rc::new(RefCell::new(engine))));
                 run_now(state);

@@ -179,7 +179,8 @@ fn canvas_rasters() -> Vec<crate::present::export::Raster> {
             };
             Some(Raster {
                 of,
-                href: canvas.to_data_url().ok()?,
+                // Drawn now with what goes over it (a WebGPU canvas is read in its frame's task).
+                href: super::panels::canvas_picture(&canvas)?,
                 width: f64::from(canvas.width()),
                 height: f64::from(canvas.height()),
             })
@@ -531,7 +532,7 @@ pub fn EmbedBar() -> impl IntoView {
         <header class="embed-bar">
             <a class="brand-mini" href=move || { state.script.track(); state.step.track(); state.pinned.track(); open_full() } target="_blank" rel="noopener" data-testid="open-full" title=t("open-full-title")>{t("open-full")}</a>
             <span class="badge engine" data-testid="engine-badge" title=move || tm(&state.engine.get().detail)>
-                {move || state.engine.get().kind}
+                {move || state.engine.get().kind.label()}
             </span>
         </header>
     }

@@ -1,8 +1,8 @@
 //! The canvas-2D painter: the render plan's picture (`render::Scene::draw`, the CPU reference
-//! of the GPU shader) drawn without WebGPU, from a [`FrameCache`] (pure: a frame's cost
-//! follows the canvas's pixels, not the cells; native tests hold it to `Scene::draw`) handed
-//! to `putImageData`. Cell values as text, the pinned ring and the stride jumps are drawn
-//! over it.
+//! of the GPU shader) drawn without WebGPU, and where the WebGPU painter cannot present (then
+//! on its overlay canvas), from a [`FrameCache`] (pure: a frame's cost follows the canvas's
+//! pixels, not the cells; native tests hold it to `Scene::draw`) handed to `putImageData`.
+//! Cell values as text, the pinned ring and the stride jumps are drawn over it.
 
 use std::collections::HashSet;
 
@@ -12,7 +12,7 @@ use crate::present::frame_cache::FrameCache;
 use crate::present::render::viewport::TEXT_MIN_PX;
 use crate::present::render::{Frame as PlanFrame, GridKind, Rgba};
 use crate::shells::web::panels::canvas_source::Source;
-use crate::shells::web::panels::canvas_view::{Frame, Painter};
+use crate::shells::web::panels::canvas_view::{Frame, Painter, Target};
 
 /// Rings drawn around the pinned element's cells and the stride jumps.
 const RING_CAP: usize = 64;
@@ -52,11 +52,37 @@ impl Painter for Canvas2d {
         "canvas2d"
     }
 
+    fn present(&self) -> &'static str {
+        "none"
+    }
+
+    fn frame_source(&self) -> &'static str {
+        "cpu"
+    }
+
     fn set_data(&mut self, src: &Source, written: &HashSet<i64>, _last_on_gpu: bool) {
         self.cache.set_data(&src.grid, written);
     }
 
-    fn paint(&mut self, canvas: &web_sys::HtmlCanvasElement, src: &Source, f: &Frame) {
+    fn paint(&mut self, target: &Target, src: &Source, f: &Frame) {
+        self.paint_on(target.canvas, src, f);
+    }
+
+    fn snapshot(&mut self, target: &Target, src: &Source, f: &Frame) -> Option<String> {
+        self.paint_on(target.canvas, src, f);
+        target.canvas.to_data_url().ok()
+    }
+}
+
+impl Canvas2d {
+    /// Draws one frame on `canvas` (a canvas of its own, or the WebGPU painter's overlay):
+    /// the cells, then what goes over them.
+    pub(super) fn paint_on(
+        &mut self,
+        canvas: &web_sys::HtmlCanvasElement,
+        src: &Source,
+        f: &Frame,
+    ) {
         let Some(ctx) = context(canvas) else { return };
         let plan = PlanFrame::new(&f.viewport, &src.grid, f.highlight);
         let (w, h) = plan.size;
@@ -99,19 +125,27 @@ impl Painter for Canvas2d {
             }
         }
         let cache = &self.cache;
-        draw_over(&ctx, src, f, &|r, c| cache.cell_colour(r, c));
+        draw_over(
+            &ctx,
+            src,
+            f,
+            &|r, c| cache.cell_colour(r, c),
+            src.scene.is_none(),
+        );
     }
 }
 
 /// Draws what goes over the values on `ctx` (a canvas of the frame's device size): cell
 /// values as text where cells are large enough (dark or light to read on `colour` of the
-/// cell), rings around the pinned element's cells and the stride jumps, and the words that
-/// say the values are not recorded. The WebGPU painter draws it on its overlay canvas.
+/// cell), rings around the pinned element's cells and the stride jumps, and (`words`) the
+/// words that say the values are not recorded. The WebGPU painter draws it on its overlay
+/// canvas.
 pub(super) fn draw_over(
     ctx: &web_sys::CanvasRenderingContext2d,
     src: &Source,
     f: &Frame,
     colour: &dyn Fn(usize, usize) -> Option<Rgba>,
+    words: bool,
 ) {
     let vp = &f.viewport;
     let _ = ctx.set_transform(vp.dpr, 0.0, 0.0, vp.dpr, 0.0, 0.0);
@@ -153,7 +187,7 @@ pub(super) fn draw_over(
     for &j in f.jumps.iter() {
         ring(j, "#cc79a7", 1.5);
     }
-    if src.scene.is_none() {
+    if words {
         ctx.set_font("600 14px system-ui, sans-serif");
         ctx.set_text_align("center");
         ctx.set_text_baseline("middle");

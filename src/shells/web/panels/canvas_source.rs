@@ -16,6 +16,9 @@ pub(super) struct Source {
     pub(super) view: Option<String>,
     /// `rgb`, `heatmap` or `tint` (the canvas's `data-mode`).
     pub(super) mode: &'static str,
+    /// How cells are coloured (the scene's, also where the values are not recorded: the GPU
+    /// draws them from its own buffer at the run's last step).
+    pub(super) colouring: Mode,
     /// Cells that show an element.
     pub(super) count: usize,
 }
@@ -113,6 +116,7 @@ pub(super) fn source_of(drawn: &Drawn, step: &Step, heatmap: bool) -> (Source, b
         storage,
         view,
         mode: name,
+        colouring: mode,
         count,
     };
     (src, image)

@@ -11,10 +11,13 @@
 //! `0,0` at the default pan), `data-highlight-offset` (the storage element highlighted now,
 //! empty when none of this storage is), `data-pinned-offset` (likewise for the pinned one),
 //! `data-mode` (`rgb`, `heatmap` or `tint`), `data-rows`/`data-cols` (the drawing's grid) and
-//! `data-recorded` (whether the values are in the trace); with WebGPU, `data-gpu-frames` (GPU
-//! frames shown so far), `data-gpu-ms` (the last one's time from asking to having its
-//! pixels) and `data-frame-source` (`gpu` when the canvas shows the GPU's frame, `cpu` while
-//! the canvas-2D painter stands in for it).
+//! `data-recorded` (whether the values are in the trace), `data-frame-source` (`gpu` when the
+//! canvas shows the GPU's frame, `cpu` when the canvas-2D painter drew it) and `data-present`
+//! (`canvas` when WebGPU frames are presented on the canvas, `readback` when they are read
+//! back, `none` for the canvas-2D painter); with WebGPU, `data-gpu-frames` (GPU frames
+//! presented so far), `data-gpu-done` (those the GPU finished) and `data-gpu-ms` (the last
+//! one's time from submitting to done). A transparent overlay canvas above it (no test id,
+//! hidden from assistive technology) carries what the WebGPU painter draws in 2-D.
 
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -29,6 +32,7 @@ use crate::shells::web::i18n::{t as tr, tf};
 use crate::shells::web::panels::canvas2d::Canvas2d;
 pub(super) use crate::shells::web::panels::canvas_source::Drawn;
 use crate::shells::web::panels::canvas_source::{source_of, values_of, Source};
+pub(super) use crate::shells::web::panels::painter::{Frame, Painter, Target};
 pub use crate::shells::web::panels::readout::CellReadout;
 use crate::shells::web::{AppState, Hover};
 
@@ -73,41 +77,13 @@ pub(super) fn storage_pref_key(id: &str) -> String {
     format!("storage:{id}")
 }
 
-/// What draws a canvas's pixels from a [`Source`] (one arithmetic, the plan's, for every
-/// renderer): `gpu_painter.rs` or `canvas2d.rs`.
-pub(super) trait Painter {
-    /// `canvas2d` or `webgpu` (the canvas's `data-renderer`).
-    fn name(&self) -> &'static str;
-    /// The data changed (values, or the elements this step wrote); `last_on_gpu`: the step
-    /// shown is the last of a run the GPU engine mirrored (its buffers hold these values).
-    fn set_data(&mut self, src: &Source, written: &HashSet<i64>, last_on_gpu: bool);
-    /// Gives the painter a way to ask for a paint (a frame that comes back later).
-    fn set_waker(&mut self, _wake: Rc<dyn Fn()>) {}
-    /// Draws one frame on `canvas`.
-    fn paint(&mut self, canvas: &web_sys::HtmlCanvasElement, src: &Source, frame: &Frame);
-}
-
-/// What one frame shows besides the data.
-pub(super) struct Frame {
-    pub(super) viewport: Viewport,
-    pub(super) highlight: Option<i64>,
-    pub(super) pinned: Option<i64>,
-    /// Storage elements of the picked dim's stride walk.
-    pub(super) jumps: Rc<Vec<i64>>,
-    /// How strongly this step's writes flash now (0 to 1).
-    pub(super) flash: f64,
-    pub(super) dark: bool,
-    /// A storage element's value as a cell shows it.
-    pub(super) text: Box<dyn Fn(i64) -> Option<String>>,
-    /// The words drawn when the values are not recorded.
-    pub(super) not_recorded: String,
-}
-
 /// One large drawing's live state.
 pub(super) struct CanvasView {
     src: Source,
     painter: Box<dyn Painter>,
     canvas: Option<web_sys::HtmlCanvasElement>,
+    /// The transparent canvas above it.
+    overlay: Option<web_sys::HtmlCanvasElement>,
     viewport: Viewport,
     frame_pending: bool,
     /// Pointers down: id and last position (two of them pinch).
@@ -121,6 +97,8 @@ pub(super) struct CanvasView {
     dark: bool,
     /// The cell the keyboard is on.
     cursor: (usize, usize),
+    /// The step shown is the last of a run on WebGPU (the painter may read its buffers).
+    last_on_gpu: bool,
     state: AppState,
     /// Where the viewport is kept across redraws of the panel.
     key: String,
@@ -130,10 +108,9 @@ pub(super) struct CanvasView {
 
 /// The painter of a new canvas: the GPU's where the page has a WebGPU engine.
 fn new_painter() -> Box<dyn Painter> {
-    #[cfg(target_arch = "wasm32")]
-    if let Some(engine) = crate::shells::web::gpu() {
+    if let Some(data) = crate::shells::web::GpuData::current() {
         return Box::new(crate::shells::web::panels::gpu_painter::WebGpuPainter::new(
-            engine,
+            data,
         ));
     }
     Box::new(Canvas2d::default())
@@ -156,6 +133,18 @@ thread_local! {
     /// for: a panel redrawn (a dim picked, a view added) keeps the zoom and pan.
     static VIEWPORTS: std::cell::RefCell<std::collections::HashMap<String, (usize, usize, Viewport)>> =
         std::cell::RefCell::new(std::collections::HashMap::new());
+    /// The drawings on the page, for the PNG export.
+    static LIVE: std::cell::RefCell<Vec<Handle>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The picture `canvas` (a `gpu-view` canvas) shows, drawn now, as a PNG data URL: its
+/// painter's frame with what goes over it (a WebGPU canvas is read in the task that drew it).
+pub(crate) fn canvas_picture(canvas: &web_sys::HtmlCanvasElement) -> Option<String> {
+    let live = LIVE.with(|l| l.borrow().clone());
+    let v = live
+        .into_iter()
+        .find(|v| v.try_with_value(|v| v.canvas.as_ref() == Some(canvas)) == Some(true))?;
+    v.try_update_value(|v| v.snapshot()).flatten()
 }
 
 impl CanvasView {
@@ -164,6 +153,7 @@ impl CanvasView {
             src,
             painter: new_painter(),
             canvas: None,
+            overlay: None,
             viewport: Viewport::fit(1.0, 1.0, 1.0, 1, 1),
             frame_pending: false,
             pointers: Vec::new(),
@@ -174,6 +164,7 @@ impl CanvasView {
             flash_since: None,
             dark: false,
             cursor: (0, 0),
+            last_on_gpu: false,
             state,
             key,
             renderer,
@@ -207,9 +198,15 @@ impl CanvasView {
             _ => fit,
         };
         let (w, h) = self.viewport.device_size();
-        canvas.set_width(w);
-        canvas.set_height(h);
-        let _ = canvas.set_attribute("style", &format!("width:{width}px;height:{height}px"));
+        let style = format!("width:{width}px;height:{height}px");
+        // A canvas's picture is cleared whenever its size is set, even to the same.
+        for c in [Some(canvas), self.overlay.as_ref()].into_iter().flatten() {
+            if (c.width(), c.height()) != (w, h) {
+                c.set_width(w);
+                c.set_height(h);
+            }
+            let _ = c.set_attribute("style", &style);
+        }
         self.stamp();
     }
 
@@ -254,15 +251,34 @@ impl CanvasView {
     /// Draws a frame now (from the animation frame callback); true while a write flashes.
     fn paint(&mut self) -> bool {
         self.frame_pending = false;
-        let Some(canvas) = self.canvas.clone() else {
+        let (Some(canvas), Some(overlay)) = (self.canvas.clone(), self.overlay.clone()) else {
             return false;
         };
         let frame = self.frame();
         let started = now();
-        self.painter.paint(&canvas, &self.src, &frame);
+        let target = Target {
+            canvas: &canvas,
+            overlay: &overlay,
+        };
+        self.painter.paint(&target, &self.src, &frame);
         let _ = canvas.set_attribute("data-frame-ms", &format!("{:.2}", now() - started));
         self.show_renderer();
         frame.flash > 0.0
+    }
+
+    /// Draws a frame now and returns the picture, as a PNG data URL.
+    fn snapshot(&mut self) -> Option<String> {
+        let (Some(canvas), Some(overlay)) = (self.canvas.clone(), self.overlay.clone()) else {
+            return None;
+        };
+        let frame = self.frame();
+        let target = Target {
+            canvas: &canvas,
+            overlay: &overlay,
+        };
+        let picture = self.painter.snapshot(&target, &self.src, &frame);
+        self.show_renderer();
+        picture
     }
 
     /// The cell at CSS point `(x, y)` of the canvas, with its view index and storage
@@ -300,11 +316,16 @@ impl CanvasView {
         }
     }
 
-    /// Shows the painter's name (it draws in 2-D where the GPU cannot).
+    /// Shows the painter's name (it draws in 2-D where the GPU cannot), how its frames reach
+    /// the canvas and who drew the picture shown.
     fn show_renderer(&self) {
         let name = self.painter.name();
         if self.renderer.get_untracked() != name {
             self.renderer.set(name);
+        }
+        if let Some(canvas) = &self.canvas {
+            let _ = canvas.set_attribute("data-present", self.painter.present());
+            let _ = canvas.set_attribute("data-frame-source", self.painter.frame_source());
         }
     }
 
@@ -320,11 +341,17 @@ impl CanvasView {
             }
             _ => false,
         };
+        // The GPU's buffers hold the values of a run's last step (drawn from there even where
+        // the trace has no values).
+        let state = self.state;
+        let steps = state.trace.with_untracked(|t| t.steps.len());
+        let last_on_gpu = state.step.get_untracked() + 1 >= steps
+            && state
+                .engine
+                .with_untracked(|e| e.kind == crate::shells::web::EngineKind::WebGpu);
+        let changed = changed || last_on_gpu != self.last_on_gpu;
+        self.last_on_gpu = last_on_gpu;
         if changed || first || !written.is_empty() {
-            let state = self.state;
-            let steps = state.trace.with_untracked(|t| t.steps.len());
-            let last_on_gpu = state.step.get_untracked() + 1 >= steps
-                && state.engine.with_untracked(|e| e.kind == "WebGPU");
             self.painter.set_data(&self.src, &written, last_on_gpu);
             self.show_renderer();
             if !written.is_empty() {
@@ -453,18 +480,28 @@ pub(super) fn canvas_drawing(
     let mut view_state = CanvasView::new(src, state, key.clone(), renderer);
     view_state.jumps = Rc::new(jumps);
     renderer.set(view_state.painter.name());
+    let (present, source) = (
+        view_state.painter.present(),
+        view_state.painter.frame_source(),
+    );
     let v: Handle = StoredValue::new_local(view_state);
     v.update_value(|s| s.painter.set_waker(Rc::new(move || repaint(v))));
     let node = NodeRef::<leptos::html::Canvas>::new();
+    let over = NodeRef::<leptos::html::Canvas>::new();
     // Mounted: size, keep the zoom it had (or fit), paint.
     Effect::new(move |_| {
-        let Some(canvas) = node.get() else { return };
+        let (Some(canvas), Some(overlay)) = (node.get(), over.get()) else {
+            return;
+        };
         v.update_value(|v| {
             v.canvas = Some(canvas.clone());
+            v.overlay = Some(overlay.clone());
             v.measure(true);
         });
         repaint(v);
     });
+    LIVE.with(|l| l.borrow_mut().push(v));
+    on_cleanup(move || LIVE.with(|l| l.borrow_mut().retain(|h| *h != v)));
     // Each step's values and writes.
     Effect::new(move |first: Option<()>| {
         let changed = state
@@ -666,9 +703,11 @@ pub(super) fn canvas_drawing(
             <canvas node_ref=node class="large-canvas" data-testid="gpu-view" data-name=testid_name data-storage=testid_storage
                 data-renderer=move || renderer.get() data-mode=mode data-rows=rows data-cols=cols data-recorded=recorded.to_string()
                 data-highlight-offset="" data-pinned-offset="" data-cell-px="" data-pan="0,0" data-jumps=jump_count
+                data-present=present data-frame-source=source
                 role="img" tabindex="0" aria-label=label
                 on:pointerdown=on_down on:pointermove=on_move on:pointerup=on_up on:pointercancel=on_cancel
                 on:wheel=on_wheel on:keydown=on_key on:focus=on_focus></canvas>
+            <canvas node_ref=over class="large-canvas-overlay" aria-hidden="true"></canvas>
         </div>
     }
     .into_any()

@@ -1,42 +1,49 @@
 //! The WebGPU painter: a large drawing's cells drawn by the GPU render path
-//! (`painters::render`): one full-target triangle per frame whose fragment shader reads
-//! the values from a storage buffer.
+//! (`painters::render`), presented on the canvas: the canvas's WebGPU context is configured
+//! on the engine's device (`painters::present`), and a frame is one render pass into its
+//! current texture whose fragment shader reads the values from a storage buffer. No
+//! read-back, no copy, no canvas-2D painting of the data.
 //!
 //! At the script's last step the buffer is the engine's own (the one the compute shaders
-//! wrote: nothing is copied). An earlier step exists only as trace values: on each change of
-//! data they are uploaded once, as f32, into one buffer the painter owns (through its
-//! `GpuView`; the engine forgets it at once and it is freed when the next data replace it).
-//! Frames never copy the data: one uniform write when the pan, zoom or highlight changed,
-//! one render pass.
+//! wrote: nothing is copied; the page's engine facade, `GpuData`, says which). An earlier
+//! step exists only as trace values: on each change of data they are uploaded once, as f32,
+//! into one buffer the painter owns (through its `GpuView`; the engine forgets it at once and
+//! it is freed when the next data replace it).
 //!
-//! The frame is drawn offscreen and its pixels come back by one asynchronous read, then go
-//! on the canvas's 2-D context (a WebGPU canvas context loses the device on SwiftShader in
-//! headless Chromium, and a 2-D canvas is what the PNG export reads). A GPU frame is shown
-//! only for the plan it was drawn for (data, pan, zoom, highlight): until the frame of the
-//! current plan is back, the canvas-2D painter draws the same picture, so that a canvas is
-//! never blank and never shows cells where they no longer are. Cell values as text, the pinned and stride-jump rings and
-//! the write flash are drawn over it in 2-D; where the GPU cannot draw the data (values not
-//! recorded, a view beyond the adapter's limits) the canvas-2D painter draws the canvas.
+//! Frames are drawn from the page's animation frames, only when the plan of the cells (data,
+//! pan, zoom) changed, and one at a time: while a frame's work is on the GPU the next waits
+//! and then draws the plan of that moment, so input never queues frames. What goes over the
+//! cells is drawn on a transparent overlay canvas above, in device pixels of the same plan and
+//! in the same task as the frame, so the two never disagree about where cells are: the hover
+//! highlight and its alias rings (the pixels `Scene::pixel` paints), the write flash, values as
+//! text, the pinned and stride-jump rings. A hover thus costs the GPU nothing: on a GPU that is
+//! a CPU (SwiftShader), four canvases' frames per hover would hold the page for the time of
+//! four frames.
+//!
+//! Where the GPU cannot draw the data (values not recorded, a view beyond the adapter's
+//! limits), the canvas-2D painter draws the same picture on the overlay. If the canvas's
+//! context cannot be configured, or the device is lost, the view goes to the canvas-2D
+//! painter for good and says so once in the console; after a lost device the next data use
+//! the page's new device.
 
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::collections::HashSet;
 use std::rc::Rc;
 
-use std::time::Duration;
+use wasm_bindgen::{JsCast, JsValue};
 
-use leptos::leptos_dom::helpers::{set_timeout_with_handle, TimeoutHandle};
-use wasm_bindgen::Clamped;
-
-use crate::core::tensor::{DType, StorageId};
-use crate::engines::gpu::GpuEngine;
+use crate::core::tensor::DType;
 use crate::engines::Engine;
-use crate::painters::render::{FrameReadback, GpuView};
-use crate::painters::GpuPainter;
+use crate::painters::render::GpuView;
+use crate::painters::{GpuPainter, PresentIssue, Presenter};
 use crate::present::frame_cache::FLASH_RGB;
+use crate::present::render::colour::HIGHLIGHT_COLOUR;
+use crate::present::render::scene::MARK_RING_PX;
 use crate::present::render::{Frame as PlanFrame, Grid};
 use crate::shells::web::panels::canvas2d::{context, draw_over, Canvas2d};
 use crate::shells::web::panels::canvas_source::Source;
-use crate::shells::web::panels::canvas_view::{Frame, Painter};
+use crate::shells::web::panels::canvas_view::{Frame, Painter, Target};
+use crate::shells::web::GpuData;
 
 /// Written elements whose cells the flash finds one by one (more: it looks at every
 /// visible cell, up to [`FLASH_VISIBLE_CAP`]).
@@ -45,16 +52,9 @@ const FLASH_WRITTEN_CAP: usize = 4096;
 const FLASH_VISIBLE_CAP: usize = 1 << 16;
 /// Cells of one written element that flash.
 const FLASH_CELLS_CAP: usize = 64;
-
-/// How long the plan (pan, zoom, highlight) must stay the same before the GPU is asked for
-/// its frame. Meanwhile the CPU draws every frame, so a GPU frame that would arrive after the
-/// plan changed again is never drawn for nothing (on SwiftShader it would take the cores the
-/// CPU's frames need).
-const SETTLE_MS: f64 = 120.0;
-
-/// A frame read back: the data's generation and the plan it was drawn for, its pixels, and
-/// the milliseconds from asking to having them.
-type Drawn = (u64, PlanFrame, Vec<u8>, f64);
+/// Cells whose pixels the highlight finds one by one (more aliases: every pixel asks its
+/// cell), as the canvas-2D painter's `FrameCache`.
+const HIGHLIGHT_CAP: usize = 1 << 16;
 
 fn now() -> f64 {
     web_sys::window()
@@ -63,80 +63,94 @@ fn now() -> f64 {
         .unwrap_or(0.0)
 }
 
-/// The WebGPU painter (see the module documentation).
-pub(super) struct WebGpuPainter {
-    engine: Rc<RefCell<GpuEngine>>,
-    /// The render pipelines, drawing from the engine's buffers.
-    painter: GpuPainter,
-    /// The data prepared for drawing (None: the canvas-2D painter draws them).
-    view: Option<GpuView>,
-    /// Counts changes of data (a frame read back for older data is not shown).
-    generation: u64,
-    target: Option<FrameReadback>,
-    /// A frame is being drawn and read.
-    in_flight: Rc<RefCell<bool>>,
-    /// The last frame read back.
-    ready: Rc<RefCell<Option<Drawn>>>,
-    /// Asks for a paint (when a frame is back).
-    wake: Option<Rc<dyn Fn()>>,
-    fallback: Canvas2d,
-    written: HashSet<i64>,
-    /// Frames of the GPU shown (the canvas's `data-gpu-frames`).
-    shown: u64,
-    /// The plan of the last paint, and since when it has not changed (ms).
-    last_plan: Option<(PlanFrame, f64)>,
-    /// The paint that asks the GPU once the plan has settled.
-    settle: Option<TimeoutHandle>,
-}
-
-/// The engine's storage holding trace storage `id` (`s<n>`) after the last run.
-fn engine_storage(id: &str) -> Option<StorageId> {
-    let n = id.strip_prefix('s')?.parse().ok()?;
-    crate::shells::web::STATS.with(|s| s.borrow().ids.get(&StorageId(n)).copied())
-}
-
 fn log(text: String) {
     web_sys::console::log_1(&text.into());
 }
 
+/// The frames a painter presented and how their work went (shared with the callbacks that
+/// hear the GPU finish a frame).
+#[derive(Default)]
+struct Progress {
+    /// A frame's work is on the GPU.
+    in_flight: Cell<bool>,
+    /// A paint waited for it (ask for one when it is done).
+    waiting: Cell<bool>,
+    /// Frames whose work the GPU finished (the canvas's `data-gpu-done`).
+    done: Cell<u64>,
+}
+
+/// Why the painter no longer presents.
+#[derive(Clone, Debug, PartialEq)]
+enum Failure {
+    /// The canvas gives no WebGPU context, or it cannot be configured on this device.
+    Context(String),
+    /// The engine's device was lost (a new one may come with the next data).
+    DeviceLost,
+}
+
+/// The WebGPU painter (see the module documentation).
+pub(super) struct WebGpuPainter {
+    data: GpuData,
+    /// The render pipelines, drawing from the engine's buffers.
+    painter: GpuPainter,
+    /// The data prepared for drawing (None: the canvas-2D painter draws them).
+    view: Option<GpuView>,
+    /// The canvas's context, configured on the engine's device.
+    presenter: Option<Presenter>,
+    failure: Option<Failure>,
+    /// Counts changes of data.
+    generation: u64,
+    /// The data and plan of the frame the canvas shows (None: no GPU frame).
+    shown: Option<(u64, PlanFrame)>,
+    progress: Rc<Progress>,
+    /// Frames presented (the canvas's `data-gpu-frames`).
+    frames: u64,
+    /// Asks for a paint.
+    wake: Option<Rc<dyn Fn()>>,
+    fallback: Canvas2d,
+    /// The fallback drew the last paint (on the overlay).
+    on_fallback: bool,
+    written: HashSet<i64>,
+}
+
 impl WebGpuPainter {
-    /// A painter drawing with `engine`.
-    pub(super) fn new(engine: Rc<RefCell<GpuEngine>>) -> Self {
+    /// A painter drawing with the page's WebGPU engine.
+    pub(super) fn new(data: GpuData) -> Self {
         WebGpuPainter {
-            engine,
+            data,
             painter: GpuPainter::new(),
             view: None,
+            presenter: None,
+            failure: None,
             generation: 0,
-            target: None,
-            in_flight: Rc::new(RefCell::new(false)),
-            ready: Rc::new(RefCell::new(None)),
+            shown: None,
+            progress: Rc::new(Progress::default()),
+            frames: 0,
             wake: None,
             fallback: Canvas2d::default(),
+            on_fallback: false,
             written: HashSet::new(),
-            shown: 0,
-            last_plan: None,
-            settle: None,
         }
     }
 
-    /// Prepares the data for drawing: the engine's buffer at the last step, else the step's
-    /// values uploaded once.
+    /// Prepares the data for drawing: the engine's buffer at the last step (even where the
+    /// trace holds no values), else the step's values uploaded once.
     fn prepare(&mut self, src: &Source, last_on_gpu: bool) -> Option<GpuView> {
-        let scene = src.scene.as_ref()?;
-        let Ok(mut engine) = self.engine.try_borrow_mut() else {
+        let Ok(mut engine) = self.data.engine().try_borrow_mut() else {
             log("Stridescope: the GPU engine is busy, drawing in 2-D".into());
             return None;
         };
         if last_on_gpu {
-            if let Some(id) = engine_storage(&src.storage) {
+            if let Some(id) = self.data.storage_of(&src.storage) {
                 if let Ok(view) =
                     self.painter
-                        .prepare_view(&engine, id, src.grid.clone(), scene.mode)
+                        .prepare_view(&engine, id, src.grid.clone(), src.colouring)
                 {
                     return Some(view);
                 }
             }
         }
+        let scene = src.scene.as_ref()?;
         let bytes: Vec<u8> = scene.values.iter().flat_map(|v| v.to_le_bytes()).collect();
         let id = engine.allocate_with(bytes);
         let grid = Grid {
@@ -150,46 +164,119 @@ impl WebGpuPainter {
             .ok()
     }
 
-    /// Starts drawing and reading the frame of `plan`, unless one is on its way.
-    fn request(&mut self, plan: PlanFrame) {
-        if *self.in_flight.borrow() {
-            return;
+    /// Stops presenting for `failure`, says so once, and clears what the canvas showed.
+    fn fail(&mut self, canvas: &web_sys::HtmlCanvasElement, failure: Failure) {
+        if self.failure.is_none() {
+            let why = match &failure {
+                Failure::Context(e) => e.clone(),
+                Failure::DeviceLost => "the WebGPU device was lost".to_string(),
+            };
+            log(format!(
+                "Stridescope: a large view is drawn by the canvas-2D painter from now on: {why}"
+            ));
         }
-        let Some(view) = &mut self.view else { return };
-        let Ok(engine) = self.engine.try_borrow() else {
-            return;
-        };
-        if self.target.as_ref().map(|t| t.size()) != Some(plan.size) {
-            self.target = Some(FrameReadback::new(&engine, plan.size.0, plan.size.1));
-        }
-        let Some(target) = &self.target else { return };
-        let read = self.painter.draw_and_read(&engine, view, &plan, target);
-        *self.in_flight.borrow_mut() = true;
-        let (in_flight, ready) = (Rc::clone(&self.in_flight), Rc::clone(&self.ready));
-        let (wake, generation, asked) = (self.wake.clone(), self.generation, now());
-        leptos::task::spawn_local(async move {
-            let got = read.await;
-            *in_flight.borrow_mut() = false;
-            match got {
-                Ok(bytes) => *ready.borrow_mut() = Some((generation, plan, bytes, now() - asked)),
-                Err(e) => log(format!("Stridescope: reading a frame back failed: {e}")),
-            }
-            if let Some(wake) = wake {
-                wake();
-            }
-        });
+        self.failure = Some(failure);
+        self.view = None;
+        self.release(canvas);
     }
 
-    /// Asks for a paint in `ms` milliseconds (replacing an earlier such request).
-    fn wake_in(&mut self, ms: f64) {
-        if let Some(old) = self.settle.take() {
-            old.clear();
+    /// Leaves the canvas's context unconfigured (transparent): the fallback draws on the
+    /// overlay. A later frame configures it again.
+    fn release(&mut self, canvas: &web_sys::HtmlCanvasElement) {
+        if self.presenter.take().is_some() {
+            if let Ok(Some(ctx)) = canvas.get_context("webgpu") {
+                let unconfigure = js_sys::Reflect::get(&ctx, &JsValue::from_str("unconfigure"));
+                if let Ok(f) = unconfigure.and_then(|f| f.dyn_into::<js_sys::Function>()) {
+                    let _ = f.call0(&ctx);
+                }
+            }
         }
-        let Some(wake) = self.wake.clone() else {
-            return;
+        self.shown = None;
+    }
+
+    /// The canvas's presenter, made on first use from the engine's instance.
+    fn presenter(&mut self, canvas: &web_sys::HtmlCanvasElement) -> Result<(), Failure> {
+        if self.presenter.is_some() {
+            return Ok(());
+        }
+        let engine = self.data.engine().borrow();
+        let surface = engine
+            .instance()
+            .create_surface(wgpu::SurfaceTarget::Canvas(canvas.clone()))
+            .map_err(|e| Failure::Context(format!("no WebGPU context on the canvas: {e}")))?;
+        self.presenter = Some(Presenter::new(&engine, surface));
+        Ok(())
+    }
+
+    /// Draws and presents the frame of `plan` (one render pass; no read-back), and counts it
+    /// done when the GPU says so.
+    fn present(
+        &mut self,
+        canvas: &web_sys::HtmlCanvasElement,
+        plan: &PlanFrame,
+    ) -> Result<(), PresentIssue> {
+        let (Some(presenter), Some(view)) = (&mut self.presenter, &mut self.view) else {
+            return Err(PresentIssue::Lost("no view"));
         };
-        let delay = Duration::from_millis(ms.ceil().max(1.0) as u64);
-        self.settle = set_timeout_with_handle(move || wake(), delay).ok();
+        let Ok(engine) = self.data.engine().try_borrow() else {
+            return Err(PresentIssue::Skipped("the GPU engine is busy"));
+        };
+        let asked = now();
+        presenter.present(&engine, &mut self.painter, view, plan)?;
+        self.frames += 1;
+        let _ = canvas.set_attribute("data-gpu-frames", &self.frames.to_string());
+        let done = crate::painters::present::work_done(&engine);
+        drop(engine);
+        self.progress.in_flight.set(true);
+        let (progress, wake) = (Rc::clone(&self.progress), self.wake.clone());
+        let canvas = canvas.clone();
+        leptos::task::spawn_local(async move {
+            done.await;
+            progress.in_flight.set(false);
+            progress.done.set(progress.done.get() + 1);
+            let _ = canvas.set_attribute("data-gpu-done", &progress.done.get().to_string());
+            let _ = canvas.set_attribute("data-gpu-ms", &format!("{:.1}", now() - asked));
+            if progress.waiting.replace(false) {
+                if let Some(wake) = wake {
+                    wake();
+                }
+            }
+        });
+        Ok(())
+    }
+
+    /// The overlay of a presented frame: this step's writes (blended towards the flash
+    /// colour by `f.flash`), the highlight and its rings (`plan`'s), then values as text and
+    /// the pinned and stride-jump rings.
+    fn overlay(
+        &self,
+        overlay: &web_sys::HtmlCanvasElement,
+        src: &Source,
+        f: &Frame,
+        plan: &PlanFrame,
+    ) {
+        let Some(ctx) = context(overlay) else { return };
+        let (w, h) = plan.size;
+        if overlay.width() != w || overlay.height() != h {
+            overlay.set_width(w);
+            overlay.set_height(h);
+        }
+        let _ = ctx.set_transform(1.0, 0.0, 0.0, 1.0, 0.0, 0.0);
+        ctx.clear_rect(0.0, 0.0, f64::from(w), f64::from(h));
+        self.flash(&ctx, src, f);
+        let _ = ctx.set_transform(1.0, 0.0, 0.0, 1.0, 0.0, 0.0);
+        paint_highlight(&ctx, &src.grid, plan);
+        let scene = src.scene.as_ref();
+        let map = &plan.map;
+        let colour = |r: usize, c: usize| {
+            let scene = scene?;
+            let (x0, x1) = map.pixels_of(c, map.origin_x);
+            let (y0, y1) = map.pixels_of(r, map.origin_y);
+            let (x, y) = ((x0 + x1) / 2, (y0 + y1) / 2);
+            let (x, y) = (u32::try_from(x).ok()?, u32::try_from(y).ok()?);
+            Some(scene.pixel(plan, x, y))
+        };
+        draw_over(&ctx, src, f, &colour, false);
     }
 
     /// This step's writes, blended towards the flash colour by `f.flash`.
@@ -226,14 +313,85 @@ impl WebGpuPainter {
             }
         }
     }
+
+    /// Paints with the canvas-2D painter, on the overlay (the canvas holds a WebGPU context).
+    fn paint_fallback(&mut self, target: &Target, src: &Source, f: &Frame) {
+        self.release(target.canvas);
+        self.fallback.paint_on(target.overlay, src, f);
+        self.on_fallback = true;
+    }
+
+    /// Paints a frame; `force`: present it even if the canvas shows that plan or a frame is
+    /// on its way (the PNG export reads the canvas in this task).
+    fn draw(&mut self, target: &Target, src: &Source, f: &Frame, force: bool) {
+        if self.failure.is_none() && !self.data.is_current() {
+            self.fail(target.canvas, Failure::DeviceLost);
+        }
+        if self.failure.is_some() || self.view.is_none() {
+            self.paint_fallback(target, src, f);
+            return;
+        }
+        // The GPU draws the cells; the highlight goes on the overlay.
+        let plan = PlanFrame::new(&f.viewport, &src.grid, None);
+        let stale = !matches!(&self.shown, Some((g, p)) if *g == self.generation && *p == plan);
+        if stale || force {
+            if self.progress.in_flight.get() && !force {
+                // The canvas keeps the frame it shows, and the overlay that goes with it;
+                // the plan of the moment is drawn once the GPU is done.
+                self.progress.waiting.set(true);
+                return;
+            }
+            if let Err(failure) = self.presenter(target.canvas) {
+                self.fail(target.canvas, failure);
+                self.paint_fallback(target, src, f);
+                return;
+            }
+            match self.present(target.canvas, &plan) {
+                Ok(()) => self.shown = Some((self.generation, plan.clone())),
+                Err(PresentIssue::Skipped(_)) => {
+                    self.progress.waiting.set(true);
+                    return;
+                }
+                Err(PresentIssue::Lost(why)) => {
+                    let failure = if self.data.is_current() {
+                        Failure::Context(format!("the canvas's WebGPU context failed ({why})"))
+                    } else {
+                        Failure::DeviceLost
+                    };
+                    self.fail(target.canvas, failure);
+                    self.paint_fallback(target, src, f);
+                    return;
+                }
+            }
+        }
+        self.on_fallback = false;
+        let lit = PlanFrame::new(&f.viewport, &src.grid, f.highlight);
+        self.overlay(target.overlay, src, f, &lit);
+    }
 }
 
 impl Painter for WebGpuPainter {
     fn name(&self) -> &'static str {
-        if self.view.is_some() {
+        if self.failure.is_none() && self.view.is_some() {
             "webgpu"
         } else {
             "canvas2d"
+        }
+    }
+
+    fn present(&self) -> &'static str {
+        if self.on_fallback || self.shown.is_none() {
+            "none"
+        } else {
+            "canvas"
+        }
+    }
+
+    fn frame_source(&self) -> &'static str {
+        if self.on_fallback || self.shown.is_none() {
+            "cpu"
+        } else {
+            "gpu"
         }
     }
 
@@ -247,77 +405,132 @@ impl Painter for WebGpuPainter {
         self.generation += 1;
         // The old view (and a buffer it owns) goes first.
         self.view = None;
-        self.view = self.prepare(src, last_on_gpu);
+        if !self.data.is_current() {
+            // The device was lost: these data go to the page's new engine, if it has one.
+            let Some(data) = GpuData::current() else {
+                self.failure = Some(Failure::DeviceLost);
+                return;
+            };
+            self.data = data;
+            self.painter = GpuPainter::new();
+            self.presenter = None;
+            self.progress = Rc::new(Progress::default());
+            if self.failure == Some(Failure::DeviceLost) {
+                self.failure = None;
+            }
+        }
+        if self.failure.is_none() {
+            self.view = self.prepare(src, last_on_gpu);
+        }
     }
 
-    fn paint(&mut self, canvas: &web_sys::HtmlCanvasElement, src: &Source, f: &Frame) {
-        if self.view.is_none() {
-            self.fallback.paint(canvas, src, f);
-            return;
-        }
-        let plan = PlanFrame::new(&f.viewport, &src.grid, f.highlight);
-        let current = {
-            let ready = self.ready.borrow();
-            matches!(&*ready, Some((g, p, _, _)) if *g == self.generation && *p == plan)
-        };
-        if !current {
-            // The GPU's frame of this plan is drawn and read back; until it is here the CPU
-            // draws this frame, the same picture (tested pixel for pixel), so that a pan, a
-            // zoom or a hover shows at once where the cells are now: an older GPU frame
-            // would show them where they were (on SwiftShader a frame comes back 50 to
-            // 300 ms later). The GPU is asked once the plan has settled.
-            let since = match &self.last_plan {
-                Some((last, since)) if *last == plan => *since,
-                _ => now(),
-            };
-            self.last_plan = Some((plan.clone(), since));
-            let waited = now() - since;
-            if waited >= SETTLE_MS {
-                self.request(plan.clone());
-            } else {
-                self.wake_in(SETTLE_MS - waited);
-            }
-            self.fallback.paint(canvas, src, f);
-            let _ = canvas.set_attribute("data-frame-source", "cpu");
-            return;
-        }
-        let ready = self.ready.borrow();
-        let (w, h) = plan.size;
-        let Some((_, _, bytes, ms)) = ready
-            .as_ref()
-            .filter(|(_, _, bytes, _)| bytes.len() == w as usize * h as usize * 4)
-        else {
-            drop(ready);
-            self.fallback.paint(canvas, src, f);
-            let _ = canvas.set_attribute("data-frame-source", "cpu");
-            return;
-        };
-        let Some(ctx) = context(canvas) else { return };
-        if canvas.width() != w || canvas.height() != h {
-            canvas.set_width(w);
-            canvas.set_height(h);
-        }
-        let _ = ctx.set_transform(1.0, 0.0, 0.0, 1.0, 0.0, 0.0);
-        self.shown += 1;
-        let _ = canvas.set_attribute("data-gpu-frames", &self.shown.to_string());
-        let _ = canvas.set_attribute("data-gpu-ms", &format!("{ms:.1}"));
-        let _ = canvas.set_attribute("data-frame-source", "gpu");
-        if let Ok(image) =
-            web_sys::ImageData::new_with_u8_clamped_array_and_sh(Clamped(bytes), w, h)
-        {
-            let _ = ctx.put_image_data(&image, 0.0, 0.0);
-        }
-        self.flash(&ctx, src, f);
-        let scene = src.scene.as_ref();
-        let map = &plan.map;
-        let colour = |r: usize, c: usize| {
-            let scene = scene?;
-            let (x0, x1) = map.pixels_of(c, map.origin_x);
-            let (y0, y1) = map.pixels_of(r, map.origin_y);
-            let (x, y) = ((x0 + x1) / 2, (y0 + y1) / 2);
-            let (x, y) = (u32::try_from(x).ok()?, u32::try_from(y).ok()?);
-            Some(scene.pixel(&plan, x, y))
-        };
-        draw_over(&ctx, src, f, &colour);
+    fn paint(&mut self, target: &Target, src: &Source, f: &Frame) {
+        self.draw(target, src, f, false);
     }
+
+    fn snapshot(&mut self, target: &Target, src: &Source, f: &Frame) -> Option<String> {
+        // The WebGPU canvas is read in the task that drew its frame.
+        self.draw(target, src, f, true);
+        compose(target)
+    }
+}
+
+/// Paints, in device pixels, the highlight of `plan` as `Scene::pixel` draws it: the pixels
+/// that show a cell reading the highlighted element (not over grid lines and separators),
+/// then the rings around its cells.
+fn paint_highlight(ctx: &web_sys::CanvasRenderingContext2d, grid: &Grid, plan: &PlanFrame) {
+    let Some(target) = plan.highlight else { return };
+    let (w, h) = (i64::from(plan.size.0), i64::from(plan.size.1));
+    let map = &plan.map;
+    let [r, g, b, _] = HIGHLIGHT_COLOUR;
+    ctx.set_fill_style_str(&format!("rgb({r},{g},{b})"));
+    let fill = |x0: i64, y0: i64, x1: i64, y1: i64| {
+        if x1 > x0 && y1 > y0 {
+            ctx.fill_rect(x0 as f64, y0 as f64, (x1 - x0) as f64, (y1 - y0) as f64);
+        }
+    };
+    // Pixel row `y` (grid row `row`) between x0 and x1: the runs of pixels showing a lit cell.
+    let row_runs = |y: i64, row: usize, x0: i64, x1: i64, lit: &dyn Fn(usize) -> bool| {
+        let starts_row = map.starts_cell(y, map.origin_y);
+        let separator = plan.separators
+            && grid.slice_rows > 0
+            && row > 0
+            && row.is_multiple_of(grid.slice_rows)
+            && starts_row;
+        if separator || (plan.grid_lines && starts_row) {
+            return;
+        }
+        let (x0, x1) = (x0.max(0), x1.min(w));
+        let mut start = None;
+        for x in x0..=x1 {
+            let on = x < x1
+                && map.col(x, grid.cols).is_some_and(lit)
+                && !(plan.grid_lines && map.starts_cell(x, map.origin_x));
+            match (on, start) {
+                (true, None) => start = Some(x),
+                (false, Some(s)) => {
+                    fill(s, y, x, y + 1);
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+    };
+    let cells = grid.cells_at_offset(target, HIGHLIGHT_CAP);
+    if cells.len() >= HIGHLIGHT_CAP {
+        for y in 0..h {
+            let Some(row) = map.row(y, grid.rows) else {
+                continue;
+            };
+            row_runs(y, row, 0, w, &|c| {
+                grid.has_cell(row, c) && grid.cell_offsets(row, c).contains(&target)
+            });
+        }
+    } else {
+        for (row, col) in cells {
+            // The pixels whose centres fall in the cell, and one more each side (below a
+            // pixel per cell, a pixel just past the grid's edge shows its edge cell).
+            let (x0, x1) = map.pixels_of(col, map.origin_x);
+            let (y0, y1) = map.pixels_of(row, map.origin_y);
+            for y in (y0 - 1).max(0)..(y1 + 1).min(h) {
+                if map.row(y, grid.rows) == Some(row) {
+                    row_runs(y, row, x0 - 1, x1 + 1, &|c| c == col);
+                }
+            }
+        }
+    }
+    for &[x0, y0, x1, y1] in &plan.marks {
+        let (ox0, oy0) = ((x0 - MARK_RING_PX).max(0), (y0 - MARK_RING_PX).max(0));
+        let (ox1, oy1) = ((x1 + MARK_RING_PX).min(w), (y1 + MARK_RING_PX).min(h));
+        if ox1 <= ox0 || oy1 <= oy0 {
+            // Off the canvas.
+            continue;
+        }
+        let (my0, my1) = (y0.clamp(oy0, oy1), y1.clamp(oy0, oy1));
+        fill(ox0, oy0, ox1, my0);
+        fill(ox0, my1, ox1, oy1);
+        fill(ox0, my0, x0.clamp(ox0, ox1), my1);
+        fill(x1.clamp(ox0, ox1), my0, ox1, my1);
+    }
+}
+
+/// The canvas and its overlay as one PNG data URL (read in the task that drew the frame).
+pub(super) fn compose(target: &Target) -> Option<String> {
+    let (w, h) = (target.canvas.width(), target.canvas.height());
+    let out = web_sys::window()?
+        .document()?
+        .create_element("canvas")
+        .ok()?
+        .dyn_into::<web_sys::HtmlCanvasElement>()
+        .ok()?;
+    out.set_width(w);
+    out.set_height(h);
+    let ctx = context(&out)?;
+    ctx.draw_image_with_html_canvas_element(target.canvas, 0.0, 0.0)
+        .ok()?;
+    if target.overlay.width() > 0 && target.overlay.height() > 0 {
+        ctx.draw_image_with_html_canvas_element(target.overlay, 0.0, 0.0)
+            .ok()?;
+    }
+    out.to_data_url().ok()
 }

@@ -9,10 +9,10 @@
 mod canvas2d;
 mod canvas_source;
 mod canvas_view;
-#[cfg(target_arch = "wasm32")]
 mod gpu_painter;
 mod memory;
 mod output;
+mod painter;
 mod readout;
 mod storage;
 mod views;
@@ -25,6 +25,7 @@ use wasm_bindgen::JsCast;
 
 use crate::shells::web::{AppState, Hover};
 
+pub(crate) use canvas_view::canvas_picture;
 pub use canvas_view::CanvasPrefs;
 pub use memory::MemoryPanel;
 pub use output::OutputPanel;
