@@ -4,8 +4,12 @@
 //! Views of 150,544 (388²), 1,048,576 (1024²) and 16,777,216 (4096²) f32 cells, contiguous
 //! and transposed, at the zoom that fits them. `frame_ms` is the median GPU time of one
 //! frame's render pass (timestamp queries where the adapter has `TIMESTAMP_QUERY`, else
-//! submit to done); `verified` is true when every sampled pixel of the read-back frame
-//! equals the CPU reference and the GPU's value range equals the CPU's.
+//! submit to done); `frame_wall_ms` the median wall time of a frame from submit to done, as
+//! the page presents it (no read-back); `readback_ms` the median wall time of a frame drawn
+//! and read back to the CPU (the render pass, the copy into a buffer, `map_async` and the
+//! copy out), as the page did before it presented on the canvas; `verified` is true when
+//! every sampled pixel of the read-back frame equals the CPU reference and the GPU's value
+//! range equals the CPU's.
 
 use std::time::Instant;
 
@@ -79,6 +83,33 @@ impl Offscreen {
         view: &mut GpuView,
         frame: &Frame,
     ) -> f64 {
+        self.draw_timed(gpu, painter, view, frame).0
+    }
+
+    /// Draws one frame and reads its pixels back (the render pass, the copy, `map_async`
+    /// and the copy out of the mapped buffer); returns the wall time in milliseconds and the
+    /// bytes read.
+    pub fn draw_and_read(
+        &self,
+        gpu: &GpuEngine,
+        painter: &mut GpuPainter,
+        view: &mut GpuView,
+        frame: &Frame,
+    ) -> (f64, usize) {
+        let start = Instant::now();
+        let read = painter.draw_and_read(gpu, view, frame, &self.target);
+        let bytes = pollster::block_on(read).map(|p| p.len()).unwrap_or(0);
+        (start.elapsed().as_secs_f64() * 1000.0, bytes)
+    }
+
+    /// [`Offscreen::draw`], also returning the wall time from submit to done.
+    fn draw_timed(
+        &self,
+        gpu: &GpuEngine,
+        painter: &mut GpuPainter,
+        view: &mut GpuView,
+        frame: &Frame,
+    ) -> (f64, f64) {
         let mut encoder = gpu
             .device()
             .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
@@ -110,15 +141,15 @@ impl Offscreen {
         gpu.wait_idle();
         let wall = start.elapsed().as_secs_f64() * 1000.0;
         let Some((_, _, read)) = &self.timer else {
-            return wall;
+            return (wall, wall);
         };
         match map_blocking(gpu, read) {
             Ok(bytes) => {
                 let t: &[u64] = bytemuck::cast_slice(&bytes[..16]);
                 let period = f64::from(gpu.queue().get_timestamp_period());
-                t[1].saturating_sub(t[0]) as f64 * period / 1e6
+                (t[1].saturating_sub(t[0]) as f64 * period / 1e6, wall)
             }
-            Err(_) => wall,
+            Err(_) => (wall, wall),
         }
     }
 
@@ -216,6 +247,13 @@ pub struct RenderResult {
     pub level: u32,
     /// Median GPU time of one frame, in milliseconds.
     pub frame_ms: f64,
+    /// Median wall time of one frame from submit to done, without a read-back (as the page
+    /// presents frames), in milliseconds.
+    pub frame_wall_ms: f64,
+    /// Median wall time of one frame drawn and read back to the CPU, in milliseconds.
+    pub readback_ms: f64,
+    /// Bytes one read-back moves (the frame's RGBA rows, padded to 256 bytes).
+    pub readback_bytes: usize,
     /// `timestamp` or `submit` (how frames were timed).
     pub timing: String,
     /// Building the pyramid and range (once per data change), in milliseconds.
@@ -258,13 +296,15 @@ impl RenderBenchReport {
     /// A plain-text table.
     pub fn table(&self) -> String {
         let mut s = format!("render-bench on {} ({})\n", self.adapter, self.backend);
-        s += "cells       layout      frame     cell px  level  timing     prepare   verified\n";
+        s += "cells       layout      frame      wall     +readback  cell px  level  timing     prepare   verified\n";
         for r in &self.results {
             s += &format!(
-                "{:<11} {:<11} {:>7.2} ms {:>7.3} {:>6}  {:<9} {:>7.1} ms {}\n",
+                "{:<11} {:<11} {:>7.2} ms {:>7.2} ms {:>7.2} ms {:>7.3} {:>6}  {:<9} {:>7.1} ms {}\n",
                 r.cells,
                 r.layout,
                 r.frame_ms,
+                r.frame_wall_ms,
+                r.readback_ms,
                 r.cell_px,
                 r.level,
                 r.timing,
@@ -307,6 +347,9 @@ struct Case {
     frame: Frame,
     prepare_ms: f64,
     times: Vec<f64>,
+    walls: Vec<f64>,
+    reads: Vec<f64>,
+    read_bytes: usize,
 }
 
 /// Prepares the contiguous and transposed views of an `side` × `side` f32 storage.
@@ -339,6 +382,9 @@ fn prepare(
             frame,
             prepare_ms,
             times: Vec::new(),
+            walls: Vec::new(),
+            reads: Vec::new(),
+            read_bytes: 0,
         });
     }
     Ok(cases)
@@ -364,12 +410,14 @@ fn finish(
     } else {
         (0, 1, Vec::new())
     };
-    case.times.sort_by(f64::total_cmp);
-    let median = case
-        .times
-        .get(case.times.len() / 2)
-        .copied()
-        .unwrap_or(f64::NAN);
+    let median = |xs: &mut Vec<f64>| {
+        xs.sort_by(f64::total_cmp);
+        xs.get(xs.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    let round = |ms: f64| (ms * 1000.0).round() / 1000.0;
+    let frame_ms = median(&mut case.times);
+    let frame_wall_ms = median(&mut case.walls);
+    let readback_ms = median(&mut case.reads);
     RenderResult {
         cells: n,
         width,
@@ -383,7 +431,10 @@ fn finish(
         shape: vec![case.side, case.side],
         cell_px: case.viewport.cell_px,
         level: case.frame.map.level,
-        frame_ms: (median * 1000.0).round() / 1000.0,
+        frame_ms: round(frame_ms),
+        frame_wall_ms: round(frame_wall_ms),
+        readback_ms: round(readback_ms),
+        readback_bytes: case.read_bytes,
         timing: if target.has_timestamps() {
             "timestamp"
         } else {
@@ -419,8 +470,13 @@ pub fn run(gpu: &mut GpuEngine, progress: &mut dyn FnMut(&str)) -> RenderBenchRe
     }
     for _ in 0..FRAMES {
         for case in &mut cases {
-            let ms = target.draw(gpu, &mut painter, &mut case.view, &case.frame);
+            let (ms, wall) = target.draw_timed(gpu, &mut painter, &mut case.view, &case.frame);
             case.times.push(ms);
+            case.walls.push(wall);
+            let (read, bytes) =
+                target.draw_and_read(gpu, &mut painter, &mut case.view, &case.frame);
+            case.reads.push(read);
+            case.read_bytes = bytes;
         }
     }
     let mut results = Vec::new();
@@ -430,8 +486,8 @@ pub fn run(gpu: &mut GpuEngine, progress: &mut dyn FnMut(&str)) -> RenderBenchRe
         };
         let r = finish(gpu, &mut painter, &target, case, bytes);
         progress(&format!(
-            "{} cells {}: {:.2} ms/frame (level {}), verified {}",
-            r.cells, r.layout, r.frame_ms, r.level, r.verified
+            "{} cells {}: {:.2} ms/frame (level {}; {:.2} ms submit to done, {:.2} ms with a read-back), verified {}",
+            r.cells, r.layout, r.frame_ms, r.level, r.frame_wall_ms, r.readback_ms, r.verified
         ));
         results.push(r);
     }
