@@ -43,19 +43,31 @@ export function serve(dir = join(root, 'dist'), prefix = '/') {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-/** Chromium's flags (TOOLCHAIN.md), with `--enable-unsafe-webgpu` when `webgpu`. */
-export function chromiumArgs(webgpu) {
+/**
+ * What lets a WebGPU canvas present on SwiftShader in headless Chromium (TOOLCHAIN.md): the
+ * compositor on SwiftShader's Vulkan, as WebGPU is. Without them the canvas's first frame loses
+ * the device (the frame cannot be shared with the compositor). STRIDESCOPE_E2E_PRESENT=0 leaves
+ * them out.
+ */
+export const PRESENT_FLAGS = process.env.STRIDESCOPE_E2E_PRESENT === '0' ? []
+  : ['--enable-features=Vulkan', '--use-vulkan=swiftshader', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'];
+
+/**
+ * Chromium's flags (TOOLCHAIN.md), with `--enable-unsafe-webgpu` and the presenting flags when
+ * `webgpu` (`present: false`: without the presenting flags).
+ */
+export function chromiumArgs(webgpu, { present = true } = {}) {
   const args = [
     '--no-sandbox', '--no-first-run', '--disable-background-networking', '--disable-component-update',
     '--disable-sync', '--disable-quic',
   ];
-  if (webgpu) args.push('--enable-unsafe-webgpu');
+  if (webgpu) args.push('--enable-unsafe-webgpu', ...(present ? PRESENT_FLAGS : []));
   return args;
 }
 
-/** Debian's Chromium, headless, with or without a WebGPU adapter. */
-export function launch(webgpu) {
-  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: chromiumArgs(webgpu) });
+/** Debian's Chromium, headless, with or without a WebGPU adapter (`options` as chromiumArgs'). */
+export function launch(webgpu, options = {}) {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: chromiumArgs(webgpu, options) });
 }
 
 /**

@@ -1,10 +1,15 @@
-// Large tensors drawn on canvases (issue 11), in headless Chromium with WebGPU (SwiftShader)
-// and without it (the canvas-2D fallback): a 768 × 768 view `a`, its transpose `b` and a
+// Large tensors drawn on canvases (issue 11), in headless Chromium with WebGPU (SwiftShader,
+// frames presented on the canvases: issue 20), without it (the canvas-2D fallback), and with
+// WebGPU but a canvas that gives no WebGPU context (the fallback after a failed configure;
+// LARGE_MODES=canvas2d,webgpu,no-context picks some): a 768 × 768 view `a`, its transpose `b` and a
 // strided slice `c`. Picking at computed positions gives PyTorch's index and storage offset;
 // hovering a cell highlights its storage element in every canvas; zoom, pan and the keyboard
 // keep picking right; the DOM/canvas toggle; pins, stride jumps, the write flash; an
 // image-shaped view in RGB (and its channels_last copy); screenshots in English and Chinese
-// (target/e2e/large-*.png); axe-core. Run after `trunk build --release`.
+// (target/e2e/large-*.png); axe-core. With WebGPU presenting, every frame shown while zooming,
+// panning and hovering is the GPU's, presented on the canvas (sampled at every animation
+// frame), and no frame is read back (GPUBuffer.mapAsync calls counted, with their sizes).
+// Run after `trunk build --release`.
 //
 // The layouts expected here are PyTorch's, worked out by hand: torch.arange(n).reshape(768, 768)
 // is contiguous, strides (768, 1), offset 0; .t() swaps them to (1, 768); a[::2, 100:400:3]
@@ -145,11 +150,66 @@ async function runScript(page, script, names) {
   }, names.join(','), { timeout: 30000, polling: 200 });
 }
 
-for (const webgpu of [false, true]) {
-  const label = webgpu ? '[WebGPU]' : '[no WebGPU]';
+/** Counts GPUBuffer.mapAsync calls (with the buffers' sizes) and, with `noContext`, makes a
+ * canvas's getContext("webgpu") fail (as where the context cannot be had). */
+function initScript(noContext) {
+  globalThis.__maps = [];
+  if (globalThis.GPUBuffer) {
+    const map = GPUBuffer.prototype.mapAsync;
+    GPUBuffer.prototype.mapAsync = function (...args) {
+      globalThis.__maps.push(Number(this.size));
+      return map.apply(this, args);
+    };
+  }
+  if (noContext) {
+    const get = HTMLCanvasElement.prototype.getContext;
+    HTMLCanvasElement.prototype.getContext = function (kind, ...rest) {
+      return kind === 'webgpu' ? null : get.call(this, kind, ...rest);
+    };
+  }
+}
+
+/** Starts recording, at every animation frame, what each canvas shows (renderer/present/source). */
+const startSampling = (page) => page.evaluate(() => {
+  globalThis.__maps.length = 0;
+  globalThis.__samples = [];
+  globalThis.__sampling = true;
+  const tick = () => {
+    if (!globalThis.__sampling) return;
+    globalThis.__samples.push([...document.querySelectorAll('[data-testid=gpu-view]')]
+      .map((c) => `${c.dataset.renderer}/${c.dataset.present}/${c.dataset.frameSource}`));
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+});
+
+/** Stops sampling; every frame of every canvas must have been `want`, and no mapAsync frame-sized. */
+async function expectSamples(page, want, what) {
+  const { samples, maps } = await page.evaluate(() => {
+    globalThis.__sampling = false;
+    return { samples: globalThis.__samples, maps: [...globalThis.__maps] };
+  });
+  const seen = {};
+  for (const frame of samples) for (const s of frame) seen[s] = (seen[s] ?? 0) + 1;
+  console.log(`     ${what}: ${samples.length} animation frames, canvases showed ${JSON.stringify(seen)}; mapAsync ${maps.length} calls (${maps.join(', ') || 'none'} bytes)`);
+  expectEqual(Object.keys(seen), [want], `what the canvases showed at every frame (${what})`);
+  const big = maps.filter((n) => n >= 65536);
+  expectEqual(big, [], `frame-sized mapAsync reads (${what})`);
+}
+
+const modes = (process.env.LARGE_MODES ?? 'canvas2d,webgpu,no-context').split(',');
+for (const mode of modes) {
+  const webgpu = mode !== 'canvas2d';
+  const presents = mode === 'webgpu';
+  const renderer = presents ? 'webgpu' : 'canvas2d';
+  const label = { canvas2d: '[no WebGPU]', webgpu: '[WebGPU]', 'no-context': '[WebGPU, no canvas context]' }[mode];
+  const shot = { canvas2d: 'canvas2d', webgpu: 'webgpu', 'no-context': 'nocontext' }[mode];
   const browser = await launch(webgpu);
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  await context.addInitScript(initScript, mode === 'no-context');
   const page = watchErrors(await context.newPage());
+  const logs = [];
+  page.on('console', (m) => logs.push(m.text()));
   await page.goto(`${base}index.html`);
   await page.waitForSelector('[data-testid=view]', { timeout: 20000 });
   if (webgpu) {
@@ -166,7 +226,7 @@ for (const webgpu of [false, true]) {
       const L = LAYOUT[name];
       expectEqual(header.slice(0, 3), [L.shape.join(','), L.stride.join(','), String(L.offset)], `${name}'s header`);
       const g = await info(page, canvasOf(name));
-      expectEqual(g.renderer, webgpu ? 'webgpu' : 'canvas2d', `${name}'s renderer`);
+      expectEqual(g.renderer, renderer, `${name}'s renderer`);
       expect(g.cell > 0, `${name}'s data-cell-px ${g.cell}`);
       expectEqual(g.pan, [0, 0], `${name}'s default pan`);
       expectEqual([g.rows, g.cols], L.shape, `${name}'s grid`);
@@ -175,11 +235,17 @@ for (const webgpu of [false, true]) {
     const storages = await page.$$eval('[data-testid=view]', (vs) => [...new Set(vs.map((v) => v.dataset.storage))]);
     expectEqual(storages.length, 1, 'a, b and c share one storage');
     expectEqual(await page.$$eval(`[data-testid=gpu-view][data-storage=${storages[0]}]`, (cs) => cs.length), 1, 'the storage strip is a canvas');
-    expectEqual(await page.$eval(`[data-testid=gpu-view][data-storage=${storages[0]}]`, (c) => c.dataset.renderer), webgpu ? 'webgpu' : 'canvas2d', 'the storage strip\'s renderer');
-    if (webgpu) {
-      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=gpu-view]')].every((c) => Number(c.dataset.gpuFrames) > 0), null, { timeout: 20000 });
+    expectEqual(await page.$eval(`[data-testid=gpu-view][data-storage=${storages[0]}]`, (c) => c.dataset.renderer), renderer, 'the storage strip\'s renderer');
+    if (presents) {
+      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=gpu-view]')].every((c) => Number(c.dataset.gpuDone) > 0), null, { timeout: 20000 });
       const ms = await page.$$eval('[data-testid=gpu-view]', (cs) => cs.map((c) => c.dataset.gpuMs).join(', '));
-      console.log(`     ${label} every canvas shows frames drawn by the GPU (first frames back in ${ms} ms)`);
+      console.log(`     ${label} every canvas shows frames drawn by the GPU and presented on it (submit to done: ${ms} ms)`);
+    }
+    const shown = await page.$$eval('[data-testid=gpu-view]', (cs) => cs.map((c) => `${c.dataset.present}/${c.dataset.frameSource}`));
+    expectEqual([...new Set(shown)], [presents ? 'canvas/gpu' : 'none/cpu'], 'data-present/data-frame-source of every canvas');
+    if (mode === 'no-context') {
+      const said = logs.filter((l) => l.includes('canvas-2D painter from now on'));
+      expectEqual(said.length, 4, `each canvas says once in the console that it fell back: ${said.join(' | ')}`);
     }
   });
 
@@ -190,12 +256,13 @@ for (const webgpu of [false, true]) {
   });
 
   await check(`${label} hovering a cell of a highlights its storage element in b's, c's and the storage's canvases`, async () => {
+    if (presents) await startSampling(page);
     // c[10, 20] is a[20, 160] (offset 100 + 10·1536 + 20·3 = 15520) and b[160, 20].
     const o = await expectPick(page, 'a', 20, 160);
     expectEqual(o, 15520, 'a[20, 160] offset');
     const lit = await highlights(page);
     for (const [k, v] of Object.entries(lit)) expectEqual(v, String(o), `data-highlight-offset of ${k}`);
-    await page.screenshot({ path: join(shots, `large-${webgpu ? 'webgpu' : 'canvas2d'}-hover.png`) });
+    await page.screenshot({ path: join(shots, `large-${shot}-hover.png`) });
     // Hovering a storage element highlights it in every view.
     const id = await page.getAttribute('[data-testid=view][data-name=a]', 'data-storage');
     const g = await info(page, `[data-testid=gpu-view][data-storage=${id}]`);
@@ -209,10 +276,12 @@ for (const webgpu of [false, true]) {
     const all = await highlights(page);
     expectEqual(Object.keys(all).sort(), ['a', 'b', 'c', id].sort(), 'the canvases');
     for (const [k, v] of Object.entries(all)) expectEqual(v, String(at), `data-highlight-offset of ${k} over storage element ${at}`);
+    if (presents) await expectSamples(page, 'webgpu/canvas/gpu', 'hovering');
   });
 
   await check(`${label} wheel zoom about the pointer, drag pan, keys and fit: picking stays right`, async () => {
     const before = await info(page, canvasOf('a'));
+    if (presents) await startSampling(page);
     const [row, col] = await hoverCell(page, 'a', 100, 200);
     expectEqual([row, col], [100, 200], 'the cell at the centre of a[100, 200]');
     // Wheel events come at whole pixels: the point is rounded.
@@ -241,7 +310,7 @@ for (const webgpu of [false, true]) {
     const panned = await info(page, canvasOf('a'));
     expectEqual([Math.round(panned.pan[0] - zoomed.pan[0]), Math.round(panned.pan[1] - zoomed.pan[1])], [-120, -70], 'pan moved with the drag');
     await expectPick(page, 'a', row + 10, col + 15);
-    await page.screenshot({ path: join(shots, `large-${webgpu ? 'webgpu' : 'canvas2d'}-zoomed.png`) });
+    await page.screenshot({ path: join(shots, `large-${shot}-zoomed.png`) });
     // Keyboard: + zooms in, 0 fits; the fit button too.
     await page.focus(canvasOf('a'));
     const k0 = (await info(page, canvasOf('a'))).cell;
@@ -260,6 +329,7 @@ for (const webgpu of [false, true]) {
     expect((await info(page, canvasOf('b'))).cell > before.cell, 'the zoom button zooms');
     await page.click(`[data-testid=view][data-name=b] [data-testid=canvas-fit]`);
     expectEqual((await info(page, canvasOf('b'))).cell, before.cell, 'the fit button fits');
+    if (presents) await expectSamples(page, 'webgpu/canvas/gpu', 'zooming, panning, keys and fit');
   });
 
   await check(`${label} a click pins a cell in every canvas; Escape unpins`, async () => {
@@ -293,7 +363,7 @@ for (const webgpu of [false, true]) {
     expectEqual(svg.match(/the page draws this as a raster/g)?.length, 4, 'a, b, c and the storage said to be rasters');
     expect(!svg.includes('<image'), 'the SVG embeds no picture');
     const png = await download('export-png');
-    await writeFile(join(shots, `large-${webgpu ? 'webgpu' : 'canvas2d'}-export.png`), png);
+    await writeFile(join(shots, `large-${shot}-export.png`), png);
     const colourful = await page.evaluate(async (b64) => {
       const img = new Image();
       img.src = 'data:image/png;base64,' + b64;
@@ -325,7 +395,7 @@ for (const webgpu of [false, true]) {
   await check(`${label} screenshots in English and Chinese; axe-core finds no serious violations`, async () => {
     await page.mouse.move(1, 1);
     await hoverCell(page, 'b', 300, 200);
-    await page.screenshot({ path: join(shots, `large-${webgpu ? 'webgpu' : 'canvas2d'}-en.png`), fullPage: true });
+    await page.screenshot({ path: join(shots, `large-${shot}-en.png`), fullPage: true });
     const serious = await axe(page);
     expectEqual(serious, [], 'serious or critical violations (English)');
     const zh = watchErrors(await context.newPage());
@@ -334,7 +404,7 @@ for (const webgpu of [false, true]) {
     const words = await zh.$eval(canvasOf('a'), (c) => c.getAttribute('aria-label'));
     expect(/[\u4e00-\u9fff]/.test(words), `the canvas's label in Chinese: ${words}`);
     await hoverCell(zh, 'a', 20, 160);
-    await zh.screenshot({ path: join(shots, `large-${webgpu ? 'webgpu' : 'canvas2d'}-zh-CN.png`), fullPage: true });
+    await zh.screenshot({ path: join(shots, `large-${shot}-zh-CN.png`), fullPage: true });
     expectEqual(await axe(zh), [], 'serious or critical violations (Chinese)');
     expectEqual(zh.errors, [], 'page errors (Chinese)');
     await zh.close();
@@ -346,9 +416,9 @@ for (const webgpu of [false, true]) {
     await runScript(page, 'img = torch.zeros(3, 64, 96)\nimg[0] = 1\nx = img.unsqueeze(0).contiguous(memory_format=torch.channels_last)\n', ['img', 'x']);
     await page.waitForSelector(canvasOf('x'), { timeout: 30000 });
     expectEqual(await page.$eval('[data-testid=view][data-name=x]', (v) => [v.dataset.shape, v.dataset.stride]), ['1,3,64,96', '18432,1,288,3'], 'x is channels_last');
-    if (webgpu) {
-      // The GPU's frames come back asynchronously (the canvas-2D painter draws until then).
-      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=gpu-view]')].every((c) => Number(c.dataset.gpuFrames) > 0), null, { timeout: 20000 });
+    if (presents) {
+      // Each canvas's first frame of the new data is presented and done.
+      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=gpu-view]')].every((c) => Number(c.dataset.gpuDone) > 0 && c.dataset.frameSource === 'gpu'), null, { timeout: 20000 });
     }
     for (const name of ['img', 'x']) {
       expectEqual((await info(page, canvasOf(name))).mode, 'rgb', `${name} in RGB by default`);
@@ -356,7 +426,7 @@ for (const webgpu of [false, true]) {
       const c = await colours(page, canvasOf(name));
       expect(c.red > 1000 && c.red > (c.total - c.grey) * 0.9, `${name} is drawn red: ${JSON.stringify(c)}`);
     }
-    await page.screenshot({ path: join(shots, `large-${webgpu ? 'webgpu' : 'canvas2d'}-image.png`), fullPage: true });
+    await page.screenshot({ path: join(shots, `large-${shot}-image.png`), fullPage: true });
     await page.click('[data-testid=view][data-name=img] [data-testid=canvas-mode]');
     await page.waitForFunction(() => document.querySelector('[data-testid=gpu-view][data-name=img]')?.dataset.mode === 'heatmap');
     const heat = await colours(page, canvasOf('img'));
