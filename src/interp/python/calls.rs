@@ -102,6 +102,7 @@ impl Evaluator {
                         let out = Value::tensor(out, "T", None);
                         let grad_op = crate::interp::torch::autograd::GradOp::Named {
                             name: "T",
+                            grad: &crate::interp::torch::autograd::T_ATTRIBUTE,
                             args: &[],
                         };
                         self.record_grad(grad_op, &[&object], &out);
@@ -123,6 +124,7 @@ impl Evaluator {
                         let out = Value::tensor(out, name, None);
                         let grad_op = crate::interp::torch::autograd::GradOp::Named {
                             name: "mT",
+                            grad: &crate::interp::torch::autograd::MT_ATTRIBUTE,
                             args: &[],
                         };
                         self.record_grad(grad_op, &[&object], &out);

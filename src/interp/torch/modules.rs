@@ -22,8 +22,8 @@ impl Evaluator {
         }
         match (module, name) {
             ("torch.nn", "functional") => Ok(Value::Module("torch.nn.functional".into())),
-            ("torch.nn", n) if crate::interp::torch::nn::functional::is_layer(n) => method(),
-            ("torch.nn.functional", n) if crate::interp::torch::nn::functional::is_function(n) => {
+            ("torch.nn", n) if crate::interp::torch::nn::layers::is_layer(n) => method(),
+            ("torch.nn.functional", n) if crate::interp::torch::registry::is_functional(n) => {
                 method()
             }
             ("torch.linalg", n)
@@ -62,7 +62,14 @@ impl Evaluator {
         }
         match module {
             "torch.nn" => self.make_layer(name, pos, kw),
-            "torch.nn.functional" => self.call_functional(name, pos, kw),
+            "torch.nn.functional" => {
+                self.call_table_functional(name, &pos, &kw)
+                    .unwrap_or_else(|| {
+                        Err(ScriptError::Attribute(format!(
+                            "module 'torch.nn.functional' has no attribute '{name}'"
+                        )))
+                    })
+            }
             "torch.linalg" => self
                 .call_table_function(&format!("linalg_{name}"), &pos, &kw)
                 .unwrap_or_else(|| {

@@ -1,16 +1,21 @@
-//! The table of ops, in the manner of PyTorch's `native_functions.yaml`: each op is a name (and
-//! its aliases), its schemas, the forms it is called in (`torch.name(...)`, `tensor.name(...)`)
-//! and a rule. Argument binding and its errors come from one place ([`crate::interp::torch::signature`]), so
-//! a rule only reads typed arguments.
+//! The table of ops, in the manner of PyTorch's `native_functions.yaml` and
+//! `derivatives.yaml`: each op is a name (and its aliases), its schemas, the forms it is
+//! called in (`torch.name(...)`, `tensor.name(...)`, `torch.nn.functional.name(...)`), a
+//! rule, and what it does for autograd, for complex tensors and with varargs. Argument
+//! binding and its errors come from one place ([`crate::interp::torch::signature`]), so a
+//! rule only reads typed arguments.
 //!
-//! Where a new op goes: its rule in the family file of `src/eval/ops/` that fits (views,
-//! splits, joins, indexing, random, ...), and one [`OpDef`] line in that file's `OPS` table.
+//! Where a new op goes: its rule in the family file of `src/interp/torch/ops/` (or
+//! `src/interp/torch/nn/`) that fits, and one [`OpDef`] in that file's `OPS` table. An op
+//! with a gradient also gets its backward [`crate::interp::torch::autograd::Formula`] (a
+//! `static` beside its rule, or one of `autograd/formulas.rs`) named by the entry's `grad`.
 
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::OnceLock;
 
 use crate::core::tensor::{DType, MemoryFormat, Scalar, ScriptError, Tensor};
+use crate::interp::torch::autograd::{Grad, GradOp};
 use crate::interp::torch::signature::{bind, Bound, CallArgs, Schema};
 use crate::interp::value::{TensorRef, Value};
 use crate::interp::{Evaluator, R};
@@ -24,6 +29,20 @@ pub(crate) enum Forms {
     Method,
     /// `torch.name(...)` only (factories, `cat`, ...).
     Function,
+    /// `torch.nn.functional.name(...)`: a Python function; its schema is a Python
+    /// signature (`"input, dim=None, *, approximate='none'"`), bound with Python's messages.
+    Functional,
+}
+
+/// How a function takes `*tensors` (PyTorch's Python wrappers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Varargs {
+    /// No varargs.
+    No,
+    /// `meshgrid(*tensors)`: the tensors one by one, or one list of them.
+    Tensors,
+    /// `broadcast_tensors(*tensors)`: the tensors one by one only.
+    TensorsOnly,
 }
 
 /// A rule: computes the op's value from bound arguments.
@@ -35,8 +54,40 @@ pub(crate) struct OpDef {
     pub names: &'static [&'static str],
     /// One schema per overload, in the order PyTorch tries them.
     pub schemas: &'static [&'static str],
+    /// How it is reached.
     pub forms: Forms,
+    /// What computes it.
     pub rule: Rule,
+    /// What autograd records for it: its node's name and backward formula.
+    pub grad: Grad,
+    /// Whether complex tensors reach the rule; otherwise the table refuses them before it
+    /// runs (the other ops compute on element values, which know no complex elements).
+    pub complex: bool,
+    /// Whether its `Tensor[]` parameter is also given as `*tensors`.
+    pub varargs: Varargs,
+}
+
+impl OpDef {
+    /// The defaults of an entry: a node named after the op with no backward formula,
+    /// complex tensors refused, no varargs (`OpDef { names, schemas, forms, rule,
+    /// ..OpDef::PLAIN }`).
+    pub(crate) const PLAIN: OpDef = OpDef {
+        names: &[],
+        schemas: &[],
+        forms: Forms::Both,
+        rule: no_rule,
+        grad: Grad::NONE,
+        complex: false,
+        varargs: Varargs::No,
+    };
+}
+
+/// The rule of [`OpDef::PLAIN`], which is never in the table (it has no names).
+fn no_rule(_: &mut Evaluator, call: &OpCall) -> R<Value> {
+    Err(ScriptError::NotImplemented(format!(
+        "{} has no rule in Stridescope's op table",
+        call.name
+    )))
 }
 
 /// A call being run: the name it was called by, the receiver, and the bound arguments.
@@ -61,15 +112,45 @@ fn families() -> impl Iterator<Item = &'static OpDef> {
         .flat_map(|family| family.iter())
 }
 
-fn table() -> &'static HashMap<&'static str, Entry> {
-    static TABLE: OnceLock<HashMap<&'static str, Entry>> = OnceLock::new();
-    TABLE.get_or_init(|| {
+/// `tensor.requires_grad_()`: the in-place op a leaf that requires grad may run, whose
+/// `requires_grad` argument is not a factory's.
+const REQUIRES_GRAD_: &str = "requires_grad_";
+
+/// Which module a name is looked up in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Module {
+    /// `torch.name` and `tensor.name`.
+    Torch,
+    /// `torch.nn.functional.name`.
+    Functional,
+}
+
+fn module_of(def: &OpDef) -> Module {
+    match def.forms {
+        Forms::Functional => Module::Functional,
+        _ => Module::Torch,
+    }
+}
+
+/// An entry's schema, parsed.
+fn parse_schema(def: &OpDef, text: &str) -> Result<Schema, String> {
+    match def.forms {
+        Forms::Functional => Schema::parse_python(text),
+        _ => Schema::parse(text),
+    }
+}
+
+/// The entries of `module`, by name.
+fn table(module: Module) -> &'static HashMap<&'static str, Entry> {
+    static TABLE: OnceLock<HashMap<Module, HashMap<&'static str, Entry>>> = OnceLock::new();
+    static EMPTY: OnceLock<HashMap<&'static str, Entry>> = OnceLock::new();
+    let tables = TABLE.get_or_init(|| {
         let mut map = HashMap::new();
         for def in families() {
             let parsed: Vec<Schema> = def
                 .schemas
                 .iter()
-                .map(|s| Schema::parse(s).unwrap_or(Schema { params: vec![] }))
+                .map(|s| parse_schema(def, s).unwrap_or_default())
                 .collect();
             // `Tensor self` first: the receiver of the method form, `input` of the function
             // form (also for function-only ops such as `torch.rand_like(input)`).
@@ -86,6 +167,7 @@ fn table() -> &'static HashMap<&'static str, Entry> {
                         .skip(usize::from(has_self))
                         .cloned()
                         .collect(),
+                    python: s.python,
                 })
                 .collect();
             let function: Vec<Schema> = parsed
@@ -101,32 +183,54 @@ fn table() -> &'static HashMap<&'static str, Entry> {
                 })
                 .collect();
             for name in def.names {
-                map.insert(
-                    *name,
-                    Entry {
-                        def,
-                        method: method.clone(),
-                        function: function.clone(),
-                    },
-                );
+                map.entry(module_of(def))
+                    .or_insert_with(HashMap::new)
+                    .insert(
+                        *name,
+                        Entry {
+                            def,
+                            method: method.clone(),
+                            function: function.clone(),
+                        },
+                    );
             }
         }
         map
-    })
+    });
+    tables
+        .get(&module)
+        .unwrap_or_else(|| EMPTY.get_or_init(HashMap::new))
+}
+
+/// The `torch`/tensor entry of `name`.
+fn torch_entry(name: &str) -> Option<&'static Entry> {
+    table(Module::Torch).get(name)
 }
 
 /// Whether `torch.name` is an op of the table.
 pub(crate) fn is_function(name: &str) -> bool {
-    table()
-        .get(name)
-        .is_some_and(|e| e.def.forms != Forms::Method)
+    torch_entry(name).is_some_and(|e| e.def.forms != Forms::Method)
 }
 
 /// Whether `tensor.name` is an op of the table.
 pub(crate) fn is_method(name: &str) -> bool {
-    table()
+    torch_entry(name).is_some_and(|e| e.def.forms != Forms::Function)
+}
+
+/// The parameter names of `torch.nn.functional.name` (empty when it is not an op).
+#[cfg(test)]
+pub(crate) fn functional_params(name: &str) -> Vec<String> {
+    table(Module::Functional)
         .get(name)
-        .is_some_and(|e| e.def.forms != Forms::Function)
+        .and_then(|e| e.function.first())
+        .map_or(vec![], |s| {
+            s.params.iter().map(|p| p.name.clone()).collect()
+        })
+}
+
+/// Whether `torch.nn.functional.name` is an op of the table.
+pub(crate) fn is_functional(name: &str) -> bool {
+    table(Module::Functional).contains_key(name)
 }
 
 impl Evaluator {
@@ -137,11 +241,34 @@ impl Evaluator {
         pos: &[Value],
         kw: &[(String, Value)],
     ) -> Option<R<Value>> {
-        let entry = table().get(name).filter(|e| e.def.forms != Forms::Method)?;
-        let packed = pack_tensor_varargs(name, &entry.function, pos);
+        let entry = torch_entry(name).filter(|e| e.def.forms != Forms::Method)?;
+        Some(self.run_function_entry(entry, name, pos, kw))
+    }
+
+    /// Runs `torch.nn.functional.name(...)` from the table, or `None` when the table has
+    /// no such function.
+    pub(crate) fn call_table_functional(
+        &mut self,
+        name: &str,
+        pos: &[Value],
+        kw: &[(String, Value)],
+    ) -> Option<R<Value>> {
+        let entry = table(Module::Functional).get(name)?;
+        Some(self.run_function_entry(entry, name, pos, kw))
+    }
+
+    /// Binds and runs the function form of `entry`.
+    fn run_function_entry(
+        &mut self,
+        entry: &'static Entry,
+        name: &str,
+        pos: &[Value],
+        kw: &[(String, Value)],
+    ) -> R<Value> {
+        let packed = pack_tensor_varargs(entry.def.varargs, &entry.function, pos);
         let pos = packed.as_deref().unwrap_or(pos);
         let call = CallArgs { name, pos, kw };
-        Some(bind(&entry.function, &call).and_then(|args| {
+        bind(&entry.function, &call).and_then(|args| {
             let this = match args.values.first() {
                 Some(Some(Value::Tensor(t)))
                     if args.names.first().is_some_and(|n| n == "input") =>
@@ -155,34 +282,40 @@ impl Evaluator {
                 this,
                 args,
             };
-            crate::interp::torch::ops::check_complex_support(&op)?;
+            if !entry.def.complex {
+                crate::interp::torch::ops::check_complex_support(&op)?;
+            }
             let out = (entry.def.rule)(self, &op)?;
-            self.record_table_grad(&op, &out);
+            self.record_table_grad(entry.def, &op, &out);
             Ok(out)
-        }))
+        })
     }
 
     /// Records the autograd node of a table op on its output; a factory given
     /// `requires_grad=True` makes a leaf that requires grad.
-    fn record_table_grad(&mut self, op: &OpCall, out: &Value) {
+    fn record_table_grad(&mut self, def: &OpDef, op: &OpCall, out: &Value) {
+        // A Python function's `None` arguments count as not given.
+        let python = def.forms == Forms::Functional;
         let args: Vec<(&str, &Value)> = op
             .args
             .names
             .iter()
             .zip(&op.args.values)
             .filter_map(|(n, v)| v.as_ref().map(|v| (n.as_str(), v)))
+            .filter(|(_, v)| !(python && matches!(v, Value::None)))
             .collect();
         if let Value::Tensor(t) = out {
             let asked = args
                 .iter()
                 .any(|(n, v)| *n == "requires_grad" && matches!(v, Value::Bool(true)));
-            if asked && op.name != "requires_grad_" {
+            if asked && op.name != REQUIRES_GRAD_ {
                 t.borrow_mut().requires_grad = true;
             }
         }
         let inputs: Vec<&Value> = args.iter().map(|(_, v)| *v).collect();
-        let grad_op = crate::interp::torch::autograd::GradOp::Named {
+        let grad_op = GradOp::Named {
             name: &op.name,
+            grad: &def.grad,
             args: &args,
         };
         self.record_grad(grad_op, &inputs, out);
@@ -196,11 +329,9 @@ impl Evaluator {
         pos: &[Value],
         kw: &[(String, Value)],
     ) -> Option<R<Value>> {
-        let entry = table()
-            .get(name)
-            .filter(|e| e.def.forms != Forms::Function)?;
+        let entry = torch_entry(name).filter(|e| e.def.forms != Forms::Function)?;
         if name.ends_with('_')
-            && name != "requires_grad_"
+            && name != REQUIRES_GRAD_
             && this.borrow().requires_grad
             && self.torch.grad_enabled
         {
@@ -218,9 +349,11 @@ impl Evaluator {
                 this: Some(Rc::clone(this)),
                 args,
             };
-            crate::interp::torch::ops::check_complex_support(&op)?;
+            if !entry.def.complex {
+                crate::interp::torch::ops::check_complex_support(&op)?;
+            }
             let out = (entry.def.rule)(self, &op)?;
-            self.record_table_grad(&op, &out);
+            self.record_table_grad(entry.def, &op, &out);
             Ok(out)
         }))
     }
@@ -228,8 +361,8 @@ impl Evaluator {
 
 /// `*tensors` functions (`torch.meshgrid(a, b)`): the tensors given one by one, packed into
 /// the tuple their `Tensor[]` parameter takes; `None` when there is nothing to pack.
-fn pack_tensor_varargs(name: &str, schemas: &[Schema], pos: &[Value]) -> Option<Vec<Value>> {
-    if !crate::interp::torch::ops::TENSOR_VARARGS.contains(&name) {
+fn pack_tensor_varargs(varargs: Varargs, schemas: &[Schema], pos: &[Value]) -> Option<Vec<Value>> {
+    if varargs == Varargs::No {
         return None;
     }
     let at = schemas.iter().find_map(|s| {
@@ -247,7 +380,7 @@ fn pack_tensor_varargs(name: &str, schemas: &[Schema], pos: &[Value]) -> Option<
     let packs = match rest.first() {
         None => true,
         Some(Value::Tensor(_)) => !(rest.len() == 1 && single_overload),
-        Some(_) => name == "broadcast_tensors",
+        Some(_) => varargs == Varargs::TensorsOnly,
     };
     if !packs || pos.len() < at {
         return None;
@@ -395,10 +528,75 @@ mod tests {
         let mut seen = std::collections::HashSet::new();
         for def in families() {
             for s in def.schemas {
-                assert!(Schema::parse(s).is_ok(), "{:?}: {s}", def.names);
+                assert!(parse_schema(def, s).is_ok(), "{:?}: {s}", def.names);
             }
             for n in def.names {
-                assert!(seen.insert(*n), "{n} is defined twice");
+                assert!(seen.insert((module_of(def), *n)), "{n} is defined twice");
+            }
+        }
+    }
+
+    /// Every op name a list outside the table mentions is an op of the table: a misspelled
+    /// name fails here instead of silently doing nothing.
+    #[test]
+    fn every_name_a_list_mentions_is_an_op_of_the_table() {
+        let mut names: Vec<(&str, &str)> = vec![("registry", REQUIRES_GRAD_)];
+        for n in crate::interp::torch::signature::NUMBERS_AS_TENSORS {
+            names.push(("signature::NUMBERS_AS_TENSORS", n));
+        }
+        for (list, name) in names {
+            assert!(
+                is_function(name) || is_method(name),
+                "{list} names {name:?}, which is not an op of the table"
+            );
+        }
+        for layer in crate::interp::torch::nn::layers::LAYERS {
+            if let Some(f) = layer.forward {
+                assert!(
+                    is_functional(f),
+                    "layer {} forwards to torch.nn.functional.{f}, which is not an op",
+                    layer.name
+                );
+            }
+        }
+    }
+
+    /// What a formula saves and reads names its op's slots: `saves` are among its `inputs`
+    /// (or `result`), and its `args` are parameters of an op that uses it.
+    #[test]
+    fn formulas_name_their_ops_slots() {
+        let mut params: HashMap<*const crate::interp::torch::autograd::Formula, Vec<String>> =
+            HashMap::new();
+        for def in families() {
+            let Some(formula) = def.grad.formula else {
+                continue;
+            };
+            let list = params.entry(formula as *const _).or_default();
+            for s in def.schemas {
+                let schema = parse_schema(def, s).unwrap_or_default();
+                list.extend(schema.params.iter().map(|p| p.name.clone()));
+            }
+        }
+        let builtin = crate::interp::torch::autograd::formulas::BUILTIN;
+        for formula in families()
+            .filter_map(|d| d.grad.formula)
+            .chain(builtin.iter().copied())
+        {
+            for slot in formula.saves {
+                assert!(
+                    *slot == "result" || formula.inputs.contains(slot),
+                    "{formula:?} saves {slot:?}, which is not one of its inputs"
+                );
+            }
+            // The builtin formulas of Python's operators read no arguments of an op.
+            let Some(known) = params.get(&(formula as *const _)) else {
+                continue;
+            };
+            for arg in formula.args {
+                assert!(
+                    known.iter().any(|p| p == arg),
+                    "{formula:?} reads {arg:?}, which no op using it takes"
+                );
             }
         }
     }

@@ -12,6 +12,12 @@
 //! number), `bool`, `ScalarType` (a dtype), `MemoryFormat`, `Tensor[]`, `str`, `Device`,
 //! `Any`; `T?` also takes `None`. `*` starts the keyword-only parameters. When an `int[]` is
 //! the only positional parameter (`view(*size)`), it may also be given as varargs.
+//!
+//! A Python function's signature (`torch.nn.functional`, a layer's `__init__`) is written as
+//! Python writes it: `"input, dim=None, _stacklevel=3, dtype=None"`, `"input, *,
+//! approximate='none'"`. Its parameters take any value, NumPy's keyword spellings do not
+//! apply, and its errors are Python's (`relu() missing 1 required positional argument:
+//! 'input'`).
 
 use crate::core::tensor::ScriptError;
 use crate::interp::value::Value;
@@ -131,9 +137,11 @@ pub(crate) struct Param {
 }
 
 /// One overload: its parameters in order.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Schema {
     pub params: Vec<Param>,
+    /// A Python function's signature: binding speaks Python's messages.
+    pub python: bool,
 }
 
 impl Schema {
@@ -167,7 +175,46 @@ impl Schema {
                 keyword_only,
             });
         }
-        Ok(Schema { params })
+        Ok(Schema {
+            params,
+            python: false,
+        })
+    }
+
+    /// Parses a Python signature, `"input, dim=None, *, approximate='none'"`: every
+    /// parameter takes any value; those with a default may be left out.
+    pub(crate) fn parse_python(text: &str) -> Result<Schema, String> {
+        let mut params = Vec::new();
+        let mut keyword_only = false;
+        for part in split_params(text).into_iter().filter(|p| !p.is_empty()) {
+            if part == "*" {
+                keyword_only = true;
+                continue;
+            }
+            let (name, default) = match part.split_once('=') {
+                Some((n, v)) => (n.trim(), Some(v.trim().to_string())),
+                None => (part, None),
+            };
+            if name.is_empty() || name.contains(' ') {
+                return Err(format!("not a Python parameter: {part:?}"));
+            }
+            params.push(Param {
+                ty: ParamType::Any,
+                name: name.to_string(),
+                optional: false,
+                default,
+                keyword_only,
+            });
+        }
+        Ok(Schema {
+            params,
+            python: true,
+        })
+    }
+
+    /// The parameters without a default, which a call must give.
+    fn required_count(&self) -> usize {
+        self.params.iter().filter(|p| p.default.is_none()).count()
     }
 
     /// Arguments that must be given (no default, not optional).
@@ -218,31 +265,31 @@ pub(crate) struct CallArgs<'a> {
 }
 
 /// PyTorch's `should_allow_numbers_as_tensors`: functions whose `Tensor` parameters also take
-/// a Python number (it is wrapped into a 0-dim tensor).
+/// a Python number (it is wrapped into a 0-dim tensor). Names the table does not have are
+/// left out (a test checks that each is an op).
+pub(crate) const NUMBERS_AS_TENSORS: &[&str] = &[
+    "add",
+    "add_",
+    "div",
+    "div_",
+    "divide",
+    "divide_",
+    "mul",
+    "mul_",
+    "multiply",
+    "multiply_",
+    "sub",
+    "sub_",
+    "subtract",
+    "subtract_",
+    "to",
+    "copy_",
+    "floor_divide",
+    "floor_divide_",
+];
+
 fn allows_numbers_as_tensors(name: &str) -> bool {
-    matches!(
-        name,
-        "add"
-            | "add_"
-            | "div"
-            | "div_"
-            | "divide"
-            | "divide_"
-            | "mul"
-            | "mul_"
-            | "multiply"
-            | "multiply_"
-            | "sub"
-            | "sub_"
-            | "subtract"
-            | "subtract_"
-            | "true_divide"
-            | "true_divide_"
-            | "to"
-            | "copy_"
-            | "floor_divide"
-            | "floor_divide_"
-    )
+    NUMBERS_AS_TENSORS.contains(&name)
 }
 
 /// PyTorch's `numpy_compatibility_arg_names`: keywords that NumPy spells differently and that
@@ -355,6 +402,9 @@ fn bind_one(schema: &Schema, args: &CallArgs) -> Result<Vec<Option<Value>>, Mism
     let params = &schema.params;
     let mut values: Vec<Option<Value>> = vec![None; params.len()];
     let max_pos = schema.positional_count();
+    if schema.python && args.pos.len() > max_pos {
+        return Err(Mismatch(python_too_many(schema, args)));
+    }
     if params.is_empty() && !args.pos.is_empty() {
         // A method without parameters is a plain C method to Python.
         return Err(Mismatch(format!(
@@ -409,6 +459,9 @@ fn bind_one(schema: &Schema, args: &CallArgs) -> Result<Vec<Option<Value>>, Mism
         // A NumPy spelling counts only where the parameter's own name is not also given
         // (PyTorch then calls the alias unexpected).
         let by_alias = || {
+            if schema.python {
+                return None;
+            }
             let canonical = numpy_alias_of(k)?;
             let i = params.iter().position(|p| p.name == canonical)?;
             (values[i].is_none() && !args.kw.iter().any(|(other, _)| other == canonical))
@@ -442,6 +495,9 @@ fn bind_one(schema: &Schema, args: &CallArgs) -> Result<Vec<Option<Value>>, Mism
         .filter(|(p, v)| v.is_none() && p.default.is_none() && !p.optional)
         .map(|(p, _)| format!("\"{}\"", p.name))
         .collect();
+    if !missing.is_empty() && schema.python {
+        return Err(Mismatch(python_missing(schema, args, &values)));
+    }
     if !missing.is_empty() {
         // PyTorch's text says "arguments" even for one.
         return Err(Mismatch(format!(
@@ -452,6 +508,50 @@ fn bind_one(schema: &Schema, args: &CallArgs) -> Result<Vec<Option<Value>>, Mism
         )));
     }
     Ok(values)
+}
+
+/// Python's "takes 2 positional arguments but 3 were given" (a method's `self` counts:
+/// `Softmax.__init__`).
+fn python_too_many(schema: &Schema, args: &CallArgs) -> String {
+    let extra = usize::from(args.name.ends_with(".__init__"));
+    let (most, least, given) = (
+        schema.positional_count() + extra,
+        schema.required_count() + extra,
+        args.pos.len() + extra,
+    );
+    let takes = if least == most {
+        format!("{most}")
+    } else {
+        format!("from {least} to {most}")
+    };
+    format!(
+        "{}() takes {takes} positional argument{} but {given} {} given",
+        args.name,
+        if most == 1 && least == most { "" } else { "s" },
+        if given == 1 { "was" } else { "were" }
+    )
+}
+
+/// Python's "missing 2 required positional arguments: 'input' and 'target'".
+fn python_missing(schema: &Schema, args: &CallArgs, values: &[Option<Value>]) -> String {
+    let missing: Vec<String> = schema
+        .params
+        .iter()
+        .zip(values)
+        .filter(|(p, v)| v.is_none() && p.default.is_none())
+        .map(|(p, _)| format!("'{}'", p.name))
+        .collect();
+    let list = match missing.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [first @ .., last] => format!("{} and {last}", first.join(", ")),
+    };
+    format!(
+        "{}() missing {} required positional argument{}: {list}",
+        args.name,
+        missing.len(),
+        if missing.len() == 1 { "" } else { "s" }
+    )
 }
 
 #[cfg(test)]

@@ -18,12 +18,16 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self"],
         forms: Forms::Method,
         rule: typed_storage,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["untyped_storage"],
         schemas: &["Tensor self"],
         forms: Forms::Method,
         rule: untyped_storage,
+        complex: true,
+        ..OpDef::PLAIN
     },
 ];
 

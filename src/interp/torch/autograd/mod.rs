@@ -3,16 +3,17 @@
 //! `backward()` through the nodes of [`backward`], into the leaves' `.grad`.
 //!
 //! An op's output requires grad when grad mode is on, one of its tensor inputs requires grad,
-//! and the output is a floating (or complex) tensor: integer and bool outputs never do. The
-//! node's name is PyTorch's (recorded from torch 2.15): most are the op's name in CamelCase
-//! plus `Backward0`; [`NAMED`] lists the others, and [`GradOp`] carries what the name depends
-//! on (an operator's operands, a reduction's `dim`, whether a reshape copied). A node keeps
-//! what its backward needs (the op's operands or its result, as host values, like the
-//! tensors PyTorch saves) and the inputs that require grad; ops whose backward is not
-//! modelled still get their node, and `backward()` through one says so.
+//! and the output is a floating (or complex) tensor: integer and bool outputs never do. What
+//! an op does for autograd is data of its table entry, a [`Grad`]: the node's name
+//! ([`Node`], see [`nodes`]), its backward [`Formula`] (see [`formulas`]), or that its
+//! outputs are never tracked. A node keeps what its formula saves (the op's inputs or its
+//! result by PyTorch's slot names, as host values, like the tensors PyTorch saves), the
+//! non-tensor arguments the formula reads, and the inputs that require grad; ops whose
+//! backward is not modelled still get their node, and `backward()` through one says so.
 
-mod backward;
-mod rules;
+pub(crate) mod backward;
+pub(crate) mod formulas;
+pub(crate) mod nodes;
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -21,7 +22,7 @@ use crate::core::tensor::{DType, Scalar};
 use crate::interp::value::{TensorObject, TensorRef, Value};
 use crate::interp::Evaluator;
 use crate::lang::ast::BinOp;
-pub(crate) use rules::Rule;
+pub(crate) use formulas::Formula;
 
 /// Saved tensors larger than this are not kept (their node's backward then says so).
 const MAX_SAVED_ELEMENTS: usize = 1 << 20;
@@ -43,12 +44,15 @@ pub(crate) enum Saved {
 #[derive(Debug)]
 pub struct GradNode {
     name: Rc<str>,
-    rule: Rule,
+    /// Its backward formula; `None` when not modelled.
+    formula: Option<&'static Formula>,
     /// The op's operands (tensors requiring grad keep their object, to reach their node or
     /// their `.grad`), each with its shape and dtype.
     operands: Vec<Operand>,
-    /// The op's result, for the rules that differentiate through it (`exp`, `sigmoid`).
+    /// The op's result, for the formulas that differentiate through it (`exp`, `sigmoid`).
     result: Saved,
+    /// The non-tensor arguments its formula reads ([`Formula::args`]), by name.
+    args: Vec<(String, Value)>,
     /// The output's dtype.
     out_dtype: DType,
     /// Set once a `backward()` without `retain_graph=True` went through it.
@@ -72,108 +76,97 @@ impl GradNode {
     }
 }
 
-/// Ops whose node is not `<CamelCase>Backward0`, as torch 2.15 names them.
-const NAMED: &[(&str, &str)] = &[
-    ("true_divide", "DivBackward0"),
-    ("divide", "DivBackward0"),
-    ("multiply", "MulBackward0"),
-    ("subtract", "SubBackward0"),
-    ("square", "PowBackward0"),
-    ("rsub", "RsubBackward1"),
-    ("mm", "MmBackward0"),
-    ("bmm", "BmmBackward0"),
-    ("dot", "DotBackward0"),
-    ("vdot", "DotBackward0"),
-    ("mv", "MvBackward0"),
-    ("inner", "DotBackward0"),
-    ("outer", "MulBackward0"),
-    ("ger", "MulBackward0"),
-    ("einsum", "ViewBackward0"),
-    ("view", "ViewBackward0"),
-    ("view_as", "ViewBackward0"),
-    ("reshape_as", "ViewBackward0"),
-    ("unflatten", "ViewBackward0"),
-    ("T", "PermuteBackward0"),
-    ("movedim", "PermuteBackward0"),
-    ("moveaxis", "PermuteBackward0"),
-    ("mT", "TransposeBackward0"),
-    ("swapaxes", "TransposeBackward0"),
-    ("swapdims", "TransposeBackward0"),
-    ("expand_as", "ExpandBackward0"),
-    ("broadcast_to", "ExpandBackward0"),
-    ("narrow", "SliceBackward0"),
-    ("chunk", "SplitBackward0"),
-    ("tensor_split", "SplitBackward0"),
-    ("split_with_sizes", "SplitWithSizesBackward0"),
-    ("tile", "RepeatBackward0"),
-    ("clamp", "ClampBackward1"),
-    ("clamp_min", "ClampBackward1"),
-    ("clamp_max", "ClampBackward1"),
-    ("clip", "ClampBackward1"),
-    ("amax", "AmaxBackward0"),
-    ("amin", "AminBackward0"),
-    ("norm", "LinalgVectorNormBackward0"),
-    ("linalg_vector_norm", "LinalgVectorNormBackward0"),
-    ("linalg_norm", "LinalgVectorNormBackward0"),
-    ("diag", "DiagonalBackward0_copy"),
-    ("double", "ToCopyBackward0"),
-    ("half", "ToCopyBackward0"),
-    ("bfloat16", "ToCopyBackward0"),
-    ("float", "ToCopyBackward0"),
-    ("to", "ToCopyBackward0"),
-    ("type", "ToCopyBackward0"),
-    ("type_as", "ToCopyBackward0"),
-    ("cross_entropy", "NllLossBackward0"),
-    ("nll_loss", "NllLossBackward0"),
-    ("mse_loss", "MseLossBackward0"),
-    ("binary_cross_entropy", "BinaryCrossEntropyBackward0"),
-    (
-        "binary_cross_entropy_with_logits",
-        "BinaryCrossEntropyWithLogitsBackward0",
-    ),
-    ("l1_loss", "MeanBackward0"),
-    ("absolute", "AbsBackward0"),
-    ("negative", "NegBackward0"),
-    ("arccos", "AcosBackward0"),
-    ("arcsin", "AsinBackward0"),
-    ("arctan", "AtanBackward0"),
-    ("fix", "TruncBackward0"),
-];
+/// What an op does for autograd: part of its table entry.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Grad {
+    /// How its node is named.
+    pub node: Node,
+    /// Its backward formula; `None` when not modelled (`backward()` through it says so).
+    pub formula: Option<&'static Formula>,
+    /// `false` for ops whose outputs never require grad, whatever their inputs: new tensors
+    /// that only take an input's shape or values as data, and what leaves the graph.
+    pub tracked: bool,
+}
 
-/// Ops whose outputs never require grad, whatever their inputs: new tensors that only take
-/// an input's shape or values as data, and what leaves the graph.
-const UNTRACKED: &[&str] = &[
-    "detach",
-    "detach_",
-    "data",
-    "zeros_like",
-    "ones_like",
-    "empty_like",
-    "full_like",
-    "rand_like",
-    "randn_like",
-    "randint_like",
-    "new_zeros",
-    "new_ones",
-    "new_empty",
-    "new_full",
-    "new_tensor",
-    "tensor",
-    "as_tensor",
-    "asarray",
-    "requires_grad_",
-    "bernoulli",
-    "multinomial",
-    "poisson",
-    "normal",
-];
+/// How an op's node is named.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Node {
+    /// `<CamelCase of the name it was called by>Backward0` (`leaky_relu` -> `LeakyReluBackward0`).
+    Camel,
+    /// A name of its own (`divide` -> `DivBackward0`).
+    Fixed(&'static str),
+    /// A name that depends on the call (`sum(dim=0)` -> `SumBackward1`), see [`nodes`].
+    By(fn(&nodes::NodeQuery) -> String),
+}
+
+impl Grad {
+    /// Named after the op, backward not modelled.
+    pub(crate) const NONE: Grad = Grad {
+        node: Node::Camel,
+        formula: None,
+        tracked: true,
+    };
+
+    /// Outputs that never require grad.
+    pub(crate) const UNTRACKED: Grad = Grad {
+        node: Node::Camel,
+        formula: None,
+        tracked: false,
+    };
+
+    /// Named after the op, with `formula`.
+    pub(crate) const fn formula(formula: &'static Formula) -> Grad {
+        Grad {
+            node: Node::Camel,
+            formula: Some(formula),
+            tracked: true,
+        }
+    }
+
+    /// Named `node`, backward not modelled.
+    pub(crate) const fn node(node: &'static str) -> Grad {
+        Grad {
+            node: Node::Fixed(node),
+            formula: None,
+            tracked: true,
+        }
+    }
+
+    /// Named `node`, with `formula`.
+    pub(crate) const fn named(node: &'static str, formula: &'static Formula) -> Grad {
+        Grad {
+            node: Node::Fixed(node),
+            formula: Some(formula),
+            tracked: true,
+        }
+    }
+
+    /// Named by `node` from the call, with `formula` if any.
+    pub(crate) const fn by(
+        node: fn(&nodes::NodeQuery) -> String,
+        formula: Option<&'static Formula>,
+    ) -> Grad {
+        Grad {
+            node: Node::By(node),
+            formula,
+            tracked: true,
+        }
+    }
+}
+
+/// `tensor.T`: all dimensions reversed.
+pub(crate) const T_ATTRIBUTE: Grad = Grad::named("PermuteBackward0", &formulas::REVERSED_T);
+
+/// `tensor.mT`: the last two dimensions swapped.
+pub(crate) const MT_ATTRIBUTE: Grad = Grad::named("TransposeBackward0", &formulas::MATRIX_T);
 
 /// What a node's name depends on, besides the op's name.
 pub(crate) enum GradOp<'a> {
-    /// A table op or `torch.nn.functional` function: its name and the arguments given, by
-    /// name (`dim` of a reduction, `bias` of `linear`).
+    /// A table op (`torch.nn.functional` included) or a tensor attribute (`x.T`): the name
+    /// it was called by, its entry's [`Grad`], and the arguments given, by name.
     Named {
         name: &'a str,
+        grad: &'a Grad,
         args: &'a [(&'a str, &'a Value)],
     },
     /// `a <op> b`, with whether each side is a tensor.
@@ -195,126 +188,22 @@ pub(crate) fn tracks_grad(t: &TensorObject) -> bool {
     t.requires_grad || t.grad_fn.is_some()
 }
 
-/// `leaky_relu` -> `LeakyRelu`.
-fn camel(name: &str) -> String {
-    name.trim_end_matches('_')
-        .split('_')
-        .map(|part| {
-            let mut chars = part.chars();
-            match chars.next() {
-                Some(first) => first.to_ascii_uppercase().to_string() + chars.as_str(),
-                None => String::new(),
-            }
-        })
-        .collect()
-}
-
-/// The node PyTorch records for a `name` op with `given` named arguments, when `out` is the
-/// output and `inputs` the tensors it read.
-fn node_name(op: &GradOp, out: &TensorObject, inputs: &[TensorRef]) -> String {
-    let shares_input = || {
-        inputs.iter().any(|i| {
-            i.try_borrow()
-                .is_ok_and(|i| i.tensor.storage == out.tensor.storage)
-        })
-    };
-    match op {
-        GradOp::Binary {
-            op,
-            left_tensor,
-            right_tensor,
-        } => match (op, left_tensor, right_tensor) {
-            (BinOp::Add, ..) => "AddBackward0",
-            (BinOp::Sub, true, _) => "SubBackward0",
-            (BinOp::Sub, false, _) => "RsubBackward1",
-            (BinOp::Mul, ..) => "MulBackward0",
-            (BinOp::Div, true, _) => "DivBackward0",
-            // `2 / a` is `a.reciprocal() * 2`.
-            (BinOp::Div, false, _) => "MulBackward0",
-            (BinOp::Pow, true, true) => "PowBackward1",
-            (BinOp::Pow, true, false) => "PowBackward0",
-            (BinOp::Pow, false, _) => "PowBackward2",
-            (BinOp::FloorDiv, ..) => "DivBackward1",
-            (BinOp::Mod, ..) => "RemainderBackward0",
-            _ => "NotImplemented",
-        }
-        .to_string(),
-        GradOp::MatMul {
-            left_dims,
-            right_dims,
-        } => matmul_node(*left_dims, *right_dims).to_string(),
-        GradOp::Neg => "NegBackward0".to_string(),
-        GradOp::Index(index) => index_node(index).to_string(),
-        GradOp::Named { name, args } => {
-            let name = name.trim_end_matches('_');
-            let has = |arg: &str| args.iter().any(|(n, _)| *n == arg);
-            match name {
-                "sum" | "mean" | "nansum" | "nanmean" if has("dim") || has("axis") => {
-                    format!("{}Backward1", camel(name))
-                }
-                "max" | "min" if !has("dim") && !has("other") => {
-                    format!("{}Backward1", camel(name))
-                }
-                "squeeze" if has("dim") => "SqueezeBackward1".into(),
-                "reshape" | "flatten" | "ravel" => {
-                    if shares_input() {
-                        "ViewBackward0".into()
-                    } else {
-                        "UnsafeViewBackward0".into()
-                    }
-                }
-                "contiguous" => "CloneBackward0".into(),
-                "matmul" => {
-                    let dims = |i: usize| inputs.get(i).map_or(2, |t| t.borrow().tensor.ndim());
-                    matmul_node(dims(0), dims(1)).into()
-                }
-                "linear" if has("bias") => "AddmmBackward0".into(),
-                "linear" => "MmBackward0".into(),
-                "pow" => {
-                    let tensors = inputs.len();
-                    if tensors >= 2 {
-                        "PowBackward1".into()
-                    } else {
-                        "PowBackward0".into()
-                    }
-                }
-                _ => match NAMED.iter().find(|(n, _)| *n == name) {
-                    Some((_, node)) => (*node).to_string(),
-                    None => format!("{}Backward0", camel(name)),
-                },
-            }
-        }
+/// A Python number's value.
+pub(crate) fn number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Int(i) => Some(*i as f64),
+        Value::Float(f) => Some(*f),
+        Value::Bool(b) => Some(f64::from(u8::from(*b))),
+        _ => None,
     }
 }
 
-/// `torch.matmul`'s node by its operands' dimensions.
-fn matmul_node(left: usize, right: usize) -> &'static str {
-    match (left, right) {
-        (1, 1) => "DotBackward0",
-        (2, 2) => "MmBackward0",
-        (2, 1) => "MvBackward0",
-        (1, 2) => "SqueezeBackward4",
-        _ => "UnsafeViewBackward0",
-    }
-}
-
-/// The node of `a[index]`: advanced indexing comes last, else the last basic step.
-fn index_node(index: &Value) -> &'static str {
-    let items: Vec<&Value> = match index {
-        Value::Tuple(items) => items.iter().collect(),
-        other => vec![other],
-    };
-    if items
-        .iter()
-        .any(|v| matches!(v, Value::Tensor(_) | Value::List(_) | Value::NdArray(_)))
-    {
-        return "IndexBackward0";
-    }
-    match items.iter().rev().find(|v| !matches!(v, Value::Ellipsis)) {
-        Some(Value::None) => "UnsqueezeBackward0",
-        Some(Value::Slice(..)) => "SliceBackward0",
-        Some(Value::Bool(_)) => "IndexBackward0",
-        _ => "SelectBackward0",
+/// Whether `v` holds a tensor (a node keeps only arguments that do not).
+fn holds_tensor(v: &Value) -> bool {
+    match v {
+        Value::Tensor(_) => true,
+        Value::Tuple(items) | Value::List(items) => items.iter().any(holds_tensor),
+        _ => false,
     }
 }
 
@@ -338,8 +227,8 @@ impl Evaluator {
         if !self.torch.grad_enabled {
             return;
         }
-        if let GradOp::Named { name, .. } = &op {
-            if UNTRACKED.contains(name) {
+        if let GradOp::Named { grad, .. } = &op {
+            if !grad.tracked {
                 return;
             }
         }
@@ -375,27 +264,33 @@ impl Evaluator {
                 if same && object.grad_fn.is_none() {
                     continue;
                 }
-                (node_name(&op, &object, &tracked), object.tensor.clone())
+                (
+                    nodes::node_name(&op, &object, &tracked),
+                    object.tensor.clone(),
+                )
             };
-            let rule = if same {
-                Rule::Unsupported
-            } else {
-                rules::rule_of(&op, inputs, &out_tensor)
-            };
+            // An in-place op on a non-leaf renames its node; its backward is not modelled.
+            let formula = if same { None } else { formula_of(&op) };
+            let saves = |slot: &str| formula.is_some_and(|f| f.saves.contains(&slot));
             let operands = inputs
                 .iter()
-                .map(|v| self.grad_operand(v, rule.saves_operands()))
+                .enumerate()
+                .map(|(i, v)| {
+                    let slot = formula.and_then(|f| f.inputs.get(i));
+                    self.grad_operand(v, slot.is_some_and(|s| saves(s)))
+                })
                 .collect();
-            let result = if rule.saves_result() {
+            let result = if saves("result") {
                 self.save_tensor(&out_tensor)
             } else {
                 Saved::Missing
             };
             let node = GradNode {
                 name: name.into(),
-                rule,
+                formula,
                 operands,
                 result,
+                args: kept_args(&op, formula),
                 out_dtype: out_tensor.dtype,
                 freed: Cell::new(false),
             };
@@ -503,9 +398,10 @@ impl Evaluator {
             let dtype = object.tensor.dtype;
             object.grad_fn = Some(Rc::new(GradNode {
                 name: "CopySlices".into(),
-                rule: Rule::Unsupported,
+                formula: None,
                 operands: vec![],
                 result: Saved::Missing,
+                args: vec![],
                 out_dtype: dtype,
                 freed: Cell::new(false),
             }));
@@ -522,26 +418,37 @@ fn number_operand(x: f64) -> Operand {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn op_names_become_pytorch_node_names() {
-        assert_eq!(camel("leaky_relu"), "LeakyRelu");
-        assert_eq!(camel("exp2"), "Exp2");
-        assert_eq!(camel("log_softmax_"), "LogSoftmax");
-        assert_eq!(matmul_node(1, 2), "SqueezeBackward4");
-        assert_eq!(
-            index_node(&Value::Tuple(vec![
-                Value::Int(0),
-                Value::Slice(Some(1), None, None)
-            ])),
-            "SliceBackward0"
-        );
-        assert_eq!(
-            index_node(&Value::Tuple(vec![Value::Ellipsis, Value::None])),
-            "UnsqueezeBackward0"
-        );
+/// The formula of a recorded op.
+fn formula_of(op: &GradOp) -> Option<&'static Formula> {
+    match op {
+        GradOp::Binary { op, .. } => match op {
+            BinOp::Add => Some(&formulas::ADD),
+            BinOp::Sub => Some(&formulas::SUB),
+            BinOp::Mul => Some(&formulas::MUL),
+            BinOp::Div => Some(&formulas::DIV),
+            BinOp::Pow => Some(&formulas::POW),
+            _ => None,
+        },
+        GradOp::MatMul { .. } => Some(&formulas::MATMUL),
+        GradOp::Neg => Some(&formulas::NEG),
+        GradOp::Index(_) => Some(&formulas::INDEX),
+        GradOp::Named { grad, .. } => grad.formula,
     }
+}
+
+/// The non-tensor arguments a node keeps for its formula, in the order given.
+fn kept_args(op: &GradOp, formula: Option<&'static Formula>) -> Vec<(String, Value)> {
+    let Some(formula) = formula else {
+        return vec![];
+    };
+    let given: Vec<(&str, &Value)> = match op {
+        GradOp::Named { args, .. } => args.to_vec(),
+        GradOp::Index(index) => vec![("index", *index)],
+        _ => vec![],
+    };
+    given
+        .into_iter()
+        .filter(|(n, v)| formula.args.contains(n) && !holds_tensor(v))
+        .map(|(n, v)| (n.to_string(), v.clone()))
+        .collect()
 }

@@ -17,6 +17,7 @@ pub(crate) static OPS: &[OpDef] = &[OpDef {
     schemas: &["Tensor self, int dim, ScalarType? dtype=None"],
     forms: Forms::Both,
     rule: softmax_rule,
+    ..OpDef::PLAIN
 }];
 
 fn softmax_rule(ev: &mut Evaluator, call: &OpCall) -> R<Value> {

@@ -9,6 +9,7 @@ use std::rc::Rc;
 use crate::core::tensor::layout::broadcast_shapes;
 use crate::core::tensor::{DType, MemoryFormat, ScriptError};
 use crate::engines::BinaryOp;
+use crate::interp::torch::autograd::{formulas, Grad};
 use crate::interp::torch::ops::{can_cast, ElementwiseInput, ResultType};
 use crate::interp::torch::registry::{Forms, OpCall, OpDef};
 use crate::interp::value::Value;
@@ -24,6 +25,8 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: divide,
+        grad: Grad::named("DivBackward0", &formulas::DIV),
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["div_", "divide_"],
@@ -33,6 +36,8 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Method,
         rule: divide,
+        grad: Grad::node("DivBackward0"),
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["floor_divide"],
@@ -42,12 +47,14 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: divide,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["floor_divide_"],
         schemas: &["Tensor self, Tensor other", "Tensor self, Scalar other"],
         forms: Forms::Method,
         rule: divide,
+        ..OpDef::PLAIN
     },
 ];
 

@@ -22,30 +22,40 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor input"],
         forms: Forms::Function,
         rule: view_as_real,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["view_as_complex"],
         schemas: &["Tensor input"],
         forms: Forms::Function,
         rule: view_as_complex,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["real"],
         schemas: &["Tensor input"],
         forms: Forms::Function,
         rule: real,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["imag"],
         schemas: &["Tensor input"],
         forms: Forms::Function,
         rule: imag,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["complex"],
         schemas: &["Tensor real, Tensor imag, *, Tensor? out=None"],
         forms: Forms::Function,
         rule: complex,
+        complex: true,
+        ..OpDef::PLAIN
     },
 ];
 
@@ -207,112 +217,9 @@ pub(crate) fn refuse_complex(op: &str, tensors: &[&Tensor]) -> R<()> {
     Ok(())
 }
 
-/// The table's ops that handle complex tensors: views and copies (their bytes move as float
-/// halves), queries, conversions and this family. Anything else on a complex tensor is
-/// refused by [`check_complex_support`] before its rule runs.
-const COMPLEX_OPS: &[&str] = &[
-    "as_strided",
-    "bfloat16",
-    "bool",
-    "cat",
-    "cdouble",
-    "cfloat",
-    "chunk",
-    "clone",
-    "complex",
-    "concat",
-    "concatenate",
-    "contiguous",
-    "copy_",
-    "cpu",
-    "data_ptr",
-    "detach",
-    "diagonal",
-    "dim",
-    "double",
-    "dsplit",
-    "dstack",
-    "element_size",
-    "empty_like",
-    "expand",
-    "expand_as",
-    "fill_",
-    "flatten",
-    "flip",
-    "fliplr",
-    "flipud",
-    "float",
-    "full_like",
-    "half",
-    "hsplit",
-    "hstack",
-    "imag",
-    "int",
-    "is_complex",
-    "is_contiguous",
-    "is_floating_point",
-    "is_set_to",
-    "is_tensor",
-    "item",
-    "long",
-    "movedim",
-    "moveaxis",
-    "narrow",
-    "ndimension",
-    "nelement",
-    "normal_",
-    "numel",
-    "ones_like",
-    "permute",
-    "rand_like",
-    "randn_like",
-    "real",
-    "repeat",
-    "reshape",
-    "reshape_as",
-    "roll",
-    "select",
-    "size",
-    "split",
-    "split_with_sizes",
-    "squeeze",
-    "squeeze_",
-    "stack",
-    "storage",
-    "storage_offset",
-    "stride",
-    "swapaxes",
-    "swapaxes_",
-    "swapdims",
-    "swapdims_",
-    "t",
-    "t_",
-    "tensor_split",
-    "tile",
-    "to",
-    "tolist",
-    "transpose",
-    "transpose_",
-    "type",
-    "unbind",
-    "unflatten",
-    "unfold",
-    "uniform_",
-    "unsqueeze",
-    "unsqueeze_",
-    "untyped_storage",
-    "view",
-    "view_as",
-    "view_as_complex",
-    "view_as_real",
-    "vsplit",
-    "vstack",
-    "zero_",
-    "zeros_like",
-];
-
-/// Refuses a table op on complex tensors (any tensor argument, or one in a list) unless it
-/// is one of [`COMPLEX_OPS`]: the others compute on element values, which know no complex
+/// Refuses a table op on complex tensors (any tensor argument, or one in a list): called
+/// for the ops whose entry does not say `complex: true` (views, copies, queries,
+/// conversions and this family do), which compute on element values that know no complex
 /// elements, so they raise a `NotImplementedError` naming the op instead of a wrong value.
 pub(crate) fn check_complex_support(call: &OpCall) -> R<()> {
     fn complex(v: &Value) -> bool {
@@ -327,7 +234,7 @@ pub(crate) fn check_complex_support(call: &OpCall) -> R<()> {
         .as_ref()
         .is_some_and(|t| t.borrow().tensor.dtype.is_complex());
     let any = this || call.args.values.iter().flatten().any(complex);
-    if any && !COMPLEX_OPS.contains(&call.name.as_str()) {
+    if any {
         return refuse_complex_dtype(&call.name, DType::Complex64);
     }
     Ok(())

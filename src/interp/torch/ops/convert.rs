@@ -7,6 +7,7 @@
 use std::rc::Rc;
 
 use crate::core::tensor::{DType, MemoryFormat, ScriptError, Tensor};
+use crate::interp::torch::autograd::{formulas, Grad};
 use crate::interp::torch::ops::{ElementwiseInput, ResultType};
 use crate::interp::torch::registry::{Forms, OpCall, OpDef};
 use crate::interp::value::{TensorRef, Value};
@@ -23,50 +24,82 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Method,
         rule: to,
+        grad: Grad::named("ToCopyBackward0", &formulas::IDENTITY),
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
-        names: &[
-            "float", "half", "int", "long", "double", "bool", "byte", "char", "short", "bfloat16",
-        ],
+        names: &["float", "half", "double", "bfloat16"],
         schemas: &["Tensor self, *, MemoryFormat memory_format=torch.preserve_format"],
         forms: Forms::Method,
         rule: cast,
+        grad: Grad::named("ToCopyBackward0", &formulas::IDENTITY),
+        complex: true,
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["int", "long", "bool"],
+        schemas: &["Tensor self, *, MemoryFormat memory_format=torch.preserve_format"],
+        forms: Forms::Method,
+        rule: cast,
+        complex: true,
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["byte", "char", "short"],
+        schemas: &["Tensor self, *, MemoryFormat memory_format=torch.preserve_format"],
+        forms: Forms::Method,
+        rule: cast,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["clone"],
         schemas: &["Tensor self, *, MemoryFormat? memory_format=None"],
         forms: Forms::Both,
         rule: clone,
+        grad: Grad::formula(&formulas::IDENTITY),
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["type"],
         schemas: &["Tensor self, Any? dtype=None, bool non_blocking=False"],
         forms: Forms::Method,
         rule: type_,
+        grad: Grad::named("ToCopyBackward0", &formulas::IDENTITY),
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["is_floating_point"],
         schemas: &["Tensor self"],
         forms: Forms::Both,
         rule: is_floating_point,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["is_complex"],
         schemas: &["Tensor self"],
         forms: Forms::Both,
         rule: is_complex,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["is_tensor"],
         schemas: &["Any obj"],
         forms: Forms::Function,
         rule: is_tensor,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["promote_types"],
         schemas: &["ScalarType type1, ScalarType type2"],
         forms: Forms::Function,
         rule: promote_types,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["result_type"],
@@ -78,12 +111,14 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Function,
         rule: result_type,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["device"],
         schemas: &["Device type", "str type, int index"],
         forms: Forms::Function,
         rule: device,
+        ..OpDef::PLAIN
     },
 ];
 

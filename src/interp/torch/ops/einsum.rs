@@ -2,8 +2,9 @@
 //! error texts). One operand: diagonals and permutations are views, summed labels reduce.
 //! Several operands: a new contiguous tensor computed on the host.
 
+use crate::interp::torch::autograd::Grad;
 use crate::interp::torch::ops::*;
-use crate::interp::torch::registry::{Forms, OpCall, OpDef};
+use crate::interp::torch::registry::{Forms, OpCall, OpDef, Varargs};
 
 /// The table of this family.
 pub(crate) static OPS: &[OpDef] = &[OpDef {
@@ -11,6 +12,9 @@ pub(crate) static OPS: &[OpDef] = &[OpDef {
     schemas: &["str equation, Tensor[] tensors, *, int[]? path=None"],
     forms: Forms::Function,
     rule: einsum,
+    grad: Grad::node("ViewBackward0"),
+    varargs: Varargs::Tensors,
+    ..OpDef::PLAIN
 }];
 
 /// Labels `A-Z` are 0..26, `a-z` 26..52 (ATen's order); ellipsis dims come after.

@@ -5,6 +5,7 @@
 
 use crate::core::tensor::layout::{infer_dense_strides, list_str};
 use crate::core::tensor::{DType, Layout, MemoryFormat, Scalar, ScriptError, Tensor};
+use crate::interp::torch::autograd::Grad;
 use crate::interp::torch::registry::{Forms, OpCall, OpDef};
 use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
@@ -30,6 +31,8 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, bool requires_grad=True"],
         forms: Forms::Method,
         rule: requires_grad_,
+        grad: Grad::UNTRACKED,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["arange"],
@@ -40,12 +43,14 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Function,
         rule: arange,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["zeros", "ones"],
         schemas: &[concat!("int[] size, ", options!())],
         forms: Forms::Function,
         rule: constant,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["empty"],
@@ -56,36 +61,47 @@ pub(crate) static OPS: &[OpDef] = &[
         )],
         forms: Forms::Function,
         rule: constant,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["full"],
         schemas: &[concat!("int[] size, Scalar fill_value, ", options!())],
         forms: Forms::Function,
         rule: constant,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["empty_strided"],
         schemas: &[concat!("int[] size, int[] stride, ", options!())],
         forms: Forms::Function,
         rule: empty_strided,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["zeros_like", "ones_like", "empty_like"],
         schemas: &[concat!("Tensor input, ", like_options!())],
         forms: Forms::Function,
         rule: like,
+        grad: Grad::UNTRACKED,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["full_like"],
         schemas: &[concat!("Tensor input, Scalar fill_value, ", like_options!())],
         forms: Forms::Function,
         rule: like,
+        grad: Grad::UNTRACKED,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["tensor"],
         schemas: &["Any data, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False, bool pin_memory=False"],
         forms: Forms::Function,
         rule: tensor,
+        grad: Grad::UNTRACKED,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["linspace"],
@@ -95,6 +111,7 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Function,
         rule: linspace,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["logspace"],
@@ -104,12 +121,14 @@ pub(crate) static OPS: &[OpDef] = &[
         )],
         forms: Forms::Function,
         rule: logspace,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["scalar_tensor"],
         schemas: &[concat!("Scalar s, ", options!())],
         forms: Forms::Function,
         rule: scalar_tensor,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["eye"],
@@ -119,24 +138,31 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Function,
         rule: eye,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["new_zeros", "new_ones", "new_empty"],
         schemas: &["Tensor self, int[] size, *, ScalarType? dtype=None, Any? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False"],
         forms: Forms::Method,
         rule: new_factory,
+        grad: Grad::UNTRACKED,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["new_full"],
         schemas: &["Tensor self, int[] size, Scalar fill_value, *, ScalarType? dtype=None, Any? layout=None, Device? device=None, bool pin_memory=False, bool requires_grad=False"],
         forms: Forms::Method,
         rule: new_factory,
+        grad: Grad::UNTRACKED,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["new_tensor"],
         schemas: &["Tensor self, Any data, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False"],
         forms: Forms::Method,
         rule: new_factory,
+        grad: Grad::UNTRACKED,
+        ..OpDef::PLAIN
     },
 ];
 

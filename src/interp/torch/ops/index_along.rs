@@ -26,12 +26,14 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1"],
         forms: Forms::Both,
         rule: index_add,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["index_copy", "index_copy_"],
         schemas: &["Tensor self, int dim, Tensor index, Tensor source"],
         forms: Forms::Both,
         rule: index_copy,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["index_fill", "index_fill_"],
@@ -41,18 +43,21 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: index_fill,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["put", "put_"],
         schemas: &["Tensor self, Tensor index, Tensor source, bool accumulate=False"],
         forms: Forms::Both,
         rule: put,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["take_along_dim"],
         schemas: &["Tensor self, Tensor indices, int? dim=None, *, Tensor? out=None"],
         forms: Forms::Both,
         rule: take_along_dim,
+        ..OpDef::PLAIN
     },
 ];
 

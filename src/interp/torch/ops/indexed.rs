@@ -28,6 +28,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self", "Tensor self, Any condition, Any other"],
         forms: Forms::Both,
         rule: where_,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["masked_fill"],
@@ -37,6 +38,7 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: masked_fill,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["masked_fill_"],
@@ -46,12 +48,14 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Method,
         rule: masked_fill,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["index_select"],
         schemas: &["Tensor self, int dim, Tensor index, *, Tensor? out=None"],
         forms: Forms::Both,
         rule: index_select,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["gather"],
@@ -60,6 +64,7 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: gather,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["scatter"],
@@ -69,6 +74,7 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: scatter,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["scatter_"],
@@ -78,24 +84,28 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Method,
         rule: scatter,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["scatter_add"],
         schemas: &["Tensor self, int dim, Tensor index, Tensor src"],
         forms: Forms::Both,
         rule: scatter,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["scatter_add_"],
         schemas: &["Tensor self, int dim, Tensor index, Tensor src"],
         forms: Forms::Method,
         rule: scatter,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["take"],
         schemas: &["Tensor self, Tensor index, *, Tensor? out=None"],
         forms: Forms::Both,
         rule: take,
+        ..OpDef::PLAIN
     },
 ];
 

@@ -19,18 +19,31 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Any tensors, int dim=0, *, int? axis=None, Tensor? out=None"],
         forms: Forms::Function,
         rule: cat,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["stack"],
         schemas: &["Any tensors, int dim=0, *, Tensor? out=None"],
         forms: Forms::Function,
         rule: stack,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
-        names: &["hstack", "vstack", "row_stack", "dstack", "column_stack"],
+        names: &["hstack", "vstack", "dstack"],
         schemas: &["Any tensors, *, Tensor? out=None"],
         forms: Forms::Function,
         rule: stack_family,
+        complex: true,
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["row_stack", "column_stack"],
+        schemas: &["Any tensors, *, Tensor? out=None"],
+        forms: Forms::Function,
+        rule: stack_family,
+        ..OpDef::PLAIN
     },
 ];
 

@@ -3,6 +3,7 @@
 //! computed in double precision from `engine.values()` and rounded once to the dtype.
 
 use crate::core::tensor::layout::wrap_dim;
+use crate::interp::torch::autograd::{formulas, Grad};
 use crate::interp::torch::ops::*;
 use crate::interp::torch::registry::{Forms, OpCall, OpDef};
 
@@ -13,48 +14,59 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, Tensor vec"],
         forms: Forms::Both,
         rule: mv,
+        grad: Grad::formula(&formulas::MATMUL),
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["outer", "ger"],
         schemas: &["Tensor self, Tensor vec2"],
         forms: Forms::Both,
         rule: outer,
+        grad: Grad::node("MulBackward0"),
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["trace"],
         schemas: &["Tensor self"],
         forms: Forms::Both,
         rule: trace,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["diag"],
         schemas: &["Tensor self, int diagonal=0"],
         forms: Forms::Both,
         rule: diag,
+        grad: Grad::node("DiagonalBackward0_copy"),
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["cross"],
         schemas: &["Tensor self, Tensor other, int? dim=None"],
         forms: Forms::Both,
         rule: cross,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["linalg_cross"],
         schemas: &["Tensor self, Tensor other, *, int dim=-1"],
         forms: Forms::Function,
         rule: cross,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["dist"],
         schemas: &["Tensor self, Tensor other, Scalar p=2"],
         forms: Forms::Both,
         rule: dist,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["cdist"],
         schemas: &["Tensor x1, Tensor x2, float p=2., str? compute_mode=None"],
         forms: Forms::Function,
         rule: cdist,
+        ..OpDef::PLAIN
     },
 ];
 

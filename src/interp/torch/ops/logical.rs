@@ -16,24 +16,28 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, Tensor other, *, Tensor? out=None"],
         forms: Forms::Both,
         rule: logical,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["logical_and_", "logical_or_", "logical_xor_"],
         schemas: &["Tensor self, Tensor other"],
         forms: Forms::Method,
         rule: logical,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["logical_not"],
         schemas: &["Tensor self, *, Tensor? out=None"],
         forms: Forms::Both,
         rule: logical,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["logical_not_"],
         schemas: &["Tensor self"],
         forms: Forms::Method,
         rule: logical,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["isclose"],
@@ -42,6 +46,7 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: isclose,
+        ..OpDef::PLAIN
     },
 ];
 

@@ -9,23 +9,60 @@ use std::rc::Rc;
 
 use crate::core::tensor::layout::{elementwise_output_strides, OperandLayout};
 use crate::core::tensor::{DType, Layout, Scalar, ScriptError, Tensor};
+use crate::interp::torch::autograd::{formulas, Grad};
 use crate::interp::torch::ops::storage_nbytes_for;
 use crate::interp::torch::registry::{Forms, OpCall, OpDef};
 use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
 
-/// The names of the family.
-const NAMES: &[&str] = &[
-    "sqrt", "rsqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "tanh", "sigmoid",
-];
-
 /// The table of this family.
 pub(crate) static OPS: &[OpDef] = &[
     OpDef {
-        names: NAMES,
+        names: &["exp"],
         schemas: &["Tensor self, *, Tensor? out=None"],
         forms: Forms::Both,
         rule: float_unary,
+        grad: Grad::formula(&formulas::EXP),
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["log"],
+        schemas: &["Tensor self, *, Tensor? out=None"],
+        forms: Forms::Both,
+        rule: float_unary,
+        grad: Grad::formula(&formulas::LOG),
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["sqrt"],
+        schemas: &["Tensor self, *, Tensor? out=None"],
+        forms: Forms::Both,
+        rule: float_unary,
+        grad: Grad::formula(&formulas::SQRT),
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["tanh"],
+        schemas: &["Tensor self, *, Tensor? out=None"],
+        forms: Forms::Both,
+        rule: float_unary,
+        grad: Grad::formula(&formulas::TANH),
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["sigmoid"],
+        schemas: &["Tensor self, *, Tensor? out=None"],
+        forms: Forms::Both,
+        rule: float_unary,
+        grad: Grad::formula(&formulas::SIGMOID),
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["rsqrt", "log2", "log10", "sin", "cos", "tan"],
+        schemas: &["Tensor self, *, Tensor? out=None"],
+        forms: Forms::Both,
+        rule: float_unary,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &[
@@ -35,6 +72,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self"],
         forms: Forms::Both,
         rule: float_unary,
+        ..OpDef::PLAIN
     },
 ];
 

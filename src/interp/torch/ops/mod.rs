@@ -40,7 +40,6 @@ use crate::interp::{Evaluator, R};
 pub(crate) use activation::Activation;
 pub(crate) use complex::check_complex_support;
 pub(crate) use losses::Reduction;
-pub(crate) use shape_helpers::TENSOR_VARARGS;
 
 /// Every family's table of ops (see [`crate::interp::torch::registry`]).
 pub(crate) static FAMILIES: &[&[OpDef]] = &[
@@ -71,6 +70,8 @@ pub(crate) static FAMILIES: &[&[OpDef]] = &[
     linalg::OPS,
     einsum::OPS,
     shape_helpers::OPS,
+    crate::interp::torch::nn::functional::OPS,
+    crate::interp::torch::nn::losses::OPS,
 ];
 use crate::core::tensor::layout::{
     broadcast_shapes, compute_view_strides, contiguous_strides, elementwise_output_strides,

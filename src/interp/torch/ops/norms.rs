@@ -9,6 +9,7 @@
 
 use crate::core::tensor::layout::wrap_dim;
 use crate::core::tensor::{DType, Scalar, ScriptError, Tensor};
+use crate::interp::torch::autograd::Grad;
 use crate::interp::torch::ops::reduce::{groups, out_shape};
 use crate::interp::torch::ops::stats::dims_mask;
 use crate::interp::torch::registry::{Forms, OpCall, OpDef};
@@ -22,12 +23,15 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, Any? p=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None"],
         forms: Forms::Both,
         rule: norm,
+        grad: Grad::node("LinalgVectorNormBackward0"),
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["linalg_vector_norm"],
         schemas: &["Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None"],
         forms: Forms::Function,
         rule: linalg_vector_norm,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["linalg_norm"],
@@ -37,6 +41,8 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Function,
         rule: linalg_norm,
+        grad: Grad::node("LinalgVectorNormBackward0"),
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["linalg_matrix_norm"],
@@ -46,6 +52,7 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Function,
         rule: linalg_matrix_norm,
+        ..OpDef::PLAIN
     },
 ];
 

@@ -2,6 +2,7 @@
 //! `torch.from_numpy(n)` and `torch.as_tensor(data)`. The rules live with the arrays in
 //! `eval/numpy/bridge.rs`.
 
+use crate::interp::torch::autograd::Grad;
 use crate::interp::torch::registry::{Forms, OpCall, OpDef};
 use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
@@ -12,18 +13,22 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, *, bool force=False"],
         forms: Forms::Method,
         rule: numpy,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["from_numpy"],
         schemas: &["Any ndarray"],
         forms: Forms::Function,
         rule: from_numpy,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["as_tensor"],
         schemas: &["Any data, ScalarType? dtype=None, Device? device=None"],
         forms: Forms::Function,
         rule: as_tensor,
+        grad: Grad::UNTRACKED,
+        ..OpDef::PLAIN
     },
 ];
 

@@ -23,6 +23,7 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: sort,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["argsort"],
@@ -32,18 +33,21 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: sort,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["topk"],
         schemas: &["Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True"],
         forms: Forms::Both,
         rule: topk,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["cumsum", "cumprod"],
         schemas: &["Tensor self, int dim, *, ScalarType? dtype=None"],
         forms: Forms::Both,
         rule: cumulative,
+        ..OpDef::PLAIN
     },
 ];
 

@@ -9,6 +9,7 @@ use std::rc::Rc;
 use crate::core::tensor::layout::broadcast_shapes;
 use crate::core::tensor::{MemoryFormat, Scalar, ScriptError, Tensor};
 use crate::engines::{BinaryOp, UnaryOp};
+use crate::interp::torch::autograd::{formulas, nodes, Grad};
 use crate::interp::torch::ops::{ElementwiseInput, ResultType};
 use crate::interp::torch::registry::{Forms, OpCall, OpDef};
 use crate::interp::value::{TensorRef, Value};
@@ -18,16 +19,28 @@ use crate::lang::ast::BinOp;
 /// The table of this family.
 pub(crate) static OPS: &[OpDef] = &[
     OpDef {
-        names: &["add", "sub", "subtract"],
+        names: &["add"],
         schemas: &["Tensor self, Tensor other, *, Scalar alpha=1, Tensor? out=None"],
         forms: Forms::Both,
         rule: binary,
+        grad: Grad::formula(&formulas::ADD),
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["sub", "subtract"],
+        schemas: &["Tensor self, Tensor other, *, Scalar alpha=1, Tensor? out=None"],
+        forms: Forms::Both,
+        rule: binary,
+        grad: Grad::named("SubBackward0", &formulas::SUB),
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["mul", "multiply"],
         schemas: &["Tensor self, Tensor other, *, Tensor? out=None"],
         forms: Forms::Both,
         rule: binary,
+        grad: Grad::named("MulBackward0", &formulas::MUL),
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &[
@@ -50,18 +63,23 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: binary,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["matmul"],
         schemas: &["Tensor self, Tensor other, *, Tensor? out=None"],
         forms: Forms::Both,
         rule: binary,
+        grad: Grad::by(nodes::matmul, Some(&formulas::MATMUL)),
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["square"],
         schemas: &["Tensor self"],
         forms: Forms::Both,
         rule: square,
+        grad: Grad::named("PowBackward0", &formulas::SQUARE),
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["pow"],
@@ -72,6 +90,8 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: pow,
+        grad: Grad::by(nodes::pow, Some(&formulas::POW)),
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["pow_"],
@@ -81,42 +101,70 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Method,
         rule: pow,
+        grad: Grad::by(nodes::pow, None),
+        ..OpDef::PLAIN
     },
     OpDef {
-        names: &["mm", "bmm", "dot"],
+        names: &["mm", "dot"],
         schemas: &["Tensor self, Tensor other"],
         forms: Forms::Both,
         rule: products,
+        grad: Grad::formula(&formulas::MATMUL),
+        ..OpDef::PLAIN
     },
     OpDef {
-        names: &["add_", "sub_", "subtract_"],
+        names: &["bmm"],
+        schemas: &["Tensor self, Tensor other"],
+        forms: Forms::Both,
+        rule: products,
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["add_"],
         schemas: &["Tensor self, Tensor other, *, Scalar alpha=1"],
         forms: Forms::Method,
         rule: binary_,
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["sub_", "subtract_"],
+        schemas: &["Tensor self, Tensor other, *, Scalar alpha=1"],
+        forms: Forms::Method,
+        rule: binary_,
+        grad: Grad::node("SubBackward0"),
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["mul_", "multiply_"],
         schemas: &["Tensor self, Tensor other"],
         forms: Forms::Method,
         rule: binary_,
+        grad: Grad::node("MulBackward0"),
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["copy_"],
         schemas: &["Tensor self, Tensor src, bool non_blocking=False"],
         forms: Forms::Method,
         rule: copy_,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["fill_"],
         schemas: &["Tensor self, Tensor value", "Tensor self, Scalar value"],
         forms: Forms::Method,
         rule: fill_,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["zero_"],
         schemas: &["Tensor self"],
         forms: Forms::Method,
         rule: zero_,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["clamp", "clip"],
@@ -126,6 +174,8 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: clamp,
+        grad: Grad::node("ClampBackward1"),
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["clamp_", "clip_"],
@@ -135,18 +185,55 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Method,
         rule: clamp,
+        grad: Grad::node("ClampBackward1"),
+        ..OpDef::PLAIN
     },
     OpDef {
-        names: &["relu", "neg", "negative", "abs", "absolute"],
+        names: &["relu"],
         schemas: &["Tensor self"],
         forms: Forms::Both,
         rule: unary,
+        grad: Grad::formula(&formulas::RELU),
+        ..OpDef::PLAIN
     },
     OpDef {
-        names: &["relu_", "neg_", "negative_", "abs_", "absolute_"],
+        names: &["neg", "negative"],
         schemas: &["Tensor self"],
         forms: Forms::Both,
         rule: unary,
+        grad: Grad::named("NegBackward0", &formulas::NEG),
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["abs", "absolute"],
+        schemas: &["Tensor self"],
+        forms: Forms::Both,
+        rule: unary,
+        grad: Grad::node("AbsBackward0"),
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["relu_"],
+        schemas: &["Tensor self"],
+        forms: Forms::Both,
+        rule: unary,
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["neg_", "negative_"],
+        schemas: &["Tensor self"],
+        forms: Forms::Both,
+        rule: unary,
+        grad: Grad::node("NegBackward0"),
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["abs_", "absolute_"],
+        schemas: &["Tensor self"],
+        forms: Forms::Both,
+        rule: unary,
+        grad: Grad::node("AbsBackward0"),
+        ..OpDef::PLAIN
     },
 ];
 

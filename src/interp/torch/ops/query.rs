@@ -15,66 +15,88 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, int? dim=None"],
         forms: Forms::Method,
         rule: stride_or_size,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["dim", "ndimension"],
         schemas: &["Tensor self"],
         forms: Forms::Method,
         rule: dim,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["numel"],
         schemas: &["Tensor self"],
         forms: Forms::Both,
         rule: numel,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["nelement"],
         schemas: &["Tensor self"],
         forms: Forms::Method,
         rule: numel,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["element_size"],
         schemas: &["Tensor self"],
         forms: Forms::Method,
         rule: element_size,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["storage_offset"],
         schemas: &["Tensor self"],
         forms: Forms::Method,
         rule: storage_offset,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["is_contiguous"],
         schemas: &["Tensor self, *, MemoryFormat memory_format=torch.contiguous_format"],
         forms: Forms::Method,
         rule: is_contiguous,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["data_ptr"],
         schemas: &["Tensor self"],
         forms: Forms::Method,
         rule: data_ptr,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["item"],
         schemas: &["Tensor self"],
         forms: Forms::Method,
         rule: item,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["tolist"],
         schemas: &["Tensor self"],
         forms: Forms::Method,
         rule: tolist,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["is_set_to"],
         schemas: &["Tensor self, Tensor tensor"],
         forms: Forms::Method,
         rule: is_set_to,
+        complex: true,
+        ..OpDef::PLAIN
     },
 ];
 

@@ -7,6 +7,7 @@
 
 use crate::core::tensor::random::{self, Distribution};
 use crate::core::tensor::{DType, Layout, Scalar, Tensor};
+use crate::interp::torch::autograd::Grad;
 use crate::interp::torch::registry::{Forms, OpCall, OpDef};
 use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
@@ -35,30 +36,36 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: bernoulli,
+        grad: Grad::UNTRACKED,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["manual_seed"],
         schemas: &["int seed"],
         forms: Forms::Function,
         rule: manual_seed,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["initial_seed"],
         schemas: &[""],
         forms: Forms::Function,
         rule: initial_seed,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["rand"],
         schemas: &[concat!("int[] size, ", factory_kwargs!())],
         forms: Forms::Function,
         rule: rand,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["randn"],
         schemas: &[concat!("int[] size, ", factory_kwargs!())],
         forms: Forms::Function,
         rule: randn,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["randint"],
@@ -68,24 +75,32 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Function,
         rule: randint,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["randperm"],
         schemas: &[concat!("int n, ", factory_kwargs!())],
         forms: Forms::Function,
         rule: randperm,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["rand_like"],
         schemas: &[concat!("Tensor self, ", like_kwargs!())],
         forms: Forms::Function,
         rule: rand_like,
+        grad: Grad::UNTRACKED,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["randn_like"],
         schemas: &[concat!("Tensor self, ", like_kwargs!())],
         forms: Forms::Function,
         rule: randn_like,
+        grad: Grad::UNTRACKED,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["randint_like"],
@@ -95,18 +110,24 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Function,
         rule: randint_like,
+        grad: Grad::UNTRACKED,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["uniform_"],
         schemas: &["Tensor self, float from=0, float to=1, *, Any? generator=None"],
         forms: Forms::Method,
         rule: uniform_,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["normal_"],
         schemas: &["Tensor self, float mean=0, float std=1, *, Any? generator=None"],
         forms: Forms::Method,
         rule: normal_,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["random_"],
@@ -117,6 +138,7 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Method,
         rule: random_,
+        ..OpDef::PLAIN
     },
 ];
 

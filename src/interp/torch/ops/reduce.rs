@@ -11,6 +11,7 @@
 use crate::core::tensor::layout::{broadcast_shapes, numel_of, wrap_dim};
 use crate::core::tensor::{DType, Scalar, ScriptError, Tensor};
 use crate::engines::ReduceOp;
+use crate::interp::torch::autograd::{formulas, nodes, Grad};
 use crate::interp::torch::ops::{broadcast_view, ElementwiseInput, ResultType};
 use crate::interp::torch::registry::{Forms, OpCall, OpDef};
 use crate::interp::value::Value;
@@ -20,19 +21,33 @@ use std::cmp::Ordering;
 /// The table of this family.
 pub(crate) static OPS: &[OpDef] = &[
     OpDef {
-        names: &["sum", "mean"],
+        names: &["sum"],
         schemas: &[
             "Tensor self, *, ScalarType? dtype=None",
             "Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None",
         ],
         forms: Forms::Both,
         rule: engine_reduce,
+        grad: Grad::by(nodes::reduction, Some(&formulas::SUM)),
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["mean"],
+        schemas: &[
+            "Tensor self, *, ScalarType? dtype=None",
+            "Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None",
+        ],
+        forms: Forms::Both,
+        rule: engine_reduce,
+        grad: Grad::by(nodes::reduction, Some(&formulas::MEAN)),
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["amax", "amin"],
         schemas: &["Tensor self, int[1] dim=[], bool keepdim=False"],
         forms: Forms::Both,
         rule: engine_reduce,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["max", "min"],
@@ -43,18 +58,22 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: max_min,
+        grad: Grad::by(nodes::max_min, None),
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["maximum", "minimum", "fmax", "fmin"],
         schemas: &["Tensor self, Tensor other"],
         forms: Forms::Both,
         rule: max_min,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["argmax", "argmin"],
         schemas: &["Tensor self, int? dim=None, bool keepdim=False"],
         forms: Forms::Both,
         rule: argmax,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["all", "any"],
@@ -65,6 +84,7 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: all_any,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["prod"],
@@ -74,6 +94,7 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: prod,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["std", "var"],
@@ -84,12 +105,14 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: std_var,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["equal"],
         schemas: &["Tensor self, Tensor other"],
         forms: Forms::Both,
         rule: equal,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["allclose"],
@@ -98,6 +121,7 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: allclose,
+        ..OpDef::PLAIN
     },
 ];
 

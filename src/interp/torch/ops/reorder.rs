@@ -13,6 +13,7 @@
 
 use crate::core::tensor::layout::{contiguous_strides, infer_dense_strides, numel_of, wrap_dim};
 use crate::core::tensor::{DType, Layout, MemoryFormat, Scalar, ScriptError, Tensor};
+use crate::interp::torch::autograd::Grad;
 use crate::interp::torch::ops::index_err;
 use crate::interp::torch::registry::{Forms, OpCall, OpDef};
 use crate::interp::value::Value;
@@ -25,36 +26,48 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, int[] dims"],
         forms: Forms::Both,
         rule: flip,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["fliplr", "flipud"],
         schemas: &["Tensor self"],
         forms: Forms::Both,
         rule: flip_lr_ud,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["rot90"],
         schemas: &["Tensor self, int k=1, int[] dims=[0,1]"],
         forms: Forms::Both,
         rule: rot90,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["roll"],
         schemas: &["Tensor self, int[1] shifts, int[1] dims=[]"],
         forms: Forms::Both,
         rule: roll,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["repeat"],
         schemas: &["Tensor self, int[] repeats"],
         forms: Forms::Method,
         rule: repeat,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["tile"],
         schemas: &["Tensor self, int[] dims"],
         forms: Forms::Both,
         rule: repeat,
+        grad: Grad::node("RepeatBackward0"),
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["repeat_interleave"],
@@ -65,18 +78,21 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: repeat_interleave,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["tril", "triu"],
         schemas: &["Tensor self, int diagonal=0"],
         forms: Forms::Both,
         rule: tri,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["tril_", "triu_"],
         schemas: &["Tensor self, int diagonal=0"],
         forms: Forms::Method,
         rule: tri,
+        ..OpDef::PLAIN
     },
 ];
 

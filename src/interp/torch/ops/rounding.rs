@@ -5,6 +5,7 @@
 //! `decimals=` round as PyTorch rounds them.
 
 use crate::core::tensor::{DType, Scalar, ScriptError};
+use crate::interp::torch::autograd::Grad;
 use crate::interp::torch::ops::host_pointwise::operand;
 use crate::interp::torch::ops::ElementwiseInput;
 use crate::interp::torch::registry::{Forms, OpCall, OpDef};
@@ -14,36 +15,55 @@ use crate::interp::{Evaluator, R};
 /// The table of this family.
 pub(crate) static OPS: &[OpDef] = &[
     OpDef {
-        names: &["floor", "ceil", "trunc", "fix", "frac", "sign", "sgn"],
+        names: &["floor", "ceil", "frac", "sign", "sgn"],
         schemas: &["Tensor self, *, Tensor? out=None"],
         forms: Forms::Both,
         rule: rounding,
+        ..OpDef::PLAIN
     },
     OpDef {
-        names: &[
-            "floor_", "ceil_", "trunc_", "fix_", "frac_", "sign_", "sgn_",
-        ],
+        names: &["trunc", "fix"],
+        schemas: &["Tensor self, *, Tensor? out=None"],
+        forms: Forms::Both,
+        rule: rounding,
+        grad: Grad::node("TruncBackward0"),
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["floor_", "ceil_", "frac_", "sign_", "sgn_"],
         schemas: &["Tensor self"],
         forms: Forms::Method,
         rule: rounding,
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["trunc_", "fix_"],
+        schemas: &["Tensor self"],
+        forms: Forms::Method,
+        rule: rounding,
+        grad: Grad::node("TruncBackward0"),
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["round"],
         schemas: &["Tensor self, *, int decimals=0, Tensor? out=None"],
         forms: Forms::Both,
         rule: rounding,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["round_"],
         schemas: &["Tensor self, *, int decimals=0"],
         forms: Forms::Method,
         rule: rounding,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["heaviside", "heaviside_"],
         schemas: &["Tensor self, Tensor values, *, Tensor? out=None"],
         forms: Forms::Both,
         rule: heaviside,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["lerp", "lerp_"],
@@ -53,6 +73,7 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: lerp,
+        ..OpDef::PLAIN
     },
 ];
 

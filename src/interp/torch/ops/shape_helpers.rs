@@ -2,19 +2,8 @@
 //! `atleast_2d`/`atleast_3d`, and `meshgrid` (`indexing='ij'|'xy'`).
 
 use crate::interp::torch::ops::*;
-use crate::interp::torch::registry::{Forms, OpCall, OpDef};
+use crate::interp::torch::registry::{Forms, OpCall, OpDef, Varargs};
 use crate::interp::value::TensorRef;
-
-/// Functions PyTorch defines with `*tensors` in Python: their tensors may be given one by one
-/// (`torch.meshgrid(a, b)`) as well as in one list.
-pub(crate) const TENSOR_VARARGS: &[&str] = &[
-    "broadcast_tensors",
-    "meshgrid",
-    "atleast_1d",
-    "atleast_2d",
-    "atleast_3d",
-    "einsum",
-];
 
 /// The table of this family.
 pub(crate) static OPS: &[OpDef] = &[
@@ -23,18 +12,24 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor[] tensors"],
         forms: Forms::Function,
         rule: broadcast_tensors,
+        varargs: Varargs::TensorsOnly,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["atleast_1d", "atleast_2d", "atleast_3d"],
         schemas: &["Tensor self", "Tensor[] tensors"],
         forms: Forms::Function,
         rule: atleast,
+        varargs: Varargs::Tensors,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["meshgrid"],
         schemas: &["Tensor[] tensors, *, str? indexing=None"],
         forms: Forms::Function,
         rule: meshgrid,
+        varargs: Varargs::Tensors,
+        ..OpDef::PLAIN
     },
 ];
 

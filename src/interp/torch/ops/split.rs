@@ -4,6 +4,7 @@
 
 use crate::core::tensor::layout::{list_str, wrap_dim};
 use crate::core::tensor::{DType, ScriptError, Tensor};
+use crate::interp::torch::autograd::Grad;
 use crate::interp::torch::registry::{Forms, OpCall, OpDef};
 use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
@@ -21,24 +22,33 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, Any split_size, int dim=0"],
         forms: Forms::Both,
         rule: split,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["split_with_sizes"],
         schemas: &["Tensor self, int[] split_sizes, int dim=0"],
         forms: Forms::Both,
         rule: split_with_sizes,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["chunk"],
         schemas: &["Tensor self, int chunks, int dim=0"],
         forms: Forms::Both,
         rule: chunk,
+        grad: Grad::node("SplitBackward0"),
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["unbind"],
         schemas: &["Tensor self, int dim=0"],
         forms: Forms::Both,
         rule: unbind,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["tensor_split"],
@@ -49,6 +59,9 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: tensor_split,
+        grad: Grad::node("SplitBackward0"),
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["hsplit", "vsplit", "dsplit"],
@@ -61,6 +74,8 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: hvdsplit,
+        complex: true,
+        ..OpDef::PLAIN
     },
 ];
 

@@ -11,6 +11,7 @@ use std::cmp::Ordering;
 
 use crate::core::tensor::layout::wrap_dim;
 use crate::core::tensor::{DType, Scalar, ScriptError, Tensor};
+use crate::interp::torch::autograd::{nodes, Grad};
 use crate::interp::torch::ops::reduce::{
     compare, groups, is_nan, mask, out_shape, values_and_indices,
 };
@@ -25,42 +26,50 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self", "Tensor self, int dim, bool keepdim=False"],
         forms: Forms::Both,
         rule: median,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["kthvalue"],
         schemas: &["Tensor self, int k, int dim=-1, bool keepdim=False"],
         forms: Forms::Both,
         rule: kthvalue,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["count_nonzero"],
         schemas: &["Tensor self, int[] dim", "Tensor self, int? dim=None"],
         forms: Forms::Both,
         rule: count_nonzero,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["logsumexp"],
         schemas: &["Tensor self, int[1] dim, bool keepdim=False"],
         forms: Forms::Both,
         rule: logsumexp,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["aminmax"],
         schemas: &["Tensor self, *, int? dim=None, bool keepdim=False"],
         forms: Forms::Both,
         rule: aminmax,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["nansum", "nanmean"],
         schemas: &["Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None"],
         forms: Forms::Both,
         rule: nansum,
+        grad: Grad::by(nodes::reduction, None),
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["unique"],
         schemas: &["Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None"],
         forms: Forms::Both,
         rule: unique,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["unique_consecutive"],
@@ -69,6 +78,7 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: unique,
+        ..OpDef::PLAIN
     },
 ];
 

@@ -4,6 +4,7 @@
 //! and `narrow_copy` always copies.
 
 use crate::core::tensor::{MemoryFormat, ScriptError, Tensor};
+use crate::interp::torch::autograd::{formulas, nodes, Grad};
 use crate::interp::torch::registry::{Forms, OpCall, OpDef};
 use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
@@ -15,48 +16,72 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, int dim0, int dim1"],
         forms: Forms::Both,
         rule: transpose,
+        grad: Grad::named("TransposeBackward0", &formulas::TRANSPOSE),
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["transpose_", "swapaxes_", "swapdims_"],
         schemas: &["Tensor self, int dim0, int dim1"],
         forms: Forms::Method,
         rule: transpose,
+        grad: Grad::node("TransposeBackward0"),
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["view"],
         schemas: &["Tensor self, ScalarType dtype", "Tensor self, int[] size"],
         forms: Forms::Method,
         rule: view,
+        grad: Grad::formula(&formulas::RESHAPE),
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["view_as"],
         schemas: &["Tensor self, Tensor other"],
         forms: Forms::Method,
         rule: view_as,
+        grad: Grad::named("ViewBackward0", &formulas::RESHAPE),
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["reshape"],
         schemas: &["Tensor self, int[] shape"],
         forms: Forms::Both,
         rule: reshape,
+        grad: Grad::by(nodes::reshape, Some(&formulas::RESHAPE)),
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["reshape_as"],
         schemas: &["Tensor self, Tensor other"],
         forms: Forms::Method,
         rule: reshape,
+        grad: Grad::named("ViewBackward0", &formulas::RESHAPE),
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["flatten"],
         schemas: &["Tensor self, int start_dim=0, int end_dim=-1"],
         forms: Forms::Both,
         rule: flatten,
+        grad: Grad::by(nodes::reshape, Some(&formulas::RESHAPE)),
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["unflatten"],
         schemas: &["Tensor self, int dim, int[] sizes"],
         forms: Forms::Both,
         rule: unflatten,
+        grad: Grad::named("ViewBackward0", &formulas::RESHAPE),
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["squeeze"],
@@ -67,6 +92,9 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: squeeze,
+        grad: Grad::by(nodes::squeeze, Some(&formulas::RESHAPE)),
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["squeeze_"],
@@ -77,36 +105,52 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Method,
         rule: squeeze,
+        grad: Grad::by(nodes::squeeze, None),
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["unsqueeze"],
         schemas: &["Tensor self, int dim"],
         forms: Forms::Both,
         rule: unsqueeze,
+        grad: Grad::formula(&formulas::RESHAPE),
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["unsqueeze_"],
         schemas: &["Tensor self, int dim"],
         forms: Forms::Method,
         rule: unsqueeze,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["t"],
         schemas: &["Tensor self"],
         forms: Forms::Both,
         rule: t,
+        grad: Grad::formula(&formulas::T),
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["t_"],
         schemas: &["Tensor self"],
         forms: Forms::Method,
         rule: t,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["permute"],
         schemas: &["Tensor self, int[] dims"],
         forms: Forms::Both,
         rule: permute,
+        grad: Grad::formula(&formulas::PERMUTE),
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["movedim", "moveaxis"],
@@ -116,81 +160,130 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: movedim,
+        grad: Grad::node("PermuteBackward0"),
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["expand"],
         schemas: &["Tensor self, int[] size, *, bool implicit=False"],
         forms: Forms::Method,
         rule: expand,
+        grad: Grad::formula(&formulas::EXPAND),
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["expand_as"],
         schemas: &["Tensor self, Tensor other"],
         forms: Forms::Method,
         rule: expand,
+        grad: Grad::named("ExpandBackward0", &formulas::EXPAND),
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["broadcast_to"],
         schemas: &["Tensor self, int[] size"],
         forms: Forms::Both,
         rule: expand,
+        grad: Grad::named("ExpandBackward0", &formulas::EXPAND),
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["ravel"],
         schemas: &["Tensor self"],
         forms: Forms::Both,
         rule: ravel,
+        grad: Grad::by(nodes::reshape, Some(&formulas::RESHAPE)),
+        ..OpDef::PLAIN
     },
     OpDef {
-        names: &["narrow", "narrow_copy"],
+        names: &["narrow"],
         schemas: &[
             "Tensor self, int dim, int start, int length",
             "Tensor self, int dim, Tensor start, int length",
         ],
         forms: Forms::Both,
         rule: narrow,
+        grad: Grad::node("SliceBackward0"),
+        complex: true,
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["narrow_copy"],
+        schemas: &[
+            "Tensor self, int dim, int start, int length",
+            "Tensor self, int dim, Tensor start, int length",
+        ],
+        forms: Forms::Both,
+        rule: narrow,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["select"],
         schemas: &["Tensor self, int dim, int index"],
         forms: Forms::Both,
         rule: select,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["unfold"],
         schemas: &["Tensor self, int dimension, int size, int step"],
         forms: Forms::Method,
         rule: unfold,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["diagonal"],
         schemas: &["Tensor self, int offset=0, int dim1=0, int dim2=1"],
         forms: Forms::Both,
         rule: diagonal,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
-        names: &["as_strided", "as_strided_"],
+        names: &["as_strided"],
         schemas: &["Tensor self, int[] size, int[] stride, int? storage_offset=None"],
         forms: Forms::Both,
         rule: as_strided,
+        complex: true,
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["as_strided_"],
+        schemas: &["Tensor self, int[] size, int[] stride, int? storage_offset=None"],
+        forms: Forms::Both,
+        rule: as_strided,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["contiguous"],
         schemas: &["Tensor self, *, MemoryFormat memory_format=contiguous_format"],
         forms: Forms::Method,
         rule: contiguous,
+        grad: Grad::named("CloneBackward0", &formulas::IDENTITY),
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["detach"],
         schemas: &["Tensor self"],
         forms: Forms::Both,
         rule: detach,
+        grad: Grad::UNTRACKED,
+        complex: true,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["cpu"],
         schemas: &["Tensor self, MemoryFormat memory_format=torch.preserve_format"],
         forms: Forms::Method,
         rule: cpu,
+        complex: true,
+        ..OpDef::PLAIN
     },
 ];
 

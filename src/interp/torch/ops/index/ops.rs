@@ -21,24 +21,28 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, Tensor[] indices, Tensor values, bool accumulate=False"],
         forms: Forms::Both,
         rule: index_put,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["nonzero"],
         schemas: &["Tensor self, *, bool as_tuple=False"],
         forms: Forms::Both,
         rule: nonzero,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["argwhere"],
         schemas: &["Tensor self"],
         forms: Forms::Both,
         rule: argwhere,
+        ..OpDef::PLAIN
     },
     OpDef {
         names: &["masked_select"],
         schemas: &["Tensor self, Tensor mask"],
         forms: Forms::Both,
         rule: masked_select,
+        ..OpDef::PLAIN
     },
 ];
 
