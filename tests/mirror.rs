@@ -39,14 +39,9 @@ fn gpu_storages_match_the_reference_after_every_oracle_script() {
             continue;
         };
         for storage in &last.storages {
-            let id: u32 = storage
-                .id
-                .trim_start_matches('s')
-                .parse()
-                .expect("storage id");
-            let gpu_id = stats.borrow().ids[&stridescope::core::tensor::StorageId(id)];
+            let gpu_id = stats.borrow().ids[&storage.id];
             let bytes = gpu.borrow_mut().read_storage(gpu_id);
-            let dtype = stridescope::core::tensor::DType::from_name(&storage.dtype).expect("dtype");
+            let dtype = storage.dtype;
             let values: Vec<_> = (0..bytes.len() / dtype.item_size())
                 .map(|i| stridescope::core::trace::TraceScalar(dtype.read(&bytes, i)))
                 .collect();

@@ -1,6 +1,7 @@
 //! The pure presentation layer on traces of real scripts: the SVG export and the page's
 //! flattened steps. (`present/` may not import the evaluator, so these live here.)
 
+use stridescope::core::tensor::StorageId;
 use stridescope::core::trace::Step;
 use stridescope::engines::CpuEngine;
 use stridescope::interp::{trace_script, Evaluator, Limits};
@@ -8,6 +9,7 @@ use stridescope::present::cells::flatten_substeps;
 use stridescope::present::export::{
     diagram_svg, diagram_svg_with, DiagramOptions, Raster, RasterOf, STORAGE_EDGE,
 };
+use stridescope::present::i18n::Lang;
 
 fn last_step(script: &str) -> Step {
     let trace = Evaluator::new(Box::new(CpuEngine::new()), Limits::default()).run(script);
@@ -21,9 +23,10 @@ fn draws_storage_cells_views_and_the_highlight() {
     let svg = diagram_svg(
         &step,
         &DiagramOptions {
-            highlight: Some(("s0".into(), 3)),
+            highlight: Some((StorageId(0), 3)),
             dark: false,
             heading: "Step 4 of 4 · line 4".into(),
+            lang: Lang::En,
         },
     );
     assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
@@ -72,7 +75,7 @@ fn large_views_are_rasters() {
     };
     let rasters = [
         png(RasterOf::View("a".into())),
-        png(RasterOf::Storage("s0".into())),
+        png(RasterOf::Storage(StorageId(0))),
         Raster {
             href: "javascript:alert(1)".into(),
             ..png(RasterOf::View("b".into()))
@@ -120,4 +123,32 @@ fn a_loop_is_walked_statement_by_statement() {
         1,
         "a working import is no step of the page"
     );
+}
+
+#[test]
+fn the_diagram_speaks_the_chosen_language() {
+    let step = last_step("import torch\na = torch.arange(6).reshape(2, 3)\nb = a.t()\n");
+    let chinese = diagram_svg(
+        &step,
+        &DiagramOptions {
+            lang: Lang::ZhCn,
+            ..Default::default()
+        },
+    );
+    for words in [
+        "存储",
+        "视图",
+        "形状 (3, 2)",
+        "步长 (1, 3)",
+        "s0 的视图",
+        "拥有 s0",
+        "6 个元素",
+    ] {
+        assert!(chinese.contains(words), "{words} in {chinese}");
+    }
+    assert!(!chinese.contains("Storages"));
+    let english = diagram_svg(&step, &DiagramOptions::default());
+    for words in ["Storages", "Views", "view of s0", "owns s0", "6 elements"] {
+        assert!(english.contains(words), "{words}");
+    }
 }

@@ -1,9 +1,24 @@
 //! The trace: one record per statement, with everything a view of the run needs.
 //! Its JSON form is the oracle's contract (`../shared/oracle/README.md`) plus extra fields.
+//!
+//! In memory the trace is typed: dtypes are [`DType`]s, storages are [`StorageId`]s (the
+//! evaluator's id of the storage whose record holds the cells), creation kinds are
+//! [`CreationKind`]s. Serialized, they are the contract's strings (`"float32"`, `"s0"`,
+//! `"view"`), so nothing downstream ever parses them back.
 
 use serde::{Serialize, Serializer};
 
-use crate::core::tensor::Scalar;
+use crate::core::tensor::{DType, Scalar, StorageId};
+
+/// Serializes a dtype as the trace names it (`float32`, `int64`, ...).
+fn dtype_name<S: Serializer>(dtype: &DType, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(dtype.name())
+}
+
+/// Serializes a storage as the trace names it (`s0`, `s1`, ...).
+fn storage_name<S: Serializer>(id: &StorageId, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(id)
+}
 
 /// A whole run of a script.
 #[derive(Clone, Debug, Serialize, Default)]
@@ -69,11 +84,13 @@ pub struct Step {
 #[derive(Clone, Debug, Serialize, Default)]
 pub struct TensorRecord {
     pub name: String,
-    pub dtype: String,
+    #[serde(serialize_with = "dtype_name")]
+    pub dtype: DType,
     pub shape: Vec<i64>,
     pub stride: Vec<i64>,
     pub storage_offset: i64,
-    pub storage: String,
+    #[serde(serialize_with = "storage_name")]
+    pub storage: StorageId,
     pub storage_nbytes: usize,
     pub contiguous: bool,
     pub channels_last: bool,
@@ -96,8 +113,10 @@ pub struct TensorRecord {
 #[derive(Clone, Debug, Serialize, Default)]
 pub struct ArrayRecord {
     pub name: String,
-    /// NumPy's dtype name (`float32`, `int64`, `bool`).
-    pub dtype: String,
+    /// Its dtype, serialized as NumPy names it (`float32`, `int64`, `bool`: the trace's
+    /// names; NumPy shares no bfloat16 with PyTorch).
+    #[serde(serialize_with = "dtype_name")]
+    pub dtype: DType,
     pub shape: Vec<i64>,
     /// `a.strides`: in bytes, as NumPy reports them.
     pub strides: Vec<i64>,
@@ -105,7 +124,8 @@ pub struct ArrayRecord {
     pub element_strides: Vec<i64>,
     /// Offset of the first element, in elements.
     pub storage_offset: i64,
-    pub storage: String,
+    #[serde(serialize_with = "storage_name")]
+    pub storage: StorageId,
     pub itemsize: usize,
     /// Elements in logical row-major order; null when the array is too large to record.
     pub values: Option<Vec<TraceScalar>>,
@@ -114,8 +134,10 @@ pub struct ArrayRecord {
 /// A live storage, as a flat strip of elements of the dtype it was created with.
 #[derive(Clone, Debug, Serialize, Default)]
 pub struct StorageRecord {
-    pub id: String,
-    pub dtype: String,
+    #[serde(serialize_with = "storage_name")]
+    pub id: StorageId,
+    #[serde(serialize_with = "dtype_name")]
+    pub dtype: DType,
     pub nbytes: usize,
     /// The variable that first held a tensor on this storage (its owner).
     pub owner: Option<String>,
@@ -130,7 +152,8 @@ pub struct StorageRecord {
 /// Elements written in a storage (element indices in the dtype of the write).
 #[derive(Clone, Debug, Serialize, Default)]
 pub struct WriteRecord {
-    pub storage: String,
+    #[serde(serialize_with = "storage_name")]
+    pub storage: StorageId,
     pub element_size: usize,
     pub offsets: Vec<i64>,
 }
@@ -141,12 +164,43 @@ pub struct Creation {
     pub name: String,
     /// The op that made it: `transpose`, `clone`, `arange`, ...
     pub op: String,
-    /// `view` (shares an existing storage), `copy` (new storage filled from another) or `new`.
-    pub kind: String,
-    pub storage: String,
+    /// Whether it shares an existing storage, was copied from one, or is new.
+    pub kind: CreationKind,
+    #[serde(serialize_with = "storage_name")]
+    pub storage: StorageId,
     /// For views: the variables (before this statement) that share the storage.
     /// For copies: the storage copied from.
     pub of: Vec<String>,
+}
+
+/// How a new tensor came to be, as the trace says it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CreationKind {
+    /// It shares an existing storage (`view`).
+    View,
+    /// A new storage filled from another (`copy`).
+    Copy,
+    /// A new storage (`new`).
+    #[default]
+    New,
+}
+
+impl CreationKind {
+    /// The trace's word: `view`, `copy` or `new`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CreationKind::View => "view",
+            CreationKind::Copy => "copy",
+            CreationKind::New => "new",
+        }
+    }
+}
+
+impl std::fmt::Display for CreationKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// An element value in JSON: bools as `true`/`false`, integers exactly, floats as numbers

@@ -7,11 +7,13 @@
 
 use std::fmt::Write;
 
+use crate::core::tensor::StorageId;
 use crate::core::trace::{Step, StorageRecord, TensorRecord};
 use crate::present::cells::{
     cell_index, dims_text, escape_html, flat_position, grid_plan, storage_offset_of, value_text,
     view_colour, Tick,
 };
+use crate::present::i18n::{Catalog, Lang};
 
 /// Storages longer than twice this are drawn as their first and last this-many cells.
 pub const STORAGE_EDGE: usize = 128;
@@ -28,11 +30,13 @@ const LABEL_W: f64 = 28.0;
 #[derive(Clone, Debug, Default)]
 pub struct DiagramOptions {
     /// The pinned or hovered storage element: (storage id, offset).
-    pub highlight: Option<(String, i64)>,
+    pub highlight: Option<(StorageId, i64)>,
     /// Dark background (as the page's dark theme); light otherwise.
     pub dark: bool,
     /// The heading, e.g. `Step 3 of 9 · line 4`.
     pub heading: String,
+    /// The language of the diagram's words (its catalog, `www/locales/<lang>/main.ftl`).
+    pub lang: Lang,
 }
 
 struct Colours {
@@ -69,14 +73,16 @@ const DARK: Colours = Colours {
 };
 
 /// Accumulates the drawing and its extent.
-struct Canvas {
+struct Canvas<'w> {
     body: String,
     width: f64,
     y: f64,
     colours: &'static Colours,
+    /// The diagram's words, in the chosen language.
+    words: &'w Catalog,
 }
 
-impl Canvas {
+impl Canvas<'_> {
     fn text(&mut self, x: f64, y: f64, class: &str, anchor: &str, text: &str) {
         let _ = write!(
             self.body,
@@ -97,7 +103,7 @@ pub enum RasterOf {
     /// A view, by its variable's name.
     View(String),
     /// A storage, by its id.
-    Storage(String),
+    Storage(StorageId),
 }
 
 /// The picture of a large view or storage as the page drew it on its canvas (more than
@@ -124,11 +130,13 @@ pub fn diagram_svg(step: &Step, options: &DiagramOptions) -> String {
 /// `rasters` has them (the PNG export: what the canvases show).
 pub fn diagram_svg_with(step: &Step, options: &DiagramOptions, rasters: &[Raster]) -> String {
     let colours = if options.dark { &DARK } else { &LIGHT };
+    let words = Catalog::new(options.lang);
     let mut c = Canvas {
         body: String::new(),
         width: 480.0,
         y: MARGIN,
         colours,
+        words: &words,
     };
     let highlight = options.highlight.as_ref();
     c.y += 18.0;
@@ -140,18 +148,21 @@ pub fn diagram_svg_with(step: &Step, options: &DiagramOptions, rasters: &[Raster
         c.text(MARGIN, c.y, "error", "start", error);
     }
     c.y += 30.0;
-    c.text(MARGIN, c.y, "h2", "start", "Storages");
+    let title = c.words.text("diagram-storages");
+    c.text(MARGIN, c.y, "h2", "start", &title);
     c.y += 8.0;
     if step.storages.is_empty() {
         c.y += 20.0;
-        c.text(MARGIN, c.y, "muted", "start", "No tensors yet.");
+        let none = c.words.text("diagram-no-tensors");
+        c.text(MARGIN, c.y, "muted", "start", &none);
     }
     for storage in &step.storages {
         storage_strip(&mut c, step, storage, highlight, rasters);
     }
     if !step.tensors.is_empty() {
         c.y += 26.0;
-        c.text(MARGIN, c.y, "h2", "start", "Views");
+        let title = c.words.text("diagram-views");
+        c.text(MARGIN, c.y, "h2", "start", &title);
         c.y += 8.0;
     }
     for (i, t) in step.tensors.iter().enumerate() {
@@ -163,7 +174,10 @@ pub fn diagram_svg_with(step: &Step, options: &DiagramOptions, rasters: &[Raster
     let _ = write!(
         svg,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="{label}">"#,
-        label = escape_html(&format!("Stridescope diagram: {}", options.heading)),
+        label = escape_html(&words.format(
+            "diagram-label",
+            &[("heading", options.heading.as_str().into())]
+        )),
     );
     let _ = write!(
         svg,
@@ -193,10 +207,11 @@ fn raster_note(c: &mut Canvas, cells: usize, raster: Option<&Raster>) -> bool {
         r.href.starts_with("data:image/png;base64,") && r.width >= 1.0 && r.height >= 1.0
     });
     c.y += 18.0;
-    let note = match picture {
-        Some(_) => format!("{cells} cells, drawn as a raster (the picture on the page):"),
-        None => format!("{cells} cells: the page draws this as a raster; here, its edges:"),
+    let id = match picture {
+        Some(_) => "diagram-raster-picture",
+        None => "diagram-raster-edges",
     };
+    let note = c.words.format(id, &[("cells", cells.to_string().into())]);
     c.text(MARGIN, c.y, "muted", "start", &note);
     let Some(r) = picture else { return false };
     let scale = ((MAX_ROW_WIDTH - MARGIN) / r.width).min(1.0);
@@ -216,44 +231,39 @@ fn storage_strip(
     c: &mut Canvas,
     step: &Step,
     storage: &StorageRecord,
-    highlight: Option<&(String, i64)>,
+    highlight: Option<&(StorageId, i64)>,
     rasters: &[Raster],
 ) {
-    let written = crate::present::cells::storage_written(step, &storage.id);
+    let written = crate::present::cells::storage_written(step, storage.id);
     let owner = match &storage.owner {
-        Some(o) => format!(" · made by {o}"),
+        Some(o) => format!(
+            " · {}",
+            c.words.format("diagram-made-by", &[("owner", o.into())])
+        ),
         None => String::new(),
     };
-    let count = storage.nbytes
-        / crate::core::tensor::DType::from_name(&storage.dtype)
-            .map(|d| d.item_size())
-            .unwrap_or(1)
-            .max(1);
+    let count = storage.nbytes / storage.dtype.item_size().max(1);
     c.y += 22.0;
     let label = format!(
-        "{} · {} · {} elements · {}{}",
+        "{} · {} · {} · {}{}",
         storage.id,
         storage.dtype,
-        count,
+        c.words
+            .format("diagram-elements", &[("count", count.to_string().into())]),
         crate::present::cells::bytes_text(storage.nbytes),
         owner
     );
     c.text(MARGIN, c.y, "name", "start", &label);
-    let of = RasterOf::Storage(storage.id.clone());
+    let of = RasterOf::Storage(storage.id);
     if raster_note(c, count, rasters.iter().find(|r| r.of == of)) {
         return;
     }
-    let reach = crate::present::cells::storage_reach(step, &storage.id);
+    let reach = crate::present::cells::storage_reach(step, storage.id);
     c.y += 8.0;
     let Some(values) = &storage.values else {
         c.y += 16.0;
-        c.text(
-            MARGIN,
-            c.y,
-            "muted",
-            "start",
-            "too large to draw cell by cell",
-        );
+        let note = c.words.text("diagram-too-large");
+        c.text(MARGIN, c.y, "muted", "start", &note);
         return;
     };
     let n = values.len();
@@ -289,7 +299,7 @@ fn storage_strip(
         let _ = write!(
             c.body,
             r#"<g class="storage-cell" data-storage="{}" data-offset="{at}"><rect x="{x:.1}" y="{y:.1}" width="{CELL_W}" height="{CELL_H}" rx="3" fill="{fill}" stroke="{}" stroke-width="{}"/>"#,
-            escape_html(&storage.id),
+            storage.id,
             if lit {
                 colours.highlight
             } else {
@@ -330,7 +340,7 @@ fn view_grid(
     step: &Step,
     vi: usize,
     t: &TensorRecord,
-    highlight: Option<&(String, i64)>,
+    highlight: Option<&(StorageId, i64)>,
     rasters: &[Raster],
 ) {
     let owns = step
@@ -339,11 +349,14 @@ fn view_grid(
         .find(|s| s.id == t.storage)
         .and_then(|s| s.owner.as_deref())
         == Some(t.name.as_str());
-    let relation = if owns {
-        format!("owns {}", t.storage)
-    } else {
-        format!("view of {}", t.storage)
-    };
+    let relation = c.words.format(
+        if owns {
+            "diagram-owns"
+        } else {
+            "diagram-view-of"
+        },
+        &[("storage", t.storage.to_string().into())],
+    );
     let mut badges = Vec::new();
     if t.contiguous {
         badges.push("contiguous");
@@ -359,12 +372,17 @@ fn view_grid(
         view_colour(vi)
     );
     let header = format!(
-        "{}  ·  {}  ·  shape {}  ·  stride {}  ·  offset {}  ·  {}{}",
+        "{}  ·  {}  ·  {}  ·  {}  ·  {}  ·  {}{}",
         t.name,
         relation,
-        dims_text(&t.shape),
-        dims_text(&t.stride),
-        t.storage_offset,
+        c.words
+            .format("diagram-shape", &[("shape", dims_text(&t.shape).into())]),
+        c.words
+            .format("diagram-stride", &[("stride", dims_text(&t.stride).into())]),
+        c.words.format(
+            "diagram-offset",
+            &[("offset", t.storage_offset.to_string().into())]
+        ),
         t.dtype,
         if badges.is_empty() {
             String::new()
@@ -380,13 +398,8 @@ fn view_grid(
     }
     let Some(values) = &t.values else {
         c.y += 18.0;
-        c.text(
-            MARGIN,
-            c.y,
-            "muted",
-            "start",
-            "values not recorded (too large)",
-        );
+        let note = c.words.text("diagram-values-not-recorded");
+        c.text(MARGIN, c.y, "muted", "start", &note);
         return;
     };
     let plan = grid_plan(&t.shape);

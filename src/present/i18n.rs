@@ -112,6 +112,27 @@ macro_rules! number_arg {
 }
 number_arg!(i32, i64, u32, u64, usize, f64);
 
+impl From<crate::core::tensor::StorageId> for Arg {
+    fn from(id: crate::core::tensor::StorageId) -> Self {
+        Arg::Text(id.to_string())
+    }
+}
+impl From<&crate::core::tensor::StorageId> for Arg {
+    fn from(id: &crate::core::tensor::StorageId) -> Self {
+        Arg::Text(id.to_string())
+    }
+}
+impl From<crate::core::tensor::DType> for Arg {
+    fn from(dtype: crate::core::tensor::DType) -> Self {
+        Arg::Text(dtype.name().to_string())
+    }
+}
+impl From<&crate::core::tensor::DType> for Arg {
+    fn from(dtype: &crate::core::tensor::DType) -> Self {
+        Arg::Text(dtype.name().to_string())
+    }
+}
+
 impl From<&&String> for Arg {
     fn from(s: &&String) -> Self {
         Arg::Text((*s).clone())

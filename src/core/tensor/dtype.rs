@@ -5,7 +5,7 @@ use half::{bf16, f16};
 use serde::Serialize;
 
 /// A PyTorch scalar type. Only the ones Stridescope teaches with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DType {
     Bool,
@@ -16,6 +16,8 @@ pub enum DType {
     Int64,
     Float16,
     BFloat16,
+    /// PyTorch's default dtype.
+    #[default]
     Float32,
     Float64,
     /// Two float32 halves (real, imaginary): `torch.complex64` / `torch.cfloat`.
@@ -31,6 +33,13 @@ pub enum Category {
     Integral,
     Floating,
     Complex,
+}
+
+impl std::fmt::Display for DType {
+    /// The trace's name (`float32`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 impl DType {

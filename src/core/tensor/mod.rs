@@ -12,12 +12,23 @@ pub use error::ScriptError;
 pub use layout::{Layout, MemoryFormat};
 
 /// Identifies one storage (a flat, untyped byte buffer) for the whole run of a script.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct StorageId(pub u32);
 
 impl std::fmt::Display for StorageId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "s{}", self.0)
+    }
+}
+
+impl StorageId {
+    /// The id a trace or a page attribute names (`s3`), or None for anything else.
+    pub fn parse(name: &str) -> Option<StorageId> {
+        let digits = name.strip_prefix('s')?;
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        digits.parse().ok().map(StorageId)
     }
 }
 

@@ -8,7 +8,6 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::core::print::numpy_str::numpy_dtype_name;
 use crate::core::tensor::{DType, MemoryFormat, ScriptError, Tensor};
 use crate::core::trace::{ArrayRecord, Step};
 use crate::interp::numpy::new_ndarray;
@@ -174,7 +173,7 @@ impl Evaluator {
             let values = self.record_values(&t);
             step.arrays.push(ArrayRecord {
                 name,
-                dtype: numpy_dtype_name(t.dtype).to_string(),
+                dtype: t.dtype,
                 shape: t.shape().to_vec(),
                 strides: t.strides().iter().map(|s| s * item).collect(),
                 element_strides: t.strides().to_vec(),

@@ -4,6 +4,7 @@
 //! records the state after it: the values of tensors and storages within the trace's budget
 //! (`Limits::max_recorded_elements` and `max_recorded_total`).
 
+use crate::core::trace::CreationKind;
 use std::collections::{BTreeSet, HashSet};
 use std::rc::Rc;
 
@@ -206,7 +207,7 @@ impl Evaluator {
             let values = self.record_values(tensor);
             step.tensors.push(TensorRecord {
                 name: name.clone(),
-                dtype: tensor.dtype.name().to_string(),
+                dtype: tensor.dtype,
                 shape: tensor.layout.shape.clone(),
                 stride: tensor.layout.strides.clone(),
                 storage_offset: tensor.layout.offset,
@@ -237,16 +238,16 @@ impl Evaluator {
                         })
                         .map(|(n, _)| n.clone())
                         .collect();
-                    ("view", sharers)
+                    (CreationKind::View, sharers)
                 } else if let Some(src) = obj.copied_from {
-                    ("copy", vec![src.to_string()])
+                    (CreationKind::Copy, vec![src.to_string()])
                 } else {
-                    ("new", Vec::new())
+                    (CreationKind::New, Vec::new())
                 };
                 step.created.push(Creation {
                     name: name.clone(),
                     op: obj.made_by.clone(),
-                    kind: kind.to_string(),
+                    kind,
                     storage: self.memory.storage_key(tensor.storage),
                     of,
                 });
@@ -275,7 +276,7 @@ impl Evaluator {
             step.storages.push(StorageRecord {
                 owner: self.memory.owner(id).cloned(),
                 id: self.memory.storage_key(id),
-                dtype: info.dtype.name().to_string(),
+                dtype: info.dtype,
                 nbytes: info.nbytes,
                 values,
                 uninitialized: info.uninitialized,

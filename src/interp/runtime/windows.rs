@@ -47,14 +47,14 @@ impl Memory {
 
     /// The trace's name of a storage: equal for storages at one address (see the module's
     /// docs); a window of zero bytes is a storage of its own, as PyTorch's is.
-    pub(crate) fn storage_key(&self, id: StorageId) -> String {
+    pub(crate) fn storage_key(&self, id: StorageId) -> StorageId {
         let Some(info) = self.storages.get(&id) else {
-            return id.to_string();
+            return id;
         };
         match info.window {
-            None => id.to_string(),
-            Some(_) if info.nbytes == 0 => id.to_string(),
-            Some((base, 0)) => base.to_string(),
+            None => id,
+            Some(_) if info.nbytes == 0 => id,
+            Some((base, 0)) => base,
             Some(at) => {
                 // The largest window at that byte (the first of those) holds the record.
                 let holder = self
@@ -64,7 +64,7 @@ impl Memory {
                     .max_by(|(a, x), (b, y)| x.nbytes.cmp(&y.nbytes).then(b.cmp(a)))
                     .map(|(k, _)| *k)
                     .unwrap_or(id);
-                holder.to_string()
+                holder
             }
         }
     }
@@ -72,7 +72,7 @@ impl Memory {
     /// Whether storage `id` is listed in the trace's `storages` (a window shown as another
     /// storage is not).
     pub(crate) fn has_storage_record(&self, id: StorageId) -> bool {
-        self.storage_key(id) == id.to_string()
+        self.storage_key(id) == id
     }
 
     /// The array view `t` (no negative strides) as `torch.from_numpy` shares it: on a storage

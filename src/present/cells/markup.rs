@@ -1,6 +1,7 @@
 //! Cell grids as markup: the DOM cells of views and storage strips (built as HTML strings for
 //! speed; every text escaped), and the words they say.
 
+use crate::core::tensor::StorageId;
 use crate::present::cells::*;
 
 /// Escapes text for HTML (text and attribute values).
@@ -162,7 +163,7 @@ impl<'a> ViewCells<'a> {
             written,
             lit,
             name: escape_html(&t.name),
-            storage: escape_html(&t.storage),
+            storage: t.storage.to_string(),
         }
     }
 
@@ -211,7 +212,7 @@ impl<'a> ViewCells<'a> {
 /// One storage's cells as markup (every text escaped): offset label, value, a mark per view
 /// that reaches the cell (`colours[view]`), the write flash and the stride-jump number.
 pub struct StorageCells<'a> {
-    pub id: &'a str,
+    pub id: StorageId,
     pub values: &'a [TraceScalar],
     /// For each element, the views (indices into `names`) that reach it.
     pub reach: &'a std::collections::HashMap<i64, Vec<usize>>,
@@ -231,7 +232,7 @@ impl StorageCells<'_> {
     /// The markup of the strip.
     pub fn html(&self) -> String {
         let slots = self.slots();
-        let id = escape_html(self.id);
+        let id = self.id.to_string();
         let mut html = String::with_capacity(slots.len() * 220);
         for &slot in &slots {
             self.push(&mut html, &id, slot, Lit::default());
@@ -325,7 +326,7 @@ impl StorageCells<'_> {
     /// The markup of the cell of element `i` (as in [`Self::tile_html`]).
     pub fn cell_html(&self, i: usize, lit: Lit) -> String {
         let mut html = String::with_capacity(320);
-        self.push(&mut html, &escape_html(self.id), Some(i), lit);
+        self.push(&mut html, &self.id.to_string(), Some(i), lit);
         html
     }
 
@@ -339,7 +340,7 @@ impl StorageCells<'_> {
         lit: Lit,
     ) -> String {
         use std::fmt::Write;
-        let id = escape_html(self.id);
+        let id = self.id.to_string();
         let per_line = per_line.max(1);
         let mut html = String::with_capacity(lines.len() * per_line * 240);
         let _ = write!(
@@ -376,15 +377,15 @@ pub fn storage_slots(n: usize) -> Vec<Option<usize>> {
 
 #[cfg(test)]
 mod html_tests {
-
     use super::*;
+    use crate::core::tensor::StorageId;
     use std::collections::{HashMap, HashSet};
 
     #[test]
     fn markup_escapes_every_name() {
         let t = TensorRecord {
             name: "<img onerror=x>".into(),
-            storage: "s0\"".into(),
+            storage: StorageId(0),
             shape: vec![2],
             stride: vec![1],
             values: Some(vec![
@@ -396,7 +397,7 @@ mod html_tests {
         let html = tensor_cells_html(&t, &HashSet::new());
         assert!(!html.contains("<img"));
         assert!(html.contains("data-view=\"&lt;img onerror=x&gt;\""));
-        assert!(html.contains("data-key=\"s0&quot;:1\""));
+        assert!(html.contains("data-key=\"s0:1\""));
         assert_eq!(html.matches("data-testid=\"view-cell\"").count(), 2);
     }
 
@@ -408,7 +409,7 @@ mod html_tests {
         let written = HashSet::from([2]);
         let jumps = HashMap::from([(1, 0)]);
         let cells = StorageCells {
-            id: "s0",
+            id: StorageId(0),
             values: &values,
             reach: &reach,
             names: &names,

@@ -21,7 +21,7 @@ pub fn view_colour(i: usize) -> &'static str {
 /// than they show).
 pub fn storage_reach(
     step: &crate::core::trace::Step,
-    storage: &str,
+    storage: crate::core::tensor::StorageId,
 ) -> std::collections::HashMap<i64, Vec<usize>> {
     let mut reach: std::collections::HashMap<i64, Vec<usize>> = std::collections::HashMap::new();
     for (vi, t) in step.tensors.iter().enumerate() {
@@ -50,7 +50,7 @@ pub fn storage_reach(
 /// The elements of `storage` that `step` wrote.
 pub fn storage_written(
     step: &crate::core::trace::Step,
-    storage: &str,
+    storage: crate::core::tensor::StorageId,
 ) -> std::collections::HashSet<i64> {
     step.writes
         .iter()

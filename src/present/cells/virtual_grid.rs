@@ -375,6 +375,7 @@ pub fn is_virtual_strip(n: usize) -> bool {
 #[cfg(test)]
 mod virtual_tests {
     use super::*;
+    use crate::core::tensor::StorageId;
     use std::collections::{HashMap, HashSet};
 
     fn arange(shape: &[i64]) -> TensorRecord {
@@ -385,7 +386,7 @@ mod virtual_tests {
         }
         TensorRecord {
             name: "a".into(),
-            storage: "s0".into(),
+            storage: StorageId(0),
             shape: shape.to_vec(),
             stride,
             values: Some((0..n).map(|i| TraceScalar(Scalar::Int(i))).collect()),
@@ -540,7 +541,7 @@ mod virtual_tests {
         let values: Vec<TraceScalar> = (0..5000).map(|i| TraceScalar(Scalar::Int(i))).collect();
         let reach = HashMap::new();
         let cells = StorageCells {
-            id: "s3",
+            id: StorageId(3),
             values: &values,
             reach: &reach,
             names: &[],

@@ -20,7 +20,7 @@ const USAGE: &str =
        stridescope bench [--json] [--only KERNEL]\n\
        stridescope render-bench [--json]\n\
        stridescope link [--url EMBED_URL] [--iframe] [OPTIONS] FILE\n\
-       stridescope svg [--step N] [--dark] FILE\n\
+       stridescope svg [--step N] [--dark] [--lang en|zh-CN] FILE\n\
        stridescope lesson check PATH... | link [--url BASE] FILE | index DIR\n\
 \n\
 trace: runs FILE (a PyTorch notebook script) and prints its trace as JSON on stdout.\n\
@@ -172,6 +172,7 @@ fn query_escape(v: &str) -> String {
 fn svg(args: &[String]) -> i32 {
     let mut step = None;
     let mut dark = false;
+    let mut lang = crate::present::i18n::Lang::En;
     let mut file = None;
     let mut i = 0;
     while i < args.len() {
@@ -187,6 +188,17 @@ fn svg(args: &[String]) -> i32 {
             "--dark" => {
                 dark = true;
                 i += 1;
+            }
+            "--lang" => {
+                let Some(chosen) = args
+                    .get(i + 1)
+                    .and_then(|v| crate::present::i18n::Lang::from_tag(v))
+                else {
+                    eprintln!("stridescope: --lang needs a language the app speaks: en or zh-CN");
+                    return 2;
+                };
+                lang = chosen;
+                i += 2;
             }
             path if !path.starts_with("--") && file.is_none() => {
                 file = Some(path.to_string());
@@ -219,6 +231,7 @@ fn svg(args: &[String]) -> i32 {
         highlight: None,
         dark,
         heading: crate::present::cells::step_label(k - 1, n, chosen.line),
+        lang,
     };
     println!("{}", crate::present::export::diagram_svg(chosen, &options));
     0

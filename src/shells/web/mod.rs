@@ -25,7 +25,6 @@ use wasm_bindgen::JsCast;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::core::tensor::{DType, StorageId};
 use crate::core::trace::{Step, Trace, TraceScalar};
 use crate::engines::gpu::GpuEngine;
 use crate::engines::mirror::{MirrorEngine, MirrorStats};
@@ -54,7 +53,7 @@ const THEME_KEY: &str = "stridescope.theme";
 /// The hovered cell: a storage element, and the view cell it was reached from (if any).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Hover {
-    pub storage: String,
+    pub storage: crate::core::tensor::StorageId,
     pub offset: i64,
     /// View name and logical index, when a view cell is hovered.
     pub view: Option<(String, Vec<i64>)>,
@@ -195,7 +194,11 @@ fn mark_cells(
         let Some(document) = web_sys::window().and_then(|w| w.document()) else {
             return;
         };
-        let selector = format!("[data-key=\"{}:{}\"]", css_escape(&h.storage), h.offset);
+        let selector = format!(
+            "[data-key=\"{}:{}\"]",
+            css_escape(&h.storage.to_string()),
+            h.offset
+        );
         if let Ok(cells) = document.query_selector_all(&selector) {
             for i in 0..cells.length() {
                 if let Some(el) = cells
@@ -266,7 +269,7 @@ impl Page {
             picked: RwSignal::new(initial.picked),
             dark: RwSignal::new(dark),
             engine: RwSignal::new(EngineInfo::cpu(Msg::new("engine-reference"))),
-            pinned: RwSignal::new(initial.pinned.as_ref().map(share_ui::hover_of)),
+            pinned: RwSignal::new(initial.pinned.as_ref().and_then(share_ui::hover_of)),
             theme: RwSignal::new(theme),
             hidden: RwSignal::new(initial.hidden),
             read_only: RwSignal::new(initial.read_only),
@@ -648,6 +651,9 @@ fn pin_clicked_cell(state: AppState, lesson: Option<lesson::LessonCtx>, ev: &web
                 .filter_map(|x| x.trim().parse::<i64>().ok())
                 .collect::<Vec<_>>()
         }));
+    let Some(storage) = crate::core::tensor::StorageId::parse(&storage) else {
+        return;
+    };
     let clicked = Hover {
         storage,
         offset,

@@ -166,15 +166,10 @@ pub(super) fn verify_on_gpu(state: AppState, trace: Arc<Trace>) {
         .iter()
         .filter_map(|storage| {
             let expected = storage.values.clone()?;
-            let dtype = DType::from_name(&storage.dtype)?;
-            let gpu_id = storage
-                .id
-                .trim_start_matches('s')
-                .parse()
-                .ok()
-                .and_then(|n| ids.get(&StorageId(n)))?;
+            let dtype = storage.dtype;
+            let gpu_id = ids.get(&storage.id)?;
             Some((
-                storage.id.clone(),
+                storage.id,
                 dtype,
                 expected,
                 engine.borrow().read_later(*gpu_id),

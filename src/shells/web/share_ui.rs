@@ -35,19 +35,20 @@ fn theme_label(theme: Theme) -> &'static str {
 /// The pinned cell of the page, as a link stores it.
 pub fn pinned_of(hover: &Hover) -> PinnedCell {
     PinnedCell {
-        storage: hover.storage.clone(),
+        storage: hover.storage.to_string(),
         offset: hover.offset,
         view: hover.view.clone(),
     }
 }
 
-/// A link's pinned cell, as the page highlights it.
-pub fn hover_of(pinned: &PinnedCell) -> Hover {
-    Hover {
-        storage: pinned.storage.clone(),
+/// A link's pinned cell, as the page highlights it (None when the link names no storage
+/// a trace could hold: such a pin highlights nothing).
+pub fn hover_of(pinned: &PinnedCell) -> Option<Hover> {
+    Some(Hover {
+        storage: crate::core::tensor::StorageId::parse(&pinned.storage)?,
         offset: pinned.offset,
         view: pinned.view.clone(),
-    }
+    })
 }
 
 /// Everything a link restores, as the page shows it now.
@@ -174,7 +175,7 @@ fn canvas_rasters() -> Vec<crate::present::export::Raster> {
                 canvas.get_attribute("data-storage"),
             ) {
                 (Some(name), _) => RasterOf::View(name),
-                (None, Some(id)) => RasterOf::Storage(id),
+                (None, Some(id)) => RasterOf::Storage(crate::core::tensor::StorageId::parse(&id)?),
                 _ => return None,
             };
             Some(Raster {
@@ -203,6 +204,7 @@ fn diagram(state: AppState, rasters: &[crate::present::export::Raster]) -> Optio
         let options = crate::present::export::DiagramOptions {
             highlight,
             dark,
+            lang: crate::shells::web::i18n::lang_untracked(),
             heading: tf(
                 "step-label",
                 &[

@@ -304,3 +304,20 @@ canvas-renderer = drawn by { $renderer }
 readout = { $name }[{ $index }] = { $value } · { $formula }
 readout-storage = { $id } element { $offset } = { $value }
 readout-not-recorded = not recorded
+
+## The diagram export (SVG, PNG): its words
+diagram-label = Stridescope diagram: { $heading }
+diagram-storages = Storages
+diagram-views = Views
+diagram-no-tensors = No tensors yet.
+diagram-elements = { $count } elements
+diagram-made-by = made by { $owner }
+diagram-too-large = too large to draw cell by cell
+diagram-raster-picture = { $cells } cells, drawn as a raster (the picture on the page):
+diagram-raster-edges = { $cells } cells: the page draws this as a raster; here, its edges:
+diagram-owns = owns { $storage }
+diagram-view-of = view of { $storage }
+diagram-shape = shape { $shape }
+diagram-stride = stride { $stride }
+diagram-offset = offset { $offset }
+diagram-values-not-recorded = values not recorded (too large)

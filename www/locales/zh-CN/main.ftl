@@ -291,3 +291,20 @@ canvas-renderer = 由 { $renderer } 绘制
 readout = { $name }[{ $index }] = { $value } · { $formula }
 readout-storage = { $id } 的元素 { $offset } = { $value }
 readout-not-recorded = 未记录
+
+## 图示导出（SVG、PNG）中的文字
+diagram-label = Stridescope 图示：{ $heading }
+diagram-storages = 存储
+diagram-views = 视图
+diagram-no-tensors = 还没有张量。
+diagram-elements = { $count } 个元素
+diagram-made-by = 由 { $owner } 创建
+diagram-too-large = 太大，无法逐格绘制
+diagram-raster-picture = { $cells } 个单元格，按栅格绘制（即页面上的图片）：
+diagram-raster-edges = { $cells } 个单元格：页面将其绘制为栅格；此处只画出边缘：
+diagram-owns = 拥有 { $storage }
+diagram-view-of = { $storage } 的视图
+diagram-shape = 形状 { $shape }
+diagram-stride = 步长 { $stride }
+diagram-offset = 偏移 { $offset }
+diagram-values-not-recorded = 未记录数值（太大）

@@ -367,7 +367,7 @@ fn CellPicker(n: usize) -> impl IntoView {
         let values = state.with_current(|step| {
             step.storages
                 .iter()
-                .find(|s| s.id == target.storage)
+                .find(|s| s.id.to_string() == target.storage)
                 .and_then(|s| s.values.clone())
         })??;
         Some((target.storage, values))

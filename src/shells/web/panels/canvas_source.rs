@@ -1,7 +1,7 @@
 //! What a large drawing shows: the render plan's grid and scene of a view or a storage in a
 //! step (values from the trace), and how it is coloured.
 
-use crate::core::tensor::DType;
+use crate::core::tensor::StorageId;
 use crate::core::trace::{Step, StorageRecord, TensorRecord};
 use crate::present::render::{image_layout, Grid, Mode, Scene, TintSpec, ViewSpec};
 
@@ -11,7 +11,7 @@ pub(super) struct Source {
     pub(super) grid: Grid,
     pub(super) scene: Option<Scene>,
     /// The storage the cells read.
-    pub(super) storage: String,
+    pub(super) storage: StorageId,
     /// The view's name (None for a storage strip).
     pub(super) view: Option<String>,
     /// `rgb`, `heatmap` or `tint` (the canvas's `data-mode`).
@@ -26,7 +26,7 @@ pub(super) struct Source {
 /// A storage's elements as f32 as the plan reads them (`render::storage_values`: rounded
 /// once, subnormals flushed), when recorded (complex storages are not drawn from values).
 pub(super) fn values_of(s: &StorageRecord) -> Option<Vec<f32>> {
-    let dtype = DType::from_name(&s.dtype)?;
+    let dtype = s.dtype;
     if dtype.is_complex() {
         return None;
     }
@@ -39,10 +39,7 @@ pub(super) fn values_of(s: &StorageRecord) -> Option<Vec<f32>> {
 
 /// The number of elements of a storage (of the dtype it was made with).
 pub(super) fn element_count(s: &StorageRecord) -> usize {
-    let item = DType::from_name(&s.dtype)
-        .map(|d| d.item_size())
-        .unwrap_or(1);
-    s.nbytes / item.max(1)
+    s.nbytes / s.dtype.item_size().max(1)
 }
 
 /// What a large view or storage draws, for `canvas_view::canvas_drawing`.
@@ -56,7 +53,7 @@ pub(super) enum Drawn<'a> {
 pub(super) fn source_of(drawn: &Drawn, step: &Step, heatmap: bool) -> (Source, bool) {
     let (grid, mode, name, storage, view, values, image) = match drawn {
         Drawn::View(t) => {
-            let dtype = DType::from_name(&t.dtype).unwrap_or(DType::Float32);
+            let dtype = t.dtype;
             let image = image_layout(&t.shape, &t.stride, dtype);
             let spec = ViewSpec::new(&t.shape, &t.stride, t.storage_offset, dtype);
             let (grid, mode, name) = match &image {
@@ -88,7 +85,7 @@ pub(super) fn source_of(drawn: &Drawn, step: &Step, heatmap: bool) -> (Source, b
             )
         }
         Drawn::Storage(s) => {
-            let dtype = DType::from_name(&s.dtype).unwrap_or(DType::Float32);
+            let dtype = s.dtype;
             let tint = step
                 .tensors
                 .iter()

@@ -25,6 +25,7 @@ use std::rc::Rc;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::core::tensor::StorageId;
 use crate::core::trace::Step;
 use crate::present::cells::dims_text;
 use crate::present::render::{Mode, Scene, Viewport, GPU_MIN_CELLS};
@@ -73,7 +74,7 @@ pub(super) fn view_pref_key(name: &str) -> String {
 }
 
 /// The key of a storage's drawing in [`CanvasPrefs`].
-pub(super) fn storage_pref_key(id: &str) -> String {
+pub(super) fn storage_pref_key(id: StorageId) -> String {
     format!("storage:{id}")
 }
 
@@ -332,7 +333,7 @@ impl CanvasView {
     /// Takes `step`'s values and writes; true when the picture changed.
     fn refresh(&mut self, step: &Step, first: bool) -> bool {
         let record = step.storages.iter().find(|s| s.id == self.src.storage);
-        let written = crate::present::cells::storage_written(step, &self.src.storage);
+        let written = crate::present::cells::storage_written(step, self.src.storage);
         let values = record.and_then(values_of);
         let changed = match (&self.src.scene, values) {
             (Some(scene), Some(v)) if scene.values != v => {
@@ -382,7 +383,7 @@ fn repaint(v: Handle) {
 }
 
 /// The storage element of `storage` that `h` is on, if it is.
-fn offset_in(h: Option<Hover>, storage: &str) -> Option<i64> {
+fn offset_in(h: Option<Hover>, storage: StorageId) -> Option<i64> {
     h.filter(|h| h.storage == storage).map(|h| h.offset)
 }
 
@@ -468,7 +469,7 @@ pub(super) fn canvas_drawing(
         ),
         Drawn::Storage(s) => (
             None,
-            Some(s.id.clone()),
+            Some(s.id.to_string()),
             tf(
                 "canvas-storage-label",
                 &[("id", (&s.id).into()), ("count", count.into())],
@@ -517,8 +518,8 @@ pub(super) fn canvas_drawing(
         let pinned = state.pinned.get();
         let hover = state.hover.get();
         let dark = state.dark.get();
-        let lit = offset_in(hover.or_else(|| pinned.clone()), &store);
-        let pin = offset_in(pinned, &store);
+        let lit = offset_in(hover.or_else(|| pinned.clone()), store);
+        let pin = offset_in(pinned, store);
         let changed = v
             .try_update_value(|v| {
                 let changed = (v.highlight, v.pinned, v.dark) != (lit, pin, dark);

@@ -16,14 +16,14 @@ pub fn MemoryPanel() -> impl IntoView {
                 let ops: Vec<String> = step
                     .created
                     .iter()
-                    .map(|c| match c.kind.as_str() {
-                        "view" => tf("mem-view", &[("op", (&c.op).into())]),
+                    .map(|c| match c.kind {
+                        crate::core::trace::CreationKind::View => tf("mem-view", &[("op", (&c.op).into())]),
                         _ => String::new(),
                     })
                     .filter(|s| !s.is_empty())
                     .collect();
                 let this_step = if step.allocated_bytes > 0 {
-                    let op = step.created.iter().find(|c| c.kind != "view").map(|c| c.op.clone()).unwrap_or_else(|| t("mem-this-step"));
+                    let op = step.created.iter().find(|c| c.kind != crate::core::trace::CreationKind::View).map(|c| c.op.clone()).unwrap_or_else(|| t("mem-this-step"));
                     tf("mem-allocated", &[("op", op.into()), ("bytes", bytes_text(step.allocated_bytes).into())])
                 } else if let Some(first) = ops.first() {
                     first.clone()

@@ -18,6 +18,7 @@ mod storage;
 mod views;
 mod virtualized;
 
+use crate::core::tensor::StorageId;
 use std::collections::{HashMap, HashSet};
 
 use leptos::prelude::*;
@@ -54,7 +55,7 @@ pub(super) fn hover_from_event(ev: &web_sys::Event) -> Option<Hover> {
         _ => None,
     };
     Some(Hover {
-        storage: storage.to_string(),
+        storage: StorageId::parse(storage)?,
         offset,
         view,
     })
@@ -76,7 +77,7 @@ pub(super) fn hover_handler(state: AppState) -> impl Fn(leptos::ev::MouseEvent) 
 pub(super) fn mark_written(
     document: &web_sys::Document,
     scope: &str,
-    storage: &str,
+    storage: StorageId,
     written: &HashSet<i64>,
 ) {
     thread_local! {
@@ -100,7 +101,10 @@ pub(super) fn mark_written(
         }
     }
     for at in written.iter().take(4096) {
-        let selector = format!("{scope} [data-key=\"{}:{at}\"]", css_name(storage));
+        let selector = format!(
+            "{scope} [data-key=\"{}:{at}\"]",
+            css_name(&storage.to_string())
+        );
         if let Ok(cells) = document.query_selector_all(&selector) {
             for i in 0..cells.length() {
                 if let Some(el) = cells

@@ -57,30 +57,31 @@ pub fn OutputPanel() -> impl IntoView {
 /// What the statement made: views and copies, with bytes allocated.
 #[component]
 fn Created(created: Vec<crate::core::trace::Creation>) -> impl IntoView {
+    use crate::core::trace::CreationKind;
     let items = created
         .iter()
         .map(|c| {
-            let what = match c.kind.as_str() {
-                "view" => tf(
+            let what = match c.kind {
+                CreationKind::View => tf(
                     "created-view",
                     &[(
                         "of",
                         if c.of.is_empty() {
-                            c.storage.clone()
+                            c.storage.to_string()
                         } else {
                             c.of.join(", ")
                         }
                         .into(),
                     )],
                 ),
-                "copy" => tf(
+                CreationKind::Copy => tf(
                     "created-copy",
                     &[
                         ("storage", (&c.storage).into()),
                         ("of", c.of.join(", ").into()),
                     ],
                 ),
-                _ => tf("created-new", &[("storage", (&c.storage).into())]),
+                CreationKind::New => tf("created-new", &[("storage", (&c.storage).into())]),
             };
             let class = format!("made {}", c.kind);
             view! { <li class=class><b>{c.name.clone()}</b>" = "{c.op.clone()}": "{what}</li> }

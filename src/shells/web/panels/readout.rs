@@ -22,7 +22,7 @@ pub fn CellReadout() -> impl IntoView {
         match h {
             Some(h) => {
                 let (view, index) = h.view.map(|(n, i)| (n, attr_list(&i))).unwrap_or_default();
-                (view, index, h.offset.to_string(), h.storage)
+                (view, index, h.offset.to_string(), h.storage.to_string())
             }
             None => Default::default(),
         }

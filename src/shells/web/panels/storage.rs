@@ -4,6 +4,7 @@ use std::collections::{HashMap, HashSet};
 
 use leptos::prelude::*;
 
+use crate::core::tensor::{DType, StorageId};
 use crate::core::trace::{Step, StorageRecord};
 use crate::present::cells::{
     bytes_text, is_virtual_strip, storage_slots, stride_walk, value_text, view_key, widest,
@@ -24,16 +25,16 @@ pub fn StoragePanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     let structure = Memo::new(move |_| {
         state.with_current(|s| {
-            let storages: Vec<(String, usize, String)> = s
+            let storages: Vec<(StorageId, usize, DType)> = s
                 .storages
                 .iter()
-                .map(|x| (x.id.clone(), x.nbytes, x.dtype.clone()))
+                .map(|x| (x.id, x.nbytes, x.dtype))
                 .collect();
             let views: Vec<String> = s.tensors.iter().map(view_key).collect();
             (storages, views)
         })
     });
-    let shown: StoredValue<HashMap<String, Vec<String>>> = StoredValue::new(HashMap::new());
+    let shown: StoredValue<HashMap<StorageId, Vec<String>>> = StoredValue::new(HashMap::new());
     Effect::new(move |_| {
         state.with_current(|step| patch_storages(step, shown));
     });
@@ -54,13 +55,13 @@ pub fn StoragePanel() -> impl IntoView {
                     m.clear();
                     // Virtualized strips redraw their own tiles (see `Virtual`).
                     for s in step.storages.iter().filter(|s| !strip_is_virtual(s)) {
-                        m.insert(s.id.clone(), storage_texts(s));
+                        m.insert(s.id, storage_texts(s));
                     }
                 });
                 step.storages
                     .iter()
                     .map(|s| {
-                        let canvas = is_large_storage(s).then(|| !as_cells.contains(&storage_pref_key(&s.id)));
+                        let canvas = is_large_storage(s).then(|| !as_cells.contains(&storage_pref_key(s.id)));
                         storage_strip(state, &step, s, picked.as_ref(), hover_view.as_ref(), canvas)
                     })
                     .collect_view()
@@ -97,7 +98,7 @@ fn storage_texts(s: &StorageRecord) -> Vec<String> {
 }
 
 /// Brings the drawn storage strips up to date with `step`: changed values and write marks.
-fn patch_storages(step: &Step, shown: StoredValue<HashMap<String, Vec<String>>>) {
+fn patch_storages(step: &Step, shown: StoredValue<HashMap<StorageId, Vec<String>>>) {
     let Some(document) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };
@@ -108,7 +109,7 @@ fn patch_storages(step: &Step, shown: StoredValue<HashMap<String, Vec<String>>>)
         let texts = storage_texts(s);
         let scope = format!(
             "[data-testid=storage][data-storage=\"{}\"]",
-            css_name(&s.id)
+            css_name(&s.id.to_string())
         );
         if old != texts {
             if let Ok(cells) =
@@ -144,7 +145,7 @@ fn patch_storages(step: &Step, shown: StoredValue<HashMap<String, Vec<String>>>)
             .filter(|w| w.storage == s.id)
             .flat_map(|w| w.offsets.iter().copied())
             .collect();
-        mark_written(&document, &scope, &s.id, &written);
+        mark_written(&document, &scope, s.id, &written);
     }
 }
 
@@ -161,9 +162,9 @@ fn storage_strip(
     let reach = if on_canvas {
         HashMap::new()
     } else {
-        crate::present::cells::storage_reach(step, &storage.id)
+        crate::present::cells::storage_reach(step, storage.id)
     };
-    let written = crate::present::cells::storage_written(step, &storage.id);
+    let written = crate::present::cells::storage_written(step, storage.id);
     // Stride jumps of the picked dim.
     let mut jumps: HashMap<i64, usize> = HashMap::new();
     let mut jump_caption = None;
@@ -193,12 +194,12 @@ fn storage_strip(
             }
         }
     }
-    let dtype = storage.dtype.clone();
+    let dtype = storage.dtype;
     // Elements of the storage's dtype, recorded or not.
     let count = element_count(storage);
     let mut args = vec![
         ("id", (&storage.id).into()),
-        ("dtype", (&dtype).into()),
+        ("dtype", dtype.into()),
         ("bytes", bytes_text(storage.nbytes).into()),
         ("count", count.into()),
     ];
@@ -218,8 +219,8 @@ fn storage_strip(
                 state,
                 step,
                 Drawn::Storage(storage),
-                storage_pref_key(&storage.id),
-                storage.id.clone(),
+                storage_pref_key(storage.id),
+                storage.id.to_string(),
                 walk.into_iter().map(|(at, _)| at).collect(),
             )
         }
@@ -227,7 +228,7 @@ fn storage_strip(
             .into_any(),
         Some(values) if is_virtual_strip(values.len()) => {
             let strip = Strip {
-                id: storage.id.clone(),
+                id: storage.id,
                 values: values.clone(),
                 reach,
                 names,
@@ -250,7 +251,7 @@ fn storage_strip(
         }
         Some(values) => {
             let html = StorageCells {
-                id: &storage.id,
+                id: storage.id,
                 values,
                 reach: &reach,
                 names: &names,
@@ -263,11 +264,11 @@ fn storage_strip(
         }
     };
     view! {
-        <section class="storage" data-testid="storage" data-storage=storage.id.clone() data-dtype=dtype data-nbytes=storage.nbytes
+        <section class="storage" data-testid="storage" data-storage=storage.id.to_string() data-dtype=dtype.name() data-nbytes=storage.nbytes
             data-uninitialized=storage.uninitialized.then_some("true")>
             <h3>{header}</h3>
             {storage.uninitialized.then(|| view! { <p class="uninitialized">{t("storage-uninitialized")}</p> })}
-            {(canvas == Some(false)).then(|| to_pixels_button(storage_pref_key(&storage.id)))}
+            {(canvas == Some(false)).then(|| to_pixels_button(storage_pref_key(storage.id)))}
             {cells}
             {jump_caption.map(|c| view! { <p class="jump-caption">{c}</p> })}
         </section>

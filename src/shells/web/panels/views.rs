@@ -154,7 +154,7 @@ fn patch_views(step: &Step, shown: StoredValue<HashMap<String, Vec<String>>>) {
         mark_written(
             &document,
             &format!("[data-testid=view][data-name=\"{}\"]", css_name(&t.name)),
-            &t.storage,
+            t.storage,
             &written,
         );
     }
@@ -368,7 +368,7 @@ fn tensor_view(
     };
     view! {
         <article class="tensor" data-testid="view" data-name=t.name.clone() data-shape=attr_list(&t.shape)
-            data-stride=attr_list(&t.stride) data-offset=t.storage_offset data-storage=t.storage.clone()
+            data-stride=attr_list(&t.stride) data-offset=t.storage_offset data-storage=t.storage.to_string()
             data-contiguous=t.contiguous.to_string() data-concealed=concealed.then_some("true") style=format!("--view:{}", colour(vi))>
             <header>
                 <h3><span class="swatch"></span>{t.name.clone()}</h3>

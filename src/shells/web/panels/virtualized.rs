@@ -1,6 +1,7 @@
 //! Big grids and storage strips, drawn in scroll boxes that hold only the tiles near their
 //! visible part (see [`Virtual`]).
 
+use crate::core::tensor::StorageId;
 use std::collections::{HashMap, HashSet};
 
 use leptos::prelude::*;
@@ -23,7 +24,7 @@ const PROBE: &str = "<span class=\"cell vprobe\" aria-hidden=\"true\"></span>";
 
 /// A virtualized storage strip: what its cells show.
 pub(super) struct Strip {
-    pub(super) id: String,
+    pub(super) id: StorageId,
     pub(super) values: Vec<TraceScalar>,
     pub(super) reach: HashMap<i64, Vec<usize>>,
     pub(super) names: Vec<String>,
@@ -85,10 +86,10 @@ impl Virtual {
     }
 
     /// The storage whose elements the cells show.
-    fn storage(&self) -> &str {
+    fn storage(&self) -> StorageId {
         match &self.drawing {
-            Drawing::Grid { record, .. } => &record.storage,
-            Drawing::Strip(s) => &s.id,
+            Drawing::Grid { record, .. } => record.storage,
+            Drawing::Strip(s) => s.id,
         }
     }
 
@@ -316,7 +317,7 @@ impl Virtual {
                 lit,
             ),
             Drawing::Strip(s) => StorageCells {
-                id: &s.id,
+                id: s.id,
                 values: &s.values,
                 reach: &s.reach,
                 names: &s.names,
@@ -338,7 +339,7 @@ impl Virtual {
                 ..
             } => {
                 let t = step.tensors.iter().find(|t| view_key(t) == *key)?;
-                let now = written_in(step, &t.storage);
+                let now = written_in(step, t.storage);
                 if t.values == record.values && now == *written {
                     return None;
                 }
@@ -350,7 +351,7 @@ impl Virtual {
             }
             Drawing::Strip(s) => {
                 let storage = step.storages.iter().find(|x| x.id == s.id)?;
-                let now = written_in(step, &s.id);
+                let now = written_in(step, s.id);
                 let values = storage.values.as_ref()?;
                 if *values == s.values && now == s.written {
                     return None;
@@ -405,7 +406,7 @@ impl Virtual {
             }
             Drawing::Strip(s) => {
                 let cells = StorageCells {
-                    id: &s.id,
+                    id: s.id,
                     values: &s.values,
                     reach: &s.reach,
                     names: &s.names,
@@ -543,7 +544,7 @@ struct Drawn {
 }
 
 /// The storage elements of `storage` that `step` wrote.
-fn written_in(step: &Step, storage: &str) -> HashSet<i64> {
+fn written_in(step: &Step, storage: StorageId) -> HashSet<i64> {
     step.writes
         .iter()
         .filter(|w| w.storage == storage)
