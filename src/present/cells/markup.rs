@@ -2,7 +2,10 @@
 //! speed; every text escaped), and the words they say.
 
 use crate::core::tensor::StorageId;
-use crate::present::cells::*;
+use crate::core::trace::{TensorRecord, TraceScalar};
+use crate::present::cells::{
+    attr_list, cell_index, flat_position, grid_plan, storage_offset_of, value_text, Tick, MAX_DRAWN,
+};
 
 /// Escapes text for HTML (text and attribute values).
 pub fn escape_html(s: &str) -> String {
@@ -378,6 +381,7 @@ pub fn storage_slots(n: usize) -> Vec<Option<usize>> {
 #[cfg(test)]
 mod html_tests {
     use super::*;
+    use crate::core::tensor::Scalar;
     use crate::core::tensor::StorageId;
     use std::collections::{HashMap, HashSet};
 

@@ -1,7 +1,10 @@
 //! Large grids drawn virtualized: which tiles of a view or storage strip are drawn, their
 //! markup, and the fingerprints that tell when a grid must be redrawn.
 
-use crate::present::cells::*;
+use crate::core::tensor::Scalar;
+use crate::core::trace::{TensorRecord, TraceScalar};
+use crate::present::cells::markup::{escape_html, storage_slots, Lit, ViewCells, GAP_CELL};
+use crate::present::cells::{attr_list, cell_index, flat_position, grid_plan, value_text, Tick};
 
 /// A stable identity for a tensor's drawing: name, layout, storage and dtype. While it stays
 /// the same from one step to the next, only cell texts and write marks change.
@@ -376,6 +379,8 @@ pub fn is_virtual_strip(n: usize) -> bool {
 mod virtual_tests {
     use super::*;
     use crate::core::tensor::StorageId;
+    use crate::present::cells::markup::StorageCells;
+    use crate::present::cells::MAX_DRAWN;
     use std::collections::{HashMap, HashSet};
 
     fn arange(shape: &[i64]) -> TensorRecord {

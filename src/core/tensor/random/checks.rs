@@ -1,7 +1,10 @@
 //! The arguments ATen's random kernels check, with their messages, and how a drawn value
 //! becomes a `Scalar` of the tensor's dtype.
 
-use crate::core::tensor::random::*;
+use half::{bf16, f16};
+
+use crate::core::tensor::random::cpp_double;
+use crate::core::tensor::{DType, Scalar, ScriptError};
 
 pub(super) fn not_implemented(kernel: &str, dtype: DType) -> ScriptError {
     ScriptError::NotImplemented(format!(

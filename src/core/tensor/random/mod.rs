@@ -71,8 +71,6 @@
 //!   float uniforms per block and rounds; a partial last block draws 16 more for the last 16
 //!   elements (float32 draws every element's uniform first, then 16 more).
 
-use half::{bf16, f16};
-
 use crate::core::tensor::{DType, Scalar, ScriptError};
 
 mod checks;

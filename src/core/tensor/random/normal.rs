@@ -1,7 +1,8 @@
 //! `normal_`: ATen's `normal_fill` (Box-Muller over 16-element blocks), with the AVX2 kernel's
 //! Cephes `log`/`sincos` for float32/16/bf16 and libm for float64.
 
-use crate::core::tensor::random::*;
+use crate::core::tensor::random::{from_f32, from_f64, CpuGenerator};
+use crate::core::tensor::{DType, Scalar};
 
 pub(super) fn scalar_f64(s: Scalar) -> f64 {
     match s {
