@@ -22,21 +22,15 @@ use leptos::leptos_dom::helpers::{set_timeout_with_handle, TimeoutHandle};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
-use crate::core::trace::{Step, Trace, TraceScalar};
-use crate::engines::gpu::GpuEngine;
-use crate::engines::mirror::{MirrorEngine, MirrorStats};
-use crate::engines::{CpuEngine, Engine};
-use crate::interp::Limits;
+use crate::core::trace::{Step, Trace};
 use crate::present::i18n::Msg;
 use i18n::{t, tf, tm};
 
 pub use editor::Editor;
 pub use panels::{MemoryPanel, OutputPanel, StoragePanel, ViewsPanel};
 pub use run::run_script;
-use run::*;
+use run::start_gpu;
+pub(crate) use run::{run_now, GpuData};
 pub use share_ui::{EmbedBar, EmbedDialog, LinkNotice, LinkOptionsBar, ShareBar};
 
 use crate::present::share::{self, PanelKind, SharedState, Theme};
@@ -105,7 +99,9 @@ pub struct AppState {
     pub step: RwSignal<usize>,
     pub hover: RwSignal<Option<Hover>>,
     pub picked: RwSignal<Option<(String, usize)>>,
-    pub dark: RwSignal<bool>,
+    /// Whether the page is dark: derived from `theme` (`Auto` follows the system's
+    /// preference as the page opened).
+    pub dark: Signal<bool>,
     pub engine: RwSignal<EngineInfo>,
     /// The clicked cell, highlighted until another click (it goes into share links).
     pub pinned: RwSignal<Option<Hover>>,
@@ -250,11 +246,13 @@ impl Page {
             },
             chosen => chosen,
         };
-        let dark = match theme {
-            Theme::Auto => prefers_dark(),
+        let system_dark = prefers_dark();
+        let theme = RwSignal::new(theme);
+        let dark = Signal::derive(move || match theme.get() {
+            Theme::Auto => system_dark,
             Theme::Light => false,
             Theme::Dark => true,
-        };
+        });
         if embed {
             if let Some(document) = web_sys::window().and_then(|w| w.document()) {
                 document.set_title(&initial.accessible_title());
@@ -267,10 +265,10 @@ impl Page {
             step: RwSignal::new(initial.step),
             hover: RwSignal::new(None),
             picked: RwSignal::new(initial.picked),
-            dark: RwSignal::new(dark),
+            dark,
             engine: RwSignal::new(EngineInfo::cpu(Msg::new("engine-reference"))),
             pinned: RwSignal::new(initial.pinned.as_ref().and_then(share_ui::hover_of)),
-            theme: RwSignal::new(theme),
+            theme,
             hidden: RwSignal::new(initial.hidden),
             read_only: RwSignal::new(initial.read_only),
             link_notice: RwSignal::new(link_notice),
@@ -436,7 +434,6 @@ fn page_view(page: Page) -> impl IntoView {
         .is_some_and(|c| c.route.get_value() == crate::present::lesson_view::Route::Index);
     let toggle_theme = move |_| {
         let next = !state.dark.get_untracked();
-        state.dark.set(next);
         state
             .theme
             .set(if next { Theme::Dark } else { Theme::Light });

@@ -2,7 +2,22 @@
 //! when an adapter was found, else the CPU engine; the GPU's results read back and verified
 //! after each run.
 
-use crate::shells::web::*;
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use leptos::prelude::{GetUntracked, Set, Update, WithUntracked};
+
+use crate::core::tensor::StorageId;
+use crate::core::trace::{Trace, TraceScalar};
+use crate::engines::gpu::GpuEngine;
+use crate::engines::mirror::{MirrorEngine, MirrorStats};
+use crate::engines::{CpuEngine, Engine};
+use crate::interp::Limits;
+use crate::present::i18n::Msg;
+use crate::shells::web::{
+    core_link, i18n, images, AppState, EngineInfo, EngineKind, MAX_SCRIPT_BYTES, MAX_SCRIPT_LINES,
+};
 
 thread_local! {
     /// The WebGPU engine, once an adapter was found (None: the CPU engine runs alone).
