@@ -78,7 +78,7 @@ pub(super) fn source_of(drawn: &Drawn, step: &Step, heatmap: bool) -> (Source, b
                 grid,
                 mode,
                 name,
-                t.storage.clone(),
+                t.storage,
                 view,
                 values,
                 image.is_some(),
@@ -102,7 +102,7 @@ pub(super) fn source_of(drawn: &Drawn, step: &Step, heatmap: bool) -> (Source, b
                 Some((spec, _)) => (Mode::Tint(spec), "tint"),
                 None => (Mode::Heat, "heatmap"),
             };
-            (grid, mode, name, s.id.clone(), None, values_of(s), false)
+            (grid, mode, name, s.id, None, values_of(s), false)
         }
     };
     let scene = values.map(|v| Scene::new(grid.clone(), v, mode));

@@ -226,7 +226,7 @@ impl CanvasView {
             .flash_since
             .map(|t| (1.0 - (now() - t) / FLASH_MS).clamp(0.0, 1.0))
             .unwrap_or(0.0);
-        let (state, storage) = (self.state, self.src.storage.clone());
+        let (state, storage) = (self.state, self.src.storage);
         Frame {
             viewport: self.viewport,
             highlight: self.highlight,
@@ -311,7 +311,7 @@ impl CanvasView {
     /// The page's hover of a cell.
     fn hover(&self, index: Vec<i64>, offset: i64) -> Hover {
         Hover {
-            storage: self.src.storage.clone(),
+            storage: self.src.storage,
             offset,
             view: self.src.view.clone().map(|n| (n, index)),
         }
@@ -431,7 +431,7 @@ pub(super) fn canvas_drawing(
     let prefs = expect_context::<CanvasPrefs>();
     let heatmap = prefs.heatmap.with_untracked(|h| h.contains(&key));
     let (src, is_image) = source_of(&drawn, step, heatmap);
-    let storage = src.storage.clone();
+    let storage = src.storage;
     let mode = src.mode;
     let recorded = src.scene.is_some();
     let (rows, cols) = (src.grid.rows, src.grid.cols);
@@ -513,7 +513,7 @@ pub(super) fn canvas_drawing(
         }
     });
     // Hover and pin: the highlighted element of this storage.
-    let store = storage.clone();
+    let store = storage;
     Effect::new(move |_| {
         let pinned = state.pinned.get();
         let hover = state.hover.get();

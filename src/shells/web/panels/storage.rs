@@ -136,7 +136,7 @@ fn patch_storages(step: &Step, shown: StoredValue<HashMap<StorageId, Vec<String>
                 }
             }
             shown.update_value(|m| {
-                m.insert(s.id.clone(), texts.clone());
+                m.insert(s.id, texts.clone());
             });
         }
         let written: HashSet<i64> = step

@@ -188,7 +188,7 @@ impl KeyboardCursor {
         }
         let offset = crate::present::cells::storage_offset_of(t, &index);
         state.hover.set(Some(Hover {
-            storage: t.storage.clone(),
+            storage: t.storage,
             offset,
             view: Some((t.name.clone(), index.clone())),
         }));
