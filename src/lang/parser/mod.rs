@@ -9,6 +9,7 @@ use crate::lang::lexer::{self, TokenKind};
 #[cfg(test)]
 mod block_tests;
 mod blocks;
+mod displays;
 #[cfg(test)]
 mod expression_tests;
 mod expressions;
