@@ -179,7 +179,8 @@ impl Evaluator {
             return Ok(input);
         };
         let mut kw = args.to_vec();
-        if def.init.contains("inplace") {
+        let init = Schema::parse_python(def.init).map_err(ScriptError::Runtime)?;
+        if init.params.iter().any(|p| p.name == "inplace") {
             kw.push(("inplace".into(), Value::Bool(inplace)));
         }
         self.call_table_functional(function, &[input], &kw)
