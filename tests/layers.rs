@@ -254,3 +254,71 @@ fn a_forbidden_import_is_reported_with_its_file_and_line() {
     assert_eq!(climb.len(), 1);
     assert!(violations(Path::new("core/print/tensor_str.rs"), "use super::pyfmt;\n").is_empty());
 }
+
+/// Production lines of a file: everything before its first `#[cfg(test)]` module (test
+/// modules and `*_tests.rs` files may be longer; they are read one case at a time).
+fn production_lines(text: &str) -> usize {
+    text.lines()
+        .take_while(|l| !l.starts_with("#[cfg(test)]"))
+        .count()
+}
+
+#[test]
+fn every_file_fits_in_a_readers_head() {
+    let root = src();
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let long: Vec<String> = files
+        .iter()
+        .filter(|f| !f.to_string_lossy().ends_with("tests.rs"))
+        .filter_map(|f| {
+            let text = fs::read_to_string(f).ok()?;
+            let n = text.lines().count();
+            (n > 800 && production_lines(&text) > 0).then(|| format!("{} ({n} lines)", f.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "files over 800 lines: {long:?}");
+}
+
+#[test]
+fn one_convention_for_module_files() {
+    // A module with children is `name/mod.rs`, never `name.rs` beside `name/`.
+    let root = src();
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let both: Vec<String> = files
+        .iter()
+        .filter(|f| f.file_name().is_some_and(|n| n != "mod.rs"))
+        .filter(|f| f.with_extension("").is_dir())
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(both.is_empty(), "a module file beside its folder: {both:?}");
+}
+
+#[test]
+fn production_files_import_by_name() {
+    // No `use super::*` (or its absolute spelling) outside test modules: a reader sees where
+    // each name comes from.
+    let root = src();
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let mut globs = Vec::new();
+    for file in files {
+        let name = file.to_string_lossy().to_string();
+        if name.ends_with("tests.rs") || name.ends_with("test_support.rs") {
+            continue;
+        }
+        let text = fs::read_to_string(&file).expect("a source file is UTF-8");
+        for (i, line) in text.lines().enumerate() {
+            if line.starts_with("#[cfg(test)]") {
+                break;
+            }
+            let parent_glob = line.starts_with("use super::")
+                || (line.starts_with("use crate::") && line.trim_end().ends_with("::*;"));
+            if parent_glob && line.trim_end().ends_with("*;") {
+                globs.push(format!("{name}:{}: {line}", i + 1));
+            }
+        }
+    }
+    assert!(globs.is_empty(), "glob imports: {globs:#?}");
+}

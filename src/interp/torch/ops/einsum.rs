@@ -2,9 +2,12 @@
 //! error texts). One operand: diagonals and permutations are views, summed labels reduce.
 //! Several operands: a new contiguous tensor computed on the host.
 
+use crate::core::tensor::layout::{contiguous_strides, numel_of};
+use crate::core::tensor::{DType, ScriptError, Tensor};
 use crate::interp::torch::autograd::Grad;
-use crate::interp::torch::ops::*;
 use crate::interp::torch::registry::{Forms, OpCall, OpDef, Varargs};
+use crate::interp::value::Value;
+use crate::interp::{Evaluator, R};
 
 /// The table of this family.
 pub(crate) static OPS: &[OpDef] = &[OpDef {

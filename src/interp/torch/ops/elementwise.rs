@@ -1,8 +1,19 @@
 //! Elementwise ops: PyTorch's type promotion (`ResultType`), broadcasting, output strides
 //! (TensorIterator's), in-place checks, and the unary and binary kernels' dispatch.
 
+use crate::core::tensor::layout::{
+    broadcast_shapes, elementwise_output_strides, list_str, numel_of, OperandLayout,
+};
+use crate::core::tensor::{Category, DType, MemoryFormat, Scalar, ScriptError, Tensor};
+use crate::engines::{BinaryOp, Operand, UnaryOp};
 use crate::interp::torch::autograd::GradOp;
-use crate::interp::torch::ops::*;
+use crate::interp::torch::ops::{
+    bin_op, broadcast_view, can_cast, check_clamp_bounds, complex, element_view, op_label, op_name,
+    sequential_order,
+};
+use crate::interp::value::Value;
+use crate::interp::{Evaluator, R};
+use crate::lang::ast::BinOp;
 
 /// The result-type state of PyTorch's type promotion (dim tensors, 0-dim tensors, numbers).
 #[derive(Default)]

@@ -3,9 +3,14 @@
 //! computed in double precision from `engine.values()` and rounded once to the dtype.
 
 use crate::core::tensor::layout::wrap_dim;
+use crate::core::tensor::layout::{broadcast_shapes, numel_of};
+use crate::core::tensor::{DType, MemoryFormat, Scalar, ScriptError, Tensor};
 use crate::interp::torch::autograd::{formulas, Grad};
-use crate::interp::torch::ops::*;
+use crate::interp::torch::ops::not_for_bool;
 use crate::interp::torch::registry::{Forms, OpCall, OpDef};
+use crate::interp::value::Value;
+use crate::interp::{Evaluator, R};
+use crate::lang::ast::BinOp;
 
 /// The table of this family.
 pub(crate) static OPS: &[OpDef] = &[

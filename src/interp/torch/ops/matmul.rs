@@ -1,7 +1,10 @@
 //! `torch.matmul` and the kernels it dispatches to (`dot`, `mv`, `mm`, `bmm`), as ATen's
 //! `_matmul_impl` chooses them.
 
-use crate::interp::torch::ops::*;
+use crate::core::tensor::layout::{broadcast_shapes, compute_view_strides, numel_of};
+use crate::core::tensor::{Layout, MemoryFormat, ScriptError, Tensor};
+use crate::interp::torch::ops::{complex, not_for_bool};
+use crate::interp::{Evaluator, R};
 
 impl Evaluator {
     /// `a @ b` (`torch.matmul`), following ATen's `_matmul_impl`: `dot`, `mv` and `mm` for

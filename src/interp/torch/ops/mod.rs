@@ -74,11 +74,10 @@ pub(crate) static FAMILIES: &[&[OpDef]] = &[
     crate::interp::torch::nn::losses::OPS,
 ];
 use crate::core::tensor::layout::{
-    broadcast_shapes, compute_view_strides, contiguous_strides, elementwise_output_strides,
-    infer_dense_strides, iteration_order, list_str, numel_of, OperandLayout,
+    broadcast_shapes, contiguous_strides, infer_dense_strides, iteration_order, list_str,
 };
-use crate::core::tensor::{Category, DType, Layout, MemoryFormat, Scalar, ScriptError, Tensor};
-use crate::engines::{BinaryOp, Operand, UnaryOp};
+use crate::core::tensor::{DType, Layout, MemoryFormat, Scalar, ScriptError, Tensor};
+use crate::engines::BinaryOp;
 use crate::lang::ast::BinOp;
 pub use elementwise::ElementwiseInput;
 use elementwise::*;

@@ -1,9 +1,12 @@
 //! Shape helpers that return views: `broadcast_tensors` (stride-0 expands), `atleast_1d`/
 //! `atleast_2d`/`atleast_3d`, and `meshgrid` (`indexing='ij'|'xy'`).
 
-use crate::interp::torch::ops::*;
+use crate::core::tensor::layout::broadcast_shapes;
+use crate::core::tensor::{ScriptError, Tensor};
 use crate::interp::torch::registry::{Forms, OpCall, OpDef, Varargs};
 use crate::interp::value::TensorRef;
+use crate::interp::value::Value;
+use crate::interp::{Evaluator, R};
 
 /// The table of this family.
 pub(crate) static OPS: &[OpDef] = &[
