@@ -74,15 +74,7 @@ pub(super) fn source_of(drawn: &Drawn, step: &Step, heatmap: bool) -> (Source, b
                 .find(|s| s.id == t.storage && s.dtype == t.dtype)
                 .and_then(values_of);
             let view = Some(t.name.clone());
-            (
-                grid,
-                mode,
-                name,
-                t.storage,
-                view,
-                values,
-                image.is_some(),
-            )
+            (grid, mode, name, t.storage, view, values, image.is_some())
         }
         Drawn::Storage(s) => {
             let dtype = s.dtype;
