@@ -141,7 +141,7 @@ impl WebGpuPainter {
             return None;
         };
         if last_on_gpu {
-            if let Some(id) = self.data.storage_of(src.storage) {
+            if let Some(id) = self.data.storage_of(&src.storage) {
                 if let Ok(view) =
                     self.painter
                         .prepare_view(&engine, id, src.grid.clone(), src.colouring)
@@ -349,7 +349,10 @@ impl WebGpuPainter {
             match self.present(target.canvas, &plan) {
                 Ok(()) => self.shown = Some((self.generation, plan.clone())),
                 Err(PresentIssue::Skipped(_)) => {
-                    self.progress.waiting.set(true);
+                    // Asked again after this paint (no frame is on its way to ask).
+                    if let Some(wake) = self.wake.clone() {
+                        leptos::task::spawn_local(async move { wake() });
+                    }
                     return;
                 }
                 Err(PresentIssue::Lost(why)) => {
