@@ -48,14 +48,14 @@ async function openPage(webgpu) {
   return { browser, page };
 }
 
-/** Runs `script` and waits for `names`' canvases, at rest (every presented frame done). */
-async function show(page, script, names) {
+/** Runs `script` and waits for `names`' canvases of `rows` rows, at rest (every presented frame done). */
+async function show(page, script, names, rows) {
   await page.fill('[data-testid=editor]', script);
   const t0 = Date.now();
-  await page.waitForFunction((want) => {
+  await page.waitForFunction(([want, rows]) => {
     document.querySelector('[data-testid=step-last]')?.click();
-    return want.every((n) => document.querySelector(`[data-testid=gpu-view][data-name=${n}]`));
-  }, names, { timeout: 120000, polling: 100 });
+    return want.every((n) => document.querySelector(`[data-testid=gpu-view][data-name=${n}]`)?.dataset.rows === String(rows));
+  }, [names, rows], { timeout: 120000, polling: 100 });
   const drawn = Date.now() - t0;
   await page.$eval(`[data-testid=gpu-view][data-name=${names[0]}]`, (c) => c.scrollIntoView({ block: 'center' }));
   await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=gpu-view]')]
@@ -181,7 +181,7 @@ for (const webgpu of [true, false]) {
   const { browser, page } = await openPage(webgpu);
   const mode = webgpu ? 'WebGPU (SwiftShader)' : 'no WebGPU';
   for (const side of SIDES) {
-    const drawn = await show(page, `a = torch.arange(${side}*${side}, dtype=torch.float32).reshape(${side}, ${side})\nb = a.t()\n`, ['a', 'b']);
+    const drawn = await show(page, `a = torch.arange(${side}*${side}, dtype=torch.float32).reshape(${side}, ${side})\nb = a.t()\n`, ['a', 'b'], side);
     const info = await page.$eval('[data-testid=gpu-view][data-name=a]', (c) => ({ renderer: c.dataset.renderer, present: c.dataset.present, recorded: c.dataset.recorded }));
     await page.keyboard.press('Escape');
     const fitPan = await drive(page, 'pan', FRAMES);
