@@ -57,14 +57,13 @@ impl GpuData {
         gpu().is_some_and(|g| Rc::ptr_eq(&g, &self.engine))
     }
 
-    /// The engine's storage that holds trace storage `id` (as the trace names it: `s3`) after
-    /// the last run on the GPU (None: not mirrored, or no longer the page's engine).
-    pub(crate) fn storage_of(&self, id: impl std::fmt::Display) -> Option<StorageId> {
+    /// The engine's storage that holds the trace's storage `id` after the last run on the GPU
+    /// (None: not mirrored, or no longer the page's engine).
+    pub(crate) fn storage_of(&self, id: StorageId) -> Option<StorageId> {
         if !self.is_current() {
             return None;
         }
-        let n = id.to_string().strip_prefix('s')?.parse().ok()?;
-        STATS.with(|s| s.borrow().ids.get(&StorageId(n)).copied())
+        STATS.with(|s| s.borrow().ids.get(&id).copied())
     }
 }
 

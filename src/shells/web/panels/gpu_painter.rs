@@ -141,7 +141,7 @@ impl WebGpuPainter {
             return None;
         };
         if last_on_gpu {
-            if let Some(id) = self.data.storage_of(&src.storage) {
+            if let Some(id) = self.data.storage_of(src.storage) {
                 if let Ok(view) =
                     self.painter
                         .prepare_view(&engine, id, src.grid.clone(), src.colouring)
