@@ -31,9 +31,10 @@ JSON line per op saying which engine ran it and why.\n\
 bench: times the layout-conversion kernels on the GPU against copy_buffer_to_buffer and the\n\
 CPU engine (--json: one JSON object; --only: the cases whose kernel or dtype contains KERNEL).\n\
 render-bench: draws views of 150k, 1M and 16.7M f32 cells (contiguous and transposed) with the\n\
-GPU renderer offscreen at 1920x1080; prints the median frame time of each, verified against\n\
-the CPU reference colouring (--json: one JSON object, adapter and results with cells, width,\n\
-height, frame_ms and verified); exit 1 when a frame is not verified.\n\
+GPU renderer offscreen at 1920x1080; prints the median frame time of each, without and with a\n\
+read-back of its pixels, verified against the CPU reference colouring (--json: one JSON object,\n\
+adapter and results with cells, width, height, frame_ms, frame_wall_ms, readback_ms and\n\
+verified); exit 1 when a frame is not verified.\n\
 link: prints the share-link hash (v1....) of FILE's script; with --url, the whole link; with\n\
 --iframe, the embed snippet. OPTIONS are the embed options of EMBEDDING.md, as in a query\n\
 string: --step N (1-based) --readonly --panels a,b --hide a,b --theme auto|light|dark\n\
