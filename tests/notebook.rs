@@ -294,3 +294,24 @@ fn the_step_limit_is_never_caught_and_recursion_stops_with_recursion_error() {
         Some("RecursionError: maximum recursion depth exceeded")
     );
 }
+
+#[test]
+fn expm1_and_its_gradient() {
+    // The first op added after the layers move: one table entry, its rule and its formula in
+    // one family file (`interp/torch/ops/math.rs`). Texts as torch 2.15 prints them.
+    let trace = trace_script(
+        "x = torch.tensor([0.5, 1.0], requires_grad=True)\ny = torch.expm1(x)\ny\n\
+         y.sum().backward()\nx.grad\ntorch.expm1(torch.tensor([0, 1]))\nx.expm1().grad_fn",
+    );
+    assert_eq!(errors(&trace), vec![None; 7]);
+    let out = outputs(&trace);
+    assert_eq!(
+        out[2].as_deref(),
+        Some("tensor([0.6487, 1.7183], grad_fn=<Expm1Backward0>)")
+    );
+    assert_eq!(out[4].as_deref(), Some("tensor([1.6487, 2.7183])"));
+    assert_eq!(out[5].as_deref(), Some("tensor([0.0000, 1.7183])"));
+    assert!(out[6]
+        .as_deref()
+        .is_some_and(|o| o.starts_with("<Expm1Backward0 object at 0x")));
+}

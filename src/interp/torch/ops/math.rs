@@ -9,11 +9,13 @@ use std::rc::Rc;
 
 use crate::core::tensor::layout::{elementwise_output_strides, OperandLayout};
 use crate::core::tensor::{DType, Layout, Scalar, ScriptError, Tensor};
+use crate::interp::torch::autograd::formulas::{Backward, Formula};
 use crate::interp::torch::autograd::{formulas, Grad};
 use crate::interp::torch::ops::storage_nbytes_for;
 use crate::interp::torch::registry::{Forms, OpCall, OpDef};
 use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
+use crate::lang::ast::BinOp;
 
 /// The table of this family.
 pub(crate) static OPS: &[OpDef] = &[
@@ -58,6 +60,14 @@ pub(crate) static OPS: &[OpDef] = &[
         ..OpDef::PLAIN
     },
     OpDef {
+        names: &["expm1"],
+        schemas: &["Tensor self, *, Tensor? out=None"],
+        forms: Forms::Both,
+        rule: float_unary,
+        grad: Grad::formula(&EXPM1_BACKWARD),
+        ..OpDef::PLAIN
+    },
+    OpDef {
         names: &["rsqrt", "log2", "log10", "sin", "cos", "tan"],
         schemas: &["Tensor self, *, Tensor? out=None"],
         forms: Forms::Both,
@@ -76,11 +86,30 @@ pub(crate) static OPS: &[OpDef] = &[
     },
 ];
 
+/// `expm1(Tensor self)`: `grad * (result + 1)`.
+static EXPM1_BACKWARD: Formula = Formula {
+    inputs: &["self"],
+    saves: &["result"],
+    args: &[],
+    backward: expm1_backward,
+};
+
+fn expm1_backward(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
+    let mut out = b.none();
+    if b.needs(0) {
+        let result = ev.saved_input(b, "result")?;
+        let d = ev.binary(BinOp::Add, result, Value::Int(1))?;
+        out[0] = Some(ev.binary(BinOp::Mul, b.g(), d)?);
+    }
+    Ok(out)
+}
+
 fn apply(name: &str, x: f64) -> f64 {
     match name {
         "sqrt" => x.sqrt(),
         "rsqrt" => 1.0 / x.sqrt(),
         "exp" => x.exp(),
+        "expm1" => x.exp_m1(),
         "log" => x.ln(),
         "log2" => x.log2(),
         "log10" => x.log10(),
