@@ -221,15 +221,14 @@ fn QuestionView(n: usize, total: usize, question: Question) -> impl IntoView {
     let kind = question.kind.name();
     let ask_id = format!("q{n}-ask");
     let ask_id_ref = ask_id.clone();
-    let do_submit = move || {
-        let given = match kind {
-            "answer" => Given::Text(text.get_untracked()),
-            "choices" => Given::Choice(choice.get_untracked()),
-            "cells" => Given::Cells,
-            _ => Given::Code,
-        };
-        submit(state, ctx, n, given);
+    // What a submit hands in, by the question's kind (the enum, not its name).
+    let given: fn(RwSignal<String>, RwSignal<Option<usize>>) -> Given = match &question.kind {
+        QuestionKind::Answer { .. } => |text, _| Given::Text(text.get_untracked()),
+        QuestionKind::Choices { .. } => |_, choice| Given::Choice(choice.get_untracked()),
+        QuestionKind::Cells { .. } => |_, _| Given::Cells,
+        QuestionKind::Task { .. } => |_, _| Given::Code,
     };
+    let do_submit = move || submit(state, ctx, n, given(text, choice));
     let input = match &question.kind {
         QuestionKind::Answer { .. } => {
             let id = format!("q{n}-answer");
