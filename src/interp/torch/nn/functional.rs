@@ -12,7 +12,7 @@ use crate::interp::{Evaluator, R};
 
 /// A `torch.nn.functional` entry: a Python function, whose rule hands complex tensors to the
 /// ops it calls (they decide).
-const fn functional(
+pub(crate) const fn functional(
     names: &'static [&'static str],
     schemas: &'static [&'static str],
     rule: crate::interp::torch::registry::Rule,

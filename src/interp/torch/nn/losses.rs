@@ -6,58 +6,40 @@ use crate::core::tensor::{Layout, Scalar, ScriptError, Tensor};
 use crate::interp::torch::autograd::backward::{scalar, unsupported};
 use crate::interp::torch::autograd::formulas::{Backward, Formula};
 use crate::interp::torch::autograd::{number as value_number, Grad};
-use crate::interp::torch::nn::functional::{number, tensor_arg};
+use crate::interp::torch::nn::functional::{functional, number, tensor_arg};
 use crate::interp::torch::ops::Reduction;
-use crate::interp::torch::registry::{Forms, OpCall, OpDef};
+use crate::interp::torch::registry::{OpCall, OpDef};
 use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
 use crate::lang::ast::BinOp;
 
-/// A loss entry (a Python function; its kernels decide about complex tensors).
-const fn loss(
-    name: &'static [&'static str],
-    schema: &'static [&'static str],
-    rule: crate::interp::torch::registry::Rule,
-    grad: Grad,
-) -> OpDef {
-    OpDef {
-        names: name,
-        schemas: schema,
-        forms: Forms::Functional,
-        rule,
-        grad,
-        complex: true,
-        ..OpDef::PLAIN
-    }
-}
-
 /// The table of this family.
 pub(crate) static OPS: &[OpDef] = &[
-    loss(
+    functional(
         &["nll_loss"],
         &["input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction='mean'"],
         nll_loss,
         Grad::formula(&NLL_LOSS),
     ),
-    loss(
+    functional(
         &["cross_entropy"],
         &["input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction='mean', label_smoothing=0.0"],
         nll_loss,
         Grad::named("NllLossBackward0", &CROSS_ENTROPY),
     ),
-    loss(
+    functional(
         &["binary_cross_entropy"],
         &["input, target, weight=None, size_average=None, reduce=None, reduction='mean'"],
         binary_cross_entropy,
         Grad::formula(&BINARY_CROSS_ENTROPY),
     ),
-    loss(
+    functional(
         &["binary_cross_entropy_with_logits"],
         &["input, target, weight=None, size_average=None, reduce=None, reduction='mean', pos_weight=None"],
         binary_cross_entropy,
         Grad::formula(&BINARY_CROSS_ENTROPY_WITH_LOGITS),
     ),
-    loss(
+    functional(
         &["mse_loss"],
         &["input, target, size_average=None, reduce=None, reduction='mean', weight=None"],
         mse_loss,
