@@ -6,7 +6,8 @@
 // - The same cells as the canvas-2D painter: at the same plans (fit; zoomed in with grid lines,
 //   values as text and a hovered cell's rings; panned), screenshots of `a`'s canvas on the
 //   WebGPU page and on a page without WebGPU are compared pixel by pixel.
-// - Falling back: a canvas whose WebGPU context refuses `configure` is drawn by the canvas-2D
+// - Falling back: after a lost device the canvases are canvas-2D, and the next data present on a
+//   new device; a canvas whose WebGPU context refuses `configure` is drawn by the canvas-2D
 //   painter (and says so once per canvas in the console); without the presenting flags the
 //   canvas's first frame loses the device (TOOLCHAIN.md), and the page goes on on the CPU with
 //   canvas-2D pictures.
@@ -21,9 +22,19 @@ const base = `http://127.0.0.1:${server.address().port}/`;
 const SCRIPT = 'a = torch.arange(1024*1024, dtype=torch.float32).reshape(1024, 1024)\nb = a.t()\n';
 const canvasOf = (name) => `[data-testid=gpu-view][data-name=${name}]`;
 
-/** Counts mapAsync calls with sizes; `refuse`: every canvas context's configure throws. */
+/** Counts mapAsync calls with sizes, keeps the devices the page gets (to lose one); `refuse`:
+ * every canvas context's configure throws. */
 function initScript(refuse) {
   globalThis.__maps = [];
+  globalThis.__devices = [];
+  if (globalThis.GPUAdapter) {
+    const request = GPUAdapter.prototype.requestDevice;
+    GPUAdapter.prototype.requestDevice = async function (...args) {
+      const device = await request.apply(this, args);
+      globalThis.__devices.push(device);
+      return device;
+    };
+  }
   if (globalThis.GPUBuffer) {
     const map = GPUBuffer.prototype.mapAsync;
     GPUBuffer.prototype.mapAsync = function (...args) {
@@ -199,6 +210,27 @@ await check('[WebGPU] the presented frames show the same cells as the canvas-2D 
     console.log(`     ${name}: ${JSON.stringify(d)}`);
     expect(d.total > 0 && d.off <= d.total * 0.001, `pixels off by more than 2 levels (${name}): ${JSON.stringify(d)}`);
   }
+});
+
+await check('[WebGPU] a lost device: the canvases go to the canvas-2D painter; the next data present on a new device', async () => {
+  const page = gpu.page;
+  await page.evaluate(() => globalThis.__devices.at(-1).destroy());
+  await page.waitForFunction(() => document.querySelector('[data-testid=engine-badge]')?.textContent.includes('device lost'), null, { timeout: 10000 });
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=gpu-view]')].every((c) => c.dataset.present === 'none'), null, { timeout: 10000 });
+  const attrs = () => page.$$eval('[data-testid=gpu-view]', (cs) => cs.map((c) => `${c.dataset.renderer}/${c.dataset.present}/${c.dataset.frameSource}`));
+  expectEqual([...new Set(await attrs())], ['canvas2d/none/cpu'], 'the canvases once the device is lost');
+  await page.screenshot({ path: join(shots, 'present-lost.png') });
+  // New data: the page asks for a new device, runs on it, and the canvases present again.
+  await page.fill('[data-testid=editor]', SCRIPT.replace('b = a.t()', 'b = a.t()\nc = b[::2]'));
+  await page.waitForFunction(() => {
+    document.querySelector('[data-testid=step-last]')?.click();
+    return document.querySelector('[data-testid=engine-badge]')?.textContent.startsWith('WebGPU')
+      && document.querySelectorAll('[data-testid=gpu-view][data-name]').length === 3;
+  }, null, { timeout: 30000, polling: 200 });
+  await settle(page);
+  expectEqual([...new Set(await attrs())], ['webgpu/canvas/gpu'], 'the canvases on the new device');
+  expectEqual(await page.evaluate(() => globalThis.__devices.length), 2, 'devices the page asked for');
+  expectEqual(page.errors, [], 'page errors');
 });
 
 await gpu.browser.close();

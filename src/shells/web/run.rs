@@ -26,6 +26,8 @@ thread_local! {
     pub(super) static STATS: Rc<RefCell<MirrorStats>> = Rc::new(RefCell::new(MirrorStats::default()));
     /// The WebGPU device was lost: the next run asks for a new one.
     static LOST: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// A WebGPU device was lost since the page opened.
+    static EVER_LOST: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 pub(super) fn gpu() -> Option<Rc<RefCell<GpuEngine>>> {
@@ -50,6 +52,12 @@ impl GpuData {
     /// The engine, to draw with.
     pub(crate) fn engine(&self) -> &Rc<RefCell<GpuEngine>> {
         &self.engine
+    }
+
+    /// Whether the page lost a WebGPU device since it opened (its canvases then wait for a new
+    /// one).
+    pub(crate) fn lost_before() -> bool {
+        EVER_LOST.with(|l| l.get())
     }
 
     /// Whether this is still the page's engine (false once its device was lost).
@@ -241,6 +249,7 @@ pub(super) fn start_gpu(state: AppState) {
                     state.engine.set(EngineInfo::cpu(
                         Msg::new("engine-gpu-lost").arg("reason", reason),
                     ));
+                    EVER_LOST.with(|l| l.set(true));
                     run_now(state);
                     LOST.with(|l| l.set(true));
                 });

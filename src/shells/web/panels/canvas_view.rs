@@ -107,9 +107,12 @@ pub(super) struct CanvasView {
     renderer: RwSignal<&'static str>,
 }
 
-/// The painter of a new canvas: the GPU's where the page has a WebGPU engine.
+/// The painter of a new canvas: the GPU's where the page has a WebGPU engine, or had one
+/// (after a lost device it draws in 2-D on its overlay, keeping the canvas for a new device).
 fn new_painter() -> Box<dyn Painter> {
-    if let Some(data) = crate::shells::web::GpuData::current() {
+    use crate::shells::web::GpuData;
+    let data = GpuData::current();
+    if data.is_some() || GpuData::lost_before() {
         return Box::new(crate::shells::web::panels::gpu_painter::WebGpuPainter::new(
             data,
         ));

@@ -63,6 +63,12 @@ fn now() -> f64 {
         .unwrap_or(0.0)
 }
 
+/// What the console says once when a view goes to the canvas-2D painter.
+const FALLBACK_NOTE: &str =
+    "Stridescope: a large view is drawn by the canvas-2D painter from now on";
+/// What it says when that is because the device was lost.
+const LOST_NOTE: &str = "Stridescope: a large view is drawn by the canvas-2D painter from now on: the WebGPU device was lost (the next data use a new one)";
+
 fn log(text: String) {
     web_sys::console::log_1(&text.into());
 }
@@ -90,7 +96,8 @@ enum Failure {
 
 /// The WebGPU painter (see the module documentation).
 pub(super) struct WebGpuPainter {
-    data: GpuData,
+    /// The engine it draws with (None: the page lost its device and has no new one yet).
+    data: Option<GpuData>,
     /// The render pipelines, drawing from the engine's buffers.
     painter: GpuPainter,
     /// The data prepared for drawing (None: the canvas-2D painter draws them).
@@ -114,14 +121,16 @@ pub(super) struct WebGpuPainter {
 }
 
 impl WebGpuPainter {
-    /// A painter drawing with the page's WebGPU engine.
-    pub(super) fn new(data: GpuData) -> Self {
+    /// A painter drawing with the page's WebGPU engine (None: the page lost its device; the
+    /// canvas-2D painter draws, on the overlay, until data come with a new one).
+    pub(super) fn new(data: Option<GpuData>) -> Self {
+        let failure = data.is_none().then_some(Failure::DeviceLost);
         WebGpuPainter {
             data,
             painter: GpuPainter::new(),
             view: None,
             presenter: None,
-            failure: None,
+            failure,
             generation: 0,
             shown: None,
             progress: Rc::new(Progress::default()),
@@ -136,12 +145,13 @@ impl WebGpuPainter {
     /// Prepares the data for drawing: the engine's buffer at the last step (even where the
     /// trace holds no values), else the step's values uploaded once.
     fn prepare(&mut self, src: &Source, last_on_gpu: bool) -> Option<GpuView> {
-        let Ok(mut engine) = self.data.engine().try_borrow_mut() else {
+        let data = self.data.clone()?;
+        let Ok(mut engine) = data.engine().try_borrow_mut() else {
             log("Stridescope: the GPU engine is busy, drawing in 2-D".into());
             return None;
         };
         if last_on_gpu {
-            if let Some(id) = self.data.storage_of(src.storage) {
+            if let Some(id) = data.storage_of(src.storage) {
                 if let Ok(view) =
                     self.painter
                         .prepare_view(&engine, id, src.grid.clone(), src.colouring)
@@ -164,16 +174,18 @@ impl WebGpuPainter {
             .ok()
     }
 
+    /// Whether its engine is still the page's.
+    fn is_current(&self) -> bool {
+        self.data.as_ref().is_some_and(GpuData::is_current)
+    }
+
     /// Stops presenting for `failure`, says so once, and clears what the canvas showed.
     fn fail(&mut self, canvas: &web_sys::HtmlCanvasElement, failure: Failure) {
         if self.failure.is_none() {
-            let why = match &failure {
-                Failure::Context(e) => e.clone(),
-                Failure::DeviceLost => "the WebGPU device was lost".to_string(),
-            };
-            log(format!(
-                "Stridescope: a large view is drawn by the canvas-2D painter from now on: {why}"
-            ));
+            log(match &failure {
+                Failure::Context(e) => format!("{FALLBACK_NOTE}: {e}"),
+                Failure::DeviceLost => LOST_NOTE.into(),
+            });
         }
         self.failure = Some(failure);
         self.view = None;
@@ -199,7 +211,10 @@ impl WebGpuPainter {
         if self.presenter.is_some() {
             return Ok(());
         }
-        let engine = self.data.engine().borrow();
+        let Some(data) = &self.data else {
+            return Err(Failure::DeviceLost);
+        };
+        let engine = data.engine().borrow();
         let surface = engine
             .instance()
             .create_surface(wgpu::SurfaceTarget::Canvas(canvas.clone()))
@@ -218,7 +233,10 @@ impl WebGpuPainter {
         let (Some(presenter), Some(view)) = (&mut self.presenter, &mut self.view) else {
             return Err(PresentIssue::Lost("no view"));
         };
-        let Ok(engine) = self.data.engine().try_borrow() else {
+        let Some(data) = &self.data else {
+            return Err(PresentIssue::Lost("no engine"));
+        };
+        let Ok(engine) = data.engine().try_borrow() else {
             return Err(PresentIssue::Skipped("the GPU engine is busy"));
         };
         let asked = now();
@@ -324,7 +342,7 @@ impl WebGpuPainter {
     /// Paints a frame; `force`: present it even if the canvas shows that plan or a frame is
     /// on its way (the PNG export reads the canvas in this task).
     fn draw(&mut self, target: &Target, src: &Source, f: &Frame, force: bool) {
-        if self.failure.is_none() && !self.data.is_current() {
+        if self.failure.is_none() && !self.is_current() {
             self.fail(target.canvas, Failure::DeviceLost);
         }
         if self.failure.is_some() || self.view.is_none() {
@@ -356,7 +374,7 @@ impl WebGpuPainter {
                     return;
                 }
                 Err(PresentIssue::Lost(why)) => {
-                    let failure = if self.data.is_current() {
+                    let failure = if self.is_current() {
                         Failure::Context(format!("the canvas's WebGPU context failed ({why})"))
                     } else {
                         Failure::DeviceLost
@@ -408,13 +426,16 @@ impl Painter for WebGpuPainter {
         self.generation += 1;
         // The old view (and a buffer it owns) goes first.
         self.view = None;
-        if !self.data.is_current() {
+        if !self.is_current() {
             // The device was lost: these data go to the page's new engine, if it has one.
             let Some(data) = GpuData::current() else {
+                if self.failure.is_none() {
+                    log(LOST_NOTE.into());
+                }
                 self.failure = Some(Failure::DeviceLost);
                 return;
             };
-            self.data = data;
+            self.data = Some(data);
             self.painter = GpuPainter::new();
             self.presenter = None;
             self.progress = Rc::new(Progress::default());
