@@ -67,7 +67,7 @@ def demangle(name):
 def group(name):
     m = re.search(r"stridescope::([a-z_0-9]+)(?:::([a-z_0-9]+))?", name)
     if m:
-        deep = m.group(1) in ("eval", "app", "engine") and m.group(2)
+        deep = m.group(1) in ("interp", "shells", "engines", "present", "core") and m.group(2)
         return "stridescope::" + m.group(1) + ("::" + m.group(2) if deep else "")
     m = re.search(r"(?:^|[<&\s(])_?<?(?:impl )?([a-z_][a-z0-9_]+)(?:\[[0-9a-f]+\])?::", name)
     return m.group(1) if m else "(other)"
@@ -129,15 +129,16 @@ def bodies_and_data(data):
 
 
 LAYERS = [
-    ("ui", ("stridescope::app", "tachys", "reactive_graph", "leptos", "leptos_dom",
+    ("ui", ("stridescope::shells", "tachys", "reactive_graph", "leptos", "leptos_dom",
             "any_spawner", "or_poisoned", "send_wrapper", "throw_error")),
-    ("evaluator", ("stridescope::eval", "stridescope::script", "stridescope::print",
-                   "stridescope::tensor")),
-    ("engines", ("stridescope::engine", "wgpu", "wgpu_types", "stridescope::render",
-                 "stridescope::frame_cache")),
+    ("evaluator", ("stridescope::interp", "stridescope::lang", "stridescope::core")),
+    ("engines", ("stridescope::engines", "stridescope::painters", "wgpu", "wgpu_types",
+                 "stridescope::present::render", "stridescope::present::frame_cache")),
     ("lessons/markdown", ("pulldown_cmark", "unicase", "stridescope::lessons",
-                          "stridescope::lesson_play")),
-    ("i18n", ("fluent", "intl", "unic_langid", "stridescope::i18n", "type_map", "self_cell")),
+                          "stridescope::present::lesson_view")),
+    ("i18n", ("fluent", "intl", "unic_langid", "stridescope::present::i18n", "type_map",
+              "self_cell")),
+    ("present", ("stridescope::present",)),
     ("bindgen", ("js_sys", "web_sys", "wasm_bindgen")),
     ("rust std", ("core", "alloc", "std", "compiler_builtins", "dlmalloc", "hashbrown")),
 ]

@@ -1,5 +1,5 @@
 // NOT A KERNEL OF THE ENGINE: the practical ceiling of a WGSL copy on a CPU adapter, for
-// docs/BENCHMARKS.md. Loaded in place of shaders/transpose.wgsl with
+// docs/BENCHMARKS.md. Loaded in place of src/engines/gpu/transpose.wgsl with
 //   STRIDESCOPE_SHADER_DIR=benches/ceiling stridescope bench --only float32
 // it keeps that file's bindings, uniform block and dispatch (one invocation per block of
 // 16 x 16 elements) but copies the same bytes contiguously, 64 vec4 per invocation in one

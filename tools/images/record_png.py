@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write the PNG test images of `src/image` and record what torchvision's `decode_png` makes
+"""Write the PNG test images of `src/core/image` and record what torchvision's `decode_png` makes
 of them in every `ImageReadMode` (the judge for `tests/png_torchvision.rs`).
 
 usage: PYTHONPATH=<torchvision + pillow> record_png.py OUT_DIR OUT.json

@@ -5,7 +5,7 @@
 #                                          what the page loads first;
 #   __wasm_split.js + split_core.wasm      the evaluator, lessons and Markdown, fetched when
 #                                          the first script runs or a lesson opens
-#                                          (src/app/core_link.rs).
+#                                          (src/shells/web/core_link.rs).
 # cargo build --features split (linked with --emit-relocs, .cargo/config.toml)
 #   -> wasm-split-cli (splits at `#[wasm_split]`) -> wasm-bindgen (the main module)
 #   -> wasm-opt -Oz (each module).
