@@ -115,8 +115,6 @@ pub(super) struct WebGpuPainter {
     /// Asks for a paint.
     wake: Option<Rc<dyn Fn()>>,
     fallback: Canvas2d,
-    /// The fallback drew the last paint (on the overlay).
-    on_fallback: bool,
     written: HashSet<i64>,
 }
 
@@ -137,7 +135,6 @@ impl WebGpuPainter {
             frames: 0,
             wake: None,
             fallback: Canvas2d::default(),
-            on_fallback: false,
             written: HashSet::new(),
         }
     }
@@ -336,7 +333,6 @@ impl WebGpuPainter {
     fn paint_fallback(&mut self, target: &Target, src: &Source, f: &Frame) {
         self.release(target.canvas);
         self.fallback.paint_on(target.overlay, src, f);
-        self.on_fallback = true;
     }
 
     /// Paints a frame; `force`: present it even if the canvas shows that plan or a frame is
@@ -385,7 +381,6 @@ impl WebGpuPainter {
                 }
             }
         }
-        self.on_fallback = false;
         let lit = PlanFrame::new(&f.viewport, &src.grid, f.highlight);
         self.overlay(target.overlay, src, f, &lit);
     }
@@ -400,19 +395,21 @@ impl Painter for WebGpuPainter {
         }
     }
 
+    // While WebGPU is the renderer every frame the canvas shows is the GPU's, presented on
+    // it (before the first one it shows none); otherwise the canvas-2D painter draws them all.
     fn present(&self) -> &'static str {
-        if self.on_fallback || self.shown.is_none() {
-            "none"
-        } else {
+        if self.name() == "webgpu" {
             "canvas"
+        } else {
+            "none"
         }
     }
 
     fn frame_source(&self) -> &'static str {
-        if self.on_fallback || self.shown.is_none() {
-            "cpu"
-        } else {
+        if self.name() == "webgpu" {
             "gpu"
+        } else {
+            "cpu"
         }
     }
 
