@@ -45,7 +45,7 @@ fn named_paths(text: &str) -> Vec<(String, String)> {
         let plain = !name.contains(' ')
             && !name.contains('*')
             && !name.contains('<')
-            && !(name.starts_with('.') && !name.contains('/'));
+            && (!name.starts_with('.') || name.contains('/'));
         if plain && EXTENSIONS.iter().any(|e| name.ends_with(e)) {
             let context: String = before
                 .chars()
