@@ -11,8 +11,10 @@
 //! it is freed when the next data replace it).
 //!
 //! Frames are drawn from the page's animation frames, only when the plan of the cells (data,
-//! pan, zoom) changed, and one at a time: while a frame's work is on the GPU the next waits
-//! and then draws the plan of that moment, so input never queues frames. What goes over the
+//! pan, zoom) changed, and one at a time for the whole page: while a frame's work is on the
+//! GPU the next (of any canvas) waits and then draws the plan of that moment, so input never
+//! queues frames, and the page's next animation frame (which waits for the GPU's frames) never
+//! waits for more than one. What goes over the
 //! cells is drawn on a transparent overlay canvas above, in device pixels of the same plan and
 //! in the same task as the frame, so the two never disagree about where cells are: the hover
 //! highlight and its alias rings (the pixels `Scene::pixel` paints), the write flash, values as
@@ -26,13 +28,14 @@
 //! painter for good and says so once in the console; after a lost device the next data use
 //! the page's new device.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::core::tensor::DType;
+use crate::engines::gpu::GpuEngine;
 use crate::engines::Engine;
 use crate::painters::render::GpuView;
 use crate::painters::{GpuPainter, PresentIssue, Presenter};
@@ -77,12 +80,45 @@ fn log(text: String) {
 /// hear the GPU finish a frame).
 #[derive(Default)]
 struct Progress {
-    /// A frame's work is on the GPU.
-    in_flight: Cell<bool>,
-    /// A paint waited for it (ask for one when it is done).
-    waiting: Cell<bool>,
     /// Frames whose work the GPU finished (the canvas's `data-gpu-done`).
     done: Cell<u64>,
+}
+
+/// The page's GPU frames, one at a time for all its canvases (of one engine): while a frame's
+/// work is on the GPU the other canvases' frames wait, so that the GPU never holds more than one
+/// frame that the page's next animation frame waits for.
+#[derive(Default)]
+struct FrameQueue {
+    /// A frame's work is on the GPU.
+    in_flight: Cell<bool>,
+    /// The painters waiting for it (each asks for a paint when it is done).
+    waiting: RefCell<Vec<Rc<dyn Fn()>>>,
+}
+
+/// A frame queue and the engine it is for.
+type EngineQueue = (Weak<RefCell<GpuEngine>>, Rc<FrameQueue>);
+
+thread_local! {
+    /// The page's frame queue.
+    static QUEUE: RefCell<Option<EngineQueue>> = const { RefCell::new(None) };
+}
+
+/// The frame queue of `data`'s engine (a new engine starts a new one).
+fn frame_queue(data: &GpuData) -> Rc<FrameQueue> {
+    QUEUE.with(|q| {
+        let mut q = q.borrow_mut();
+        if let Some((engine, queue)) = &*q {
+            if engine
+                .upgrade()
+                .is_some_and(|e| Rc::ptr_eq(&e, data.engine()))
+            {
+                return Rc::clone(queue);
+            }
+        }
+        let queue = Rc::new(FrameQueue::default());
+        *q = Some((Rc::downgrade(data.engine()), Rc::clone(&queue)));
+        queue
+    })
 }
 
 /// Why the painter no longer presents.
@@ -242,19 +278,19 @@ impl WebGpuPainter {
         let _ = canvas.set_attribute("data-gpu-frames", &self.frames.to_string());
         let done = crate::painters::present::work_done(&engine);
         drop(engine);
-        self.progress.in_flight.set(true);
-        let (progress, wake) = (Rc::clone(&self.progress), self.wake.clone());
+        let queue = frame_queue(data);
+        queue.in_flight.set(true);
+        let progress = Rc::clone(&self.progress);
         let canvas = canvas.clone();
         leptos::task::spawn_local(async move {
             done.await;
-            progress.in_flight.set(false);
+            queue.in_flight.set(false);
             progress.done.set(progress.done.get() + 1);
             let _ = canvas.set_attribute("data-gpu-done", &progress.done.get().to_string());
             let _ = canvas.set_attribute("data-gpu-ms", &format!("{:.1}", now() - asked));
-            if progress.waiting.replace(false) {
-                if let Some(wake) = wake {
-                    wake();
-                }
+            let waiting = queue.waiting.take();
+            for wake in waiting {
+                wake();
             }
         });
         Ok(())
@@ -349,10 +385,16 @@ impl WebGpuPainter {
         let plan = PlanFrame::new(&f.viewport, &src.grid, None);
         let stale = !matches!(&self.shown, Some((g, p)) if *g == self.generation && *p == plan);
         if stale || force {
-            if self.progress.in_flight.get() && !force {
+            let queue = self.data.as_ref().map(frame_queue);
+            if let Some(queue) = queue.filter(|q| q.in_flight.get() && !force) {
                 // The canvas keeps the frame it shows, and the overlay that goes with it;
                 // the plan of the moment is drawn once the GPU is done.
-                self.progress.waiting.set(true);
+                if let Some(wake) = &self.wake {
+                    let mut waiting = queue.waiting.borrow_mut();
+                    if !waiting.iter().any(|w| Rc::ptr_eq(w, wake)) {
+                        waiting.push(Rc::clone(wake));
+                    }
+                }
                 return;
             }
             if let Err(failure) = self.presenter(target.canvas) {
