@@ -89,6 +89,8 @@ pub struct Evaluator {
     recorder: Recorder,
     /// PyTorch's process state: grad mode, generator, module switches.
     torch: TorchState,
+    /// The function calls and class bodies running now, innermost last.
+    bodies: Vec<python::functions::Body>,
     /// The exceptions being handled (`except` blocks running now), for a bare `raise`.
     handling: Vec<ScriptError>,
     /// Statements executed so far (loop bodies included), against `Limits::max_statements`.
@@ -115,6 +117,7 @@ impl Evaluator {
             recorder: Recorder::default(),
             torch: TorchState::new(),
             handling: Vec::new(),
+            bodies: Vec::new(),
             executed: 0,
             stopped: false,
         }

@@ -83,6 +83,8 @@ pub fn python_eq(a: &Value, b: &Value) -> bool {
         (None, None) | (Ellipsis, Ellipsis) => true,
         (Storage(x, dx), Storage(y, dy)) => x == y && dx == dy,
         (Tensor(x), Tensor(y)) => Rc::ptr_eq(x, y),
+        (Instance(x), Instance(y)) => Rc::ptr_eq(x, y),
+        (Class(x), Class(y)) => Rc::ptr_eq(x, y),
         _ => false,
     }
 }

@@ -78,6 +78,8 @@ pub enum StatementKind {
     },
     /// `def name(params): body`.
     FunctionDef(std::sync::Arc<FunctionDef>),
+    /// `class Name(Base): body`.
+    ClassDef(std::sync::Arc<ClassDef>),
     /// `return` or `return expr` (inside a function).
     Return(Option<Expr>),
     /// `raise`, `raise expr`.
@@ -110,6 +112,21 @@ pub struct FunctionDef {
     pub name: String,
     pub params: Vec<(String, Option<Expr>)>,
     pub body: Vec<Statement>,
+    /// The `@decorator` lines above the `def`, outermost first (applied innermost first).
+    pub decorators: Vec<Expr>,
+}
+
+/// A class a script defines: its name, its base classes and `class` keywords
+/// (`metaclass=...`), its body (run once, when the `class` statement runs) and its
+/// decorators.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassDef {
+    pub name: String,
+    pub bases: Vec<Expr>,
+    pub keywords: Vec<(String, Expr)>,
+    pub body: Vec<Statement>,
+    /// The `@decorator` lines above the `class`, outermost first.
+    pub decorators: Vec<Expr>,
 }
 
 /// The left-hand side of an assignment.

@@ -202,7 +202,7 @@ pub enum GradeError {
         /// The expression.
         expr: String,
         /// Python's type name of its value.
-        type_name: &'static str,
+        type_name: String,
     },
     /// A `cells` expression that is not a tensor.
     #[error("`{expr}` gives a {type_name}, not a tensor whose cells can be clicked")]
@@ -210,7 +210,7 @@ pub enum GradeError {
         /// The expression.
         expr: String,
         /// Python's type name of its value.
-        type_name: &'static str,
+        type_name: String,
     },
     /// A `cells` view with more than [`MAX_CELLS`] elements.
     #[error("`{expr}` reads {elements} elements; a cells question asks for at most {max}", max = MAX_CELLS)]
@@ -335,7 +335,7 @@ impl LessonSession {
         let value = self.value_at(index, &expr)?;
         Literal::from_value(&value).ok_or(GradeError::NotAValue {
             expr,
-            type_name: value.type_name(),
+            type_name: value.type_name().into_owned(),
         })
     }
 
@@ -347,7 +347,7 @@ impl LessonSession {
         let Some(tensor) = value.as_tensor() else {
             return Err(GradeError::NotAView {
                 expr,
-                type_name: value.type_name(),
+                type_name: value.type_name().into_owned(),
             });
         };
         let elements = tensor.numel();

@@ -116,6 +116,7 @@ pub const EXCEPTION_CLASSES: &[(&str, &str)] = &[
     ("LookupError", "Exception"),
     ("NameError", "Exception"),
     ("RuntimeError", "Exception"),
+    ("StopIteration", "Exception"),
     ("SyntaxError", "Exception"),
     ("TypeError", "Exception"),
     ("ValueError", "Exception"),

@@ -81,6 +81,7 @@ impl Evaluator {
                         Ok(())
                     }
                     Value::NdArray(a) => self.ndarray_set_item(&a, &index, &value),
+                    Value::Instance(o) => self.instance_set_item(&o, index, value),
                     Value::List(items) => self.set_list_item(object_expr, items, &index, value),
                     Value::Dict(mut entries) => {
                         crate::interp::python::dict::insert(&mut entries, index, value)?;
@@ -94,48 +95,55 @@ impl Evaluator {
             }
             Target::Attribute { object, name } => {
                 let object = self.eval(object)?;
-                match (&object, name.as_str()) {
-                    (Value::Module(m), _) => self.set_module_attribute(m, name, value),
-                    (Value::Tensor(t), "grad") => {
-                        let grad = match value {
-                            Value::None => None,
-                            Value::Tensor(g) => Some(g),
-                            other => {
-                                return Err(ScriptError::Type(format!(
-                                    "assigned grad expected to be a Tensor or None but got grad of type {}",
-                                    other.type_name()
-                                )))
-                            }
-                        };
-                        t.borrow_mut().grad = grad;
-                        Ok(())
-                    }
-                    (Value::Tensor(t), "requires_grad") => {
-                        let Value::Bool(flag) = value else {
-                            return Err(ScriptError::Runtime(
-                                "requires_grad must be a bool".into(),
-                            ));
-                        };
-                        let dtype = t.borrow().tensor.dtype;
-                        if flag && !(dtype.is_floating() || dtype.is_complex()) {
-                            return Err(ScriptError::Runtime(
-                                "only Tensors of floating point and complex dtype can require gradients"
-                                    .into(),
-                            ));
-                        }
-                        t.borrow_mut().requires_grad = flag;
-                        Ok(())
-                    }
-                    _ => Err(ScriptError::Attribute(format!(
-                        "attribute '{}' of '{}' objects is not writable",
-                        name,
-                        match object {
-                            Value::Tensor(_) => "torch._C.TensorBase",
-                            ref other => other.type_name(),
-                        }
-                    ))),
-                }
+                self.set_attribute(object, name, value)
             }
+        }
+    }
+
+    /// `object.name = value` (also `setattr`): an instance's or a class's attribute, or
+    /// one of the few writable attributes of the builtin objects.
+    pub(crate) fn set_attribute(&mut self, object: Value, name: &str, value: Value) -> R<()> {
+        if self.set_class_attribute(&object, name, value.clone()) {
+            return Ok(());
+        }
+        match (&object, name) {
+            (Value::Module(m), _) => self.set_module_attribute(m, name, value),
+            (Value::Tensor(t), "grad") => {
+                let grad = match value {
+                    Value::None => None,
+                    Value::Tensor(g) => Some(g),
+                    other => {
+                        return Err(ScriptError::Type(format!(
+                            "assigned grad expected to be a Tensor or None but got grad of type {}",
+                            other.type_name()
+                        )))
+                    }
+                };
+                t.borrow_mut().grad = grad;
+                Ok(())
+            }
+            (Value::Tensor(t), "requires_grad") => {
+                let Value::Bool(flag) = value else {
+                    return Err(ScriptError::Runtime("requires_grad must be a bool".into()));
+                };
+                let dtype = t.borrow().tensor.dtype;
+                if flag && !(dtype.is_floating() || dtype.is_complex()) {
+                    return Err(ScriptError::Runtime(
+                        "only Tensors of floating point and complex dtype can require gradients"
+                            .into(),
+                    ));
+                }
+                t.borrow_mut().requires_grad = flag;
+                Ok(())
+            }
+            _ => Err(ScriptError::Attribute(format!(
+                "attribute '{}' of '{}' objects is not writable",
+                name,
+                match object {
+                    Value::Tensor(_) => "torch._C.TensorBase".into(),
+                    ref other => other.type_name(),
+                }
+            ))),
         }
     }
 
@@ -192,6 +200,7 @@ impl Evaluator {
                     _ => Ok(()),
                 }
             }
+            ExprKind::Attribute { .. } => self.store_back(object, changed),
             _ => Ok(()),
         }
     }

@@ -39,6 +39,14 @@ pub(crate) const BUILTINS: &[&str] = &[
     "dict",
     "map",
     "filter",
+    "getattr",
+    "setattr",
+    "delattr",
+    "issubclass",
+    "object",
+    "super",
+    "staticmethod",
+    "classmethod",
 ];
 
 impl Evaluator {
@@ -115,6 +123,28 @@ impl Evaluator {
                 return Ok(Value::List(out));
             }
             "dict" => return self.make_dict(&pos, &kw),
+            "getattr" | "setattr" | "delattr" => {
+                no_kw(name, kw)?;
+                return self.attribute_builtin(name, pos);
+            }
+            "issubclass" => return self.issubclass(&pos),
+            "super" => return self.make_super(&pos),
+            "staticmethod" | "classmethod" if pos.len() == 1 && kw.is_empty() => {
+                let f = Box::new(pos.into_iter().next().unwrap_or(Value::None));
+                return Ok(if name == "staticmethod" {
+                    Value::StaticMethod(f)
+                } else {
+                    Value::ClassMethod(f)
+                });
+            }
+            "object" if pos.is_empty() && kw.is_empty() => {
+                return Err(ScriptError::NotImplemented(
+                    "object() instances are not supported here yet".into(),
+                ))
+            }
+            "object" => {
+                return Err(ScriptError::Type("object() takes no arguments".into()));
+            }
             "isinstance" => {
                 no_kw(name, kw)?;
                 let [object, class] = pos.as_slice() else {
@@ -206,7 +236,10 @@ impl Evaluator {
         }
         let x = &pos[0];
         match name {
-            "len" => self.len(x),
+            "len" => match x {
+                Value::Instance(object) => self.instance_len(object),
+                _ => self.len(x),
+            },
             "abs" => match x {
                 Value::Int(i) => Ok(Value::Int(i.checked_abs().ok_or_else(|| {
                     ScriptError::Overflow("Python int too large to convert to C long".into())
@@ -245,6 +278,10 @@ impl Evaluator {
                 }
                 Ok(Value::Bool(!want))
             }
+            "type" if matches!(x, Value::Instance(_) | Value::Class(_)) => Ok(match x {
+                Value::Instance(object) => Value::Class(std::rc::Rc::clone(&object.class)),
+                _ => Value::Printed("<class 'type'>".into()),
+            }),
             // A class shows as `<class '...'>` with no quotes: the text is the value's repr.
             "type" => Ok(Value::Printed(match x {
                 Value::Tensor(_) => "<class 'torch.Tensor'>".to_string(),
@@ -510,6 +547,56 @@ impl Evaluator {
         }
     }
 
+    /// `getattr(obj, name[, default])`, `setattr(obj, name, value)`, `delattr(obj, name)`.
+    fn attribute_builtin(&mut self, name: &str, pos: Vec<Value>) -> R<Value> {
+        let (least, most) = match name {
+            "getattr" => (2, 3),
+            "setattr" => (3, 3),
+            _ => (2, 2),
+        };
+        if pos.len() < least || pos.len() > most {
+            let count = if pos.len() < least { least } else { most };
+            let bound = match (least == most, pos.len() < least) {
+                (true, _) => "",
+                (false, true) => "at least ",
+                (false, false) => "at most ",
+            };
+            return Err(ScriptError::Type(format!(
+                "{name} expected {bound}{count} arguments, got {}",
+                pos.len()
+            )));
+        }
+        let mut args = pos.into_iter();
+        let object = args.next().unwrap_or(Value::None);
+        let attr = match args.next() {
+            Some(Value::Str(attr)) => attr,
+            other => {
+                return Err(ScriptError::Type(format!(
+                    "attribute name must be string, not '{}'",
+                    other.unwrap_or(Value::None).type_name()
+                )))
+            }
+        };
+        match name {
+            "getattr" => match (self.attribute(object, &attr), args.next()) {
+                (Err(ScriptError::Attribute(_)), Some(default)) => Ok(default),
+                (result, _) => result,
+            },
+            "setattr" => {
+                let value = args.next().unwrap_or(Value::None);
+                self.set_attribute(object, &attr, value)
+                    .map(|()| Value::None)
+            }
+            _ if matches!(object, Value::Instance(_) | Value::Class(_)) => self
+                .delete_class_attribute(&object, &attr)
+                .map(|()| Value::None),
+            _ => Err(ScriptError::Attribute(format!(
+                "'{}' object attribute '{attr}' is read-only",
+                object.type_name()
+            ))),
+        }
+    }
+
     /// `isinstance(object, class)` for the builtin types, `torch.Tensor` and tuples of them.
     fn isinstance(&mut self, object: &Value, class: &Value) -> R<Value> {
         let matches = |class: &Value| -> Option<bool> {
@@ -520,6 +607,9 @@ impl Evaluator {
                     }
                     _ => false,
                 });
+            }
+            if let Value::Class(class) = class {
+                return Some(Evaluator::is_instance_of(object, class));
             }
             let Value::Method(owner, name) = class else {
                 return None;
@@ -540,6 +630,7 @@ impl Evaluator {
                 (Value::None, "list") => matches!(object, Value::List(_)),
                 (Value::None, "tuple") => matches!(object, Value::Tuple(_) | Value::Size(_)),
                 (Value::None, "range") => matches!(object, Value::Range(..)),
+                (Value::None, "object") => true,
                 _ => return None,
             })
         };

@@ -155,6 +155,20 @@ impl Evaluator {
                 )))
             }
             Value::Module(m) => self.module_attribute(m, name),
+            Value::Instance(o) => self.instance_attribute(o, name),
+            Value::Class(c) => self.class_attribute(c, name),
+            Value::Super(start, receiver) => self.super_attribute(start, receiver, name),
+            Value::Function(f) | Value::BoundMethod(_, f)
+                if matches!(name, "__name__" | "__qualname__") =>
+            {
+                Ok(Value::Str(if name == "__name__" {
+                    f.def.name.clone()
+                } else {
+                    f.qualname.clone()
+                }))
+            }
+            Value::BoundMethod(receiver, _) if name == "__self__" => Ok((**receiver).clone()),
+            Value::BoundMethod(_, f) if name == "__func__" => Ok(Value::Function(Rc::clone(f))),
             Value::Str(_) if crate::interp::python::str_list::STR_METHODS.contains(&name) => {
                 Ok(Value::Method(Box::new(object.clone()), name.to_string()))
             }
@@ -245,6 +259,7 @@ impl Evaluator {
             }
             Value::NdArray(a) => self.ndarray_get_item(a, index),
             Value::Dict(entries) => self.dict_get_item(entries, index),
+            Value::Instance(o) => self.instance_get_item(o, index),
             Value::Str(text) => {
                 let chars: Vec<char> = text.chars().collect();
                 let len = chars.len() as i64;
@@ -325,9 +340,27 @@ impl Evaluator {
         {
             return self.call_layer(kind, *inplace, args, pos);
         }
-        if let Value::Function(function) = &func {
-            let function = std::rc::Rc::clone(function);
-            return self.call_function(&function, pos, kw);
+        match &func {
+            Value::Function(function) => {
+                let function = Rc::clone(function);
+                return self.call_function(&function, pos, kw);
+            }
+            Value::BoundMethod(receiver, function) => {
+                let function = Rc::clone(function);
+                let mut pos = pos;
+                pos.insert(0, (**receiver).clone());
+                return self.call_function(&function, pos, kw);
+            }
+            Value::Class(class) => {
+                let class = Rc::clone(class);
+                return self.instantiate(&class, pos, kw);
+            }
+            Value::Instance(object) => {
+                let object = Rc::clone(object);
+                return self.call_instance(&object, pos, kw);
+            }
+            Value::StaticMethod(inner) => return self.call((**inner).clone(), pos, kw),
+            _ => {}
         }
         if let Value::ExceptionType(class) = &func {
             if let Some((k, _)) = kw.first() {
@@ -379,6 +412,9 @@ impl Evaluator {
             Value::NdArray(a) => self.call_ndarray(&a, &name, pos, kw),
             Value::NpScalar(_, s) => Ok(crate::interp::numpy::scalar_item(s)),
             Value::None => self.call_builtin(&name, pos, kw),
+            ref object @ (Value::Instance(_) | Value::Class(_)) => {
+                self.call_object_method(object, &name, pos, kw)
+            }
             Value::Module(m) => self.call_module(&m, &name, pos, kw),
             Value::Str(text) => self.call_str_method(&text, &name, &pos, &kw),
             // A list method called on a list that no name holds (the change is dropped).

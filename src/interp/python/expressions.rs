@@ -338,6 +338,7 @@ impl Evaluator {
             Value::Str(s) | Value::Device(s) => Ok(s.clone()),
             Value::Exception(e) => Ok(e.message().to_string()),
             Value::ReadMode(mode) => Ok(format!("ImageReadMode.{}", mode.name())),
+            Value::Instance(object) => self.instance_str(object),
             Value::NdArray(_) | Value::NpScalar(..) | Value::NpDType(_) => self.numpy_str_of(v),
             other => self.repr(other),
         }

@@ -23,16 +23,44 @@ const MAX_CALL_DEPTH: usize = 100;
 #[derive(Debug)]
 pub struct ScriptFunction {
     pub def: Arc<FunctionDef>,
+    /// `__qualname__`: `f`, `Net.forward`, `f.<locals>.g` (Python's `TypeError`s name it).
+    pub qualname: String,
+    /// The class whose body defined it (what a zero-argument `super()` inside it uses),
+    /// set once the class exists.
+    pub owner: std::cell::RefCell<std::rc::Weak<crate::interp::value::ClassObject>>,
     /// One per parameter: its default's value, evaluated when the `def` ran.
     pub defaults: Vec<Option<Value>>,
 }
 
+/// A body running now: a function's call or a class's body (what qualified names and a
+/// zero-argument `super()` are made from).
+pub(crate) enum Body {
+    Function(Rc<ScriptFunction>),
+    /// A class body, by the class's qualified name.
+    Class(String),
+}
+
 impl Evaluator {
-    /// Runs a `def`: evaluates the defaults and binds the function to its name.
+    /// Runs a `def`: evaluates the decorators and the defaults, and binds the function (as
+    /// its decorators returned it) to its name.
     pub(crate) fn define_function(&mut self, def: &Arc<FunctionDef>) -> R<Flow> {
-        let function = self.make_function(def)?;
+        let decorators = self.eval_all(&def.decorators)?;
+        let mut function = self.make_function(def)?;
+        for decorator in decorators.into_iter().rev() {
+            function = self.call(decorator, vec![function], vec![])?;
+        }
         self.scope.bind(&def.name, function);
         Ok(Flow::Next(None))
+    }
+
+    /// The qualified name of `name` defined in the running body (`Net.forward`,
+    /// `f.<locals>.g`).
+    pub(crate) fn qualify(&self, name: &str) -> String {
+        match self.bodies.last() {
+            Some(Body::Function(f)) => format!("{}.<locals>.{name}", f.qualname),
+            Some(Body::Class(class)) => format!("{class}.{name}"),
+            None => name.to_string(),
+        }
     }
 
     /// The function object of a `def` or `lambda`, its defaults evaluated now.
@@ -46,6 +74,8 @@ impl Evaluator {
         }
         let function = ScriptFunction {
             def: Arc::clone(def),
+            qualname: self.qualify(&def.name),
+            owner: std::cell::RefCell::new(std::rc::Weak::new()),
             defaults,
         };
         Ok(Value::Function(Rc::new(function)))
@@ -54,24 +84,34 @@ impl Evaluator {
     /// Calls a script function.
     pub(crate) fn call_function(
         &mut self,
-        function: &ScriptFunction,
+        function: &Rc<ScriptFunction>,
         pos: Vec<Value>,
         kw: Vec<(String, Value)>,
     ) -> R<Value> {
         let locals = bind_arguments(function, pos, kw)?;
+        self.check_depth()?;
+        self.scope.push_frame(locals);
+        self.bodies.push(Body::Function(Rc::clone(function)));
+        let result = self.exec_block(&function.def.body);
+        self.bodies.pop();
+        self.scope.pop_frame();
+        match result? {
+            Flow::Return(value) => Ok(value),
+            _ => Ok(Value::None),
+        }
+    }
+}
+
+impl Evaluator {
+    /// Refuses to run one more body past [`MAX_CALL_DEPTH`], with Python's `RecursionError`.
+    pub(crate) fn check_depth(&self) -> R<()> {
         if self.scope.depth() >= MAX_CALL_DEPTH {
             return Err(ScriptError::Other {
                 class: "RecursionError".into(),
                 message: "maximum recursion depth exceeded".into(),
             });
         }
-        self.scope.push_frame(locals);
-        let result = self.exec_block(&function.def.body);
-        self.scope.pop_frame();
-        match result? {
-            Flow::Return(value) => Ok(value),
-            _ => Ok(Value::None),
-        }
+        Ok(())
     }
 }
 
@@ -82,7 +122,7 @@ fn bind_arguments(
     kw: Vec<(String, Value)>,
 ) -> R<Vec<(String, Value)>> {
     let def = &function.def;
-    let name = &def.name;
+    let name = &function.qualname;
     let count = def.params.len();
     if pos.len() > count {
         let required = function.defaults.iter().filter(|d| d.is_none()).count();

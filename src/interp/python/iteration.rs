@@ -47,6 +47,7 @@ impl Evaluator {
                     .map(|v| Value::tensor(v, "unbind", None))
                     .collect())
             }
+            Value::Instance(object) => self.iterate_instance(object),
             other => Err(ScriptError::Type(format!(
                 "cannot unpack non-iterable {} object",
                 other.type_name()
@@ -83,6 +84,7 @@ impl Evaluator {
                     .map(|s| s.to_bool())
                     .unwrap_or(false)
             }
+            Value::Instance(object) => return self.instance_truthy(object),
             _ => true,
         })
     }

@@ -1,10 +1,11 @@
 //! Python's semantics as a notebook needs them: statements, assignment, expressions,
 //! operators, iteration and truthiness, calls, the builtins, `str`/`list`/`dict` methods,
-//! exceptions, functions a script defines, complex numbers and `repr`.
+//! exceptions, functions and classes a script defines, complex numbers and `repr`.
 
 pub(crate) mod assign;
 pub(crate) mod builtins;
 pub(crate) mod calls;
+pub(crate) mod classes;
 pub(crate) mod complex;
 pub(crate) mod dict;
 pub(crate) mod exceptions;

@@ -339,6 +339,11 @@ impl Evaluator {
             }
             _ => {}
         }
+        if matches!(a, Value::Instance(_)) || matches!(b, Value::Instance(_)) {
+            if let Some(result) = self.instance_binary(op, &a, &b) {
+                return result;
+            }
+        }
         let numpy = |v: &Value| matches!(v, Value::NdArray(_) | Value::NpScalar(..));
         if numpy(&a) || numpy(&b) {
             return self.numpy_binary(op, &a, &b);

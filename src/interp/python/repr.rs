@@ -103,7 +103,22 @@ impl Evaluator {
                 )
             }
             Value::TypeInfo(d) => crate::interp::torch::typeinfo::repr(*d),
-            Value::Function(f) => format!("<function {}>", f.def.name),
+            Value::Function(f) => format!("<function {}>", f.qualname),
+            Value::Class(class) => crate::interp::python::classes::class_repr(class),
+            Value::Instance(object) => self.instance_repr(object)?,
+            Value::BoundMethod(receiver, f) => {
+                format!("<bound method {} of {}>", f.qualname, self.repr(receiver)?)
+            }
+            Value::StaticMethod(f) => format!("<staticmethod({})>", self.repr(f)?),
+            Value::ClassMethod(f) => format!("<classmethod({})>", self.repr(f)?),
+            Value::Super(class, receiver) => format!(
+                "<super: {}, {}>",
+                crate::interp::python::classes::class_repr(class),
+                match &**receiver {
+                    Value::Instance(object) => format!("<{} object>", object.class.qualname),
+                    other => self.repr(other)?,
+                }
+            ),
             Value::Dict(entries) => self.dict_repr(entries)?,
             Value::GradMode(enabled) => format!(
                 "<torch.autograd.grad_mode.{} object>",
@@ -131,8 +146,12 @@ impl Evaluator {
                     format!("<class 'torch.{name}'>")
                 }
                 Value::Torch => format!("<built-in method {name} of type object>"),
+                Value::None if name == "object" => "<class 'object'>".into(),
                 Value::None => format!("<built-in function {name}>"),
                 Value::Module(m) if m == "torchvision.io" => format!("<function {name}>"),
+                Value::Instance(object) => {
+                    format!("<method-wrapper '{name}' of {} object>", object.class.name)
+                }
                 _ => format!("<built-in method {name} of Tensor object>"),
             },
         })

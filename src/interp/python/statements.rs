@@ -114,6 +114,7 @@ impl Evaluator {
                 finalbody,
             } => self.exec_try(body, handlers, orelse, finalbody),
             StatementKind::FunctionDef(def) => self.define_function(def),
+            StatementKind::ClassDef(def) => self.define_class(def),
             StatementKind::With {
                 context,
                 name,
@@ -235,6 +236,12 @@ impl Evaluator {
             }
             Target::Attribute { object, name } => {
                 let object = self.eval(object)?;
+                if matches!(object, Value::Instance(_) | Value::Class(_)) {
+                    let current = self.attribute(object.clone(), name)?;
+                    let result = self.in_place_binary(op, current, value)?;
+                    self.set_class_attribute(&object, name, result);
+                    return Ok(());
+                }
                 Err(ScriptError::Attribute(format!(
                     "attribute '{}' of '{}' objects is not writable",
                     name,
@@ -301,6 +308,9 @@ impl Evaluator {
             }
             Target::Attribute { object, name } => {
                 let object = self.eval(object)?;
+                if matches!(object, Value::Instance(_) | Value::Class(_)) {
+                    return self.delete_class_attribute(&object, name);
+                }
                 Err(ScriptError::Attribute(format!(
                     "'{}' object attribute '{}' is read-only",
                     object.type_name(),

@@ -573,6 +573,12 @@ impl Evaluator {
                     _ => Ok(()),
                 }
             }
+            // `self.items.append(x)`: the list is stored back into the attribute.
+            ExprKind::Attribute { object, name } => {
+                let owner = self.eval(object)?;
+                self.set_class_attribute(&owner, name, value);
+                Ok(())
+            }
             _ => Ok(()),
         }
     }

@@ -189,53 +189,127 @@ impl Memory {
 /// Adds every storage `value` keeps alive to `live`: the one place that knows what holds a
 /// tensor. The match names every kind of value, so a new kind must say what it holds.
 pub(crate) fn reach(value: &Value, live: &mut BTreeSet<StorageId>) {
-    match value {
-        Value::Tensor(t) | Value::NdArray(t) => {
-            let object = t.borrow();
-            live.insert(object.tensor.storage);
-            // A leaf's `.grad` lives as long as the leaf. (The autograd node in `grad_fn`
-            // keeps copies of the values it needs, not storages.)
-            if let Some(g) = &object.grad {
-                live.insert(g.borrow().tensor.storage);
+    let mut walk = Reach {
+        live,
+        seen: BTreeSet::new(),
+        pending: Vec::new(),
+    };
+    walk.value(value);
+    // Instances and classes are walked from a list, not by recursion: a chain of 10^5
+    // instances (a linked list) is walked without a deep native stack.
+    while let Some(object) = walk.pending.pop() {
+        match &object {
+            Value::Instance(object) => {
+                walk.attrs(&object.attrs);
+                walk.value(&Value::Class(std::rc::Rc::clone(&object.class)));
             }
+            Value::Class(class) => {
+                walk.attrs(&class.attrs);
+                if let Some(base) = &class.base {
+                    walk.value(&Value::Class(std::rc::Rc::clone(base)));
+                }
+            }
+            _ => walk.value(&object),
         }
-        Value::Storage(id, _) => {
-            live.insert(*id);
+    }
+}
+
+/// The reachability walk: the storages found, and the instances and classes already walked
+/// (an instance may hold itself: `self.me = self`).
+struct Reach<'a> {
+    live: &'a mut BTreeSet<StorageId>,
+    seen: BTreeSet<usize>,
+    /// The instances and classes found but not walked yet.
+    pending: Vec<Value>,
+}
+
+impl Reach<'_> {
+    /// Whether the object at `ptr` is walked for the first time.
+    fn first_visit<T>(&mut self, object: &std::rc::Rc<T>) -> bool {
+        self.seen
+            .insert(std::rc::Rc::as_ptr(object) as *const () as usize)
+    }
+
+    /// Walks the attributes of an instance or a class.
+    fn attrs(&mut self, attrs: &std::cell::RefCell<Vec<(String, Value)>>) {
+        // A borrow held by a running statement cannot happen here (the walk runs between
+        // statements); were it held, the attributes would be skipped, never panicked on.
+        if let Ok(attrs) = attrs.try_borrow() {
+            attrs.iter().for_each(|(_, v)| self.value(v));
         }
-        Value::Tuple(items) | Value::List(items) => items.iter().for_each(|i| reach(i, live)),
-        Value::Dict(entries) => entries.iter().for_each(|(k, v)| {
-            reach(k, live);
-            reach(v, live);
-        }),
-        Value::NamedTuple(_, fields) => fields.iter().for_each(|(_, v)| reach(v, live)),
-        Value::Method(receiver, _) => reach(receiver, live),
-        Value::Function(f) => f.defaults.iter().flatten().for_each(|v| reach(v, live)),
-        // An `nn` layer holds its `__init__` arguments.
-        Value::Layer { args, .. } => args.iter().for_each(|(_, v)| reach(v, live)),
-        Value::None
-        | Value::Bool(_)
-        | Value::Int(_)
-        | Value::Float(_)
-        | Value::Complex(..)
-        | Value::Str(_)
-        | Value::Ellipsis
-        | Value::Slice(..)
-        | Value::Size(_)
-        | Value::DType(_)
-        | Value::MemoryFormat(_)
-        | Value::Device(_)
-        | Value::Torch
-        | Value::Module(_)
-        | Value::Generator
-        | Value::Range(..)
-        | Value::Printed(_)
-        | Value::NpScalar(..)
-        | Value::NpDType(_)
-        | Value::ReadMode(_)
-        | Value::TypeInfo(_)
-        | Value::GradMode(_)
-        | Value::ExceptionType(_)
-        | Value::Exception(_) => {}
+    }
+
+    /// Walks one value (see [`reach`]).
+    fn value(&mut self, value: &Value) {
+        match value {
+            Value::Tensor(t) | Value::NdArray(t) => {
+                let object = t.borrow();
+                self.live.insert(object.tensor.storage);
+                // A leaf's `.grad` lives as long as the leaf. (The autograd node in `grad_fn`
+                // keeps copies of the values it needs, not storages.)
+                if let Some(g) = &object.grad {
+                    self.live.insert(g.borrow().tensor.storage);
+                }
+            }
+            Value::Storage(id, _) => {
+                self.live.insert(*id);
+            }
+            Value::Tuple(items) | Value::List(items) => items.iter().for_each(|i| self.value(i)),
+            Value::Dict(entries) => entries.iter().for_each(|(k, v)| {
+                self.value(k);
+                self.value(v);
+            }),
+            Value::NamedTuple(_, fields) => fields.iter().for_each(|(_, v)| self.value(v)),
+            Value::Method(receiver, _) => self.value(receiver),
+            Value::Function(f) => f.defaults.iter().flatten().for_each(|v| self.value(v)),
+            // An `nn` layer holds its `__init__` arguments.
+            Value::Layer { args, .. } => args.iter().for_each(|(_, v)| self.value(v)),
+            // An instance holds its attributes and its class; a class its attributes and
+            // its base (walked by `reach` from `pending`).
+            Value::Instance(object) => {
+                if self.first_visit(object) {
+                    self.pending.push(value.clone());
+                }
+            }
+            Value::Class(class) => {
+                if self.first_visit(class) {
+                    self.pending.push(value.clone());
+                }
+            }
+            Value::BoundMethod(receiver, f) => {
+                self.value(receiver);
+                f.defaults.iter().flatten().for_each(|v| self.value(v));
+            }
+            Value::StaticMethod(f) | Value::ClassMethod(f) => self.value(f),
+            Value::Super(class, receiver) => {
+                self.value(&Value::Class(std::rc::Rc::clone(class)));
+                self.value(receiver);
+            }
+            Value::None
+            | Value::Bool(_)
+            | Value::Int(_)
+            | Value::Float(_)
+            | Value::Complex(..)
+            | Value::Str(_)
+            | Value::Ellipsis
+            | Value::Slice(..)
+            | Value::Size(_)
+            | Value::DType(_)
+            | Value::MemoryFormat(_)
+            | Value::Device(_)
+            | Value::Torch
+            | Value::Module(_)
+            | Value::Generator
+            | Value::Range(..)
+            | Value::Printed(_)
+            | Value::NpScalar(..)
+            | Value::NpDType(_)
+            | Value::ReadMode(_)
+            | Value::TypeInfo(_)
+            | Value::GradMode(_)
+            | Value::ExceptionType(_)
+            | Value::Exception(_) => {}
+        }
     }
 }
 

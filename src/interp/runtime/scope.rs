@@ -85,9 +85,9 @@ impl Scope {
         self.frames.push(locals);
     }
 
-    /// Leaves the innermost function call, dropping its locals.
-    pub(crate) fn pop_frame(&mut self) {
-        self.frames.pop();
+    /// Leaves the innermost function call (or class body), returning its locals.
+    pub(crate) fn pop_frame(&mut self) -> Vec<(String, Value)> {
+        self.frames.pop().unwrap_or_default()
     }
 
     /// Every global with the tensor object it holds (for telling new bindings apart).

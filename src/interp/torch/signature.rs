@@ -360,7 +360,7 @@ pub(crate) fn bind(schemas: &[Schema], args: &CallArgs) -> Result<Bound, ScriptE
 fn describe_args(args: &CallArgs) -> String {
     let mut text = String::from("(");
     for v in args.pos {
-        text.push_str(v.type_name());
+        text.push_str(&v.type_name());
         text.push_str(", ");
     }
     if !args.pos.is_empty() && args.kw.is_empty() {

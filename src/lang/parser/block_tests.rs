@@ -297,8 +297,8 @@ fn simple_statement_errors() {
         ),
         ("from torch nn", "invalid syntax", 1, 12),
         (
-            "class A: pass",
-            "'class' statements are not supported here",
+            "global x",
+            "'global' statements are not supported here",
             1,
             1,
         ),
@@ -648,4 +648,49 @@ fn function_definitions() {
         statement("raise ValueError('x')"),
         "raise ValueError(\"x\")"
     );
+}
+
+#[test]
+fn classes_and_decorators() {
+    let src = "class Net(Base):\n    \"\"\"Doc.\"\"\"\n    size = 3\n\n    @staticmethod\n    def make(n=1):\n        return n\n\n    def forward(self, x):\n        return x\nnet = Net()";
+    assert_eq!(
+        items(src),
+        [
+            "1:class Net(Base): {2:\"Doc.\"; 3:size = 3; 5:@staticmethod def make(n=1): {7:return n}; 9:def forward(self, x): {10:return x}}",
+            "11:net = Net()"
+        ]
+    );
+    assert_eq!(items("class A: pass"), ["1:class A(): {1:pass}"]);
+    assert_eq!(
+        items("class A(B, metaclass=M):\n  pass"),
+        ["1:class A(B, metaclass=M): {2:pass}"]
+    );
+    assert_eq!(
+        items("@a\n@b.c(1)\ndef f(): pass\n@d\nclass E: pass"),
+        ["1:@a @b.c(1) def f(): {3:pass}", "4:@d class E(): {5:pass}"]
+    );
+    // A decorator's statement starts at the decorator's line, with its text.
+    let script = parse_script("@staticmethod\ndef f(): pass");
+    let Some(Ok(first)) = script.first() else {
+        panic!("{script:?}")
+    };
+    assert_eq!((first.line, first.source.as_str()), (1, "@staticmethod"));
+}
+
+#[test]
+fn class_errors_are_python_s() {
+    assert_eq!(
+        items("class A:\nx = 1"),
+        [
+            "1!expected an indented block after class definition on line 1@1:9",
+            "2:x = 1"
+        ]
+    );
+    assert_eq!(items("class A\n  pass"), ["1!expected ':'@1:8"]);
+    assert_eq!(items("class A(:): pass"), ["1!invalid syntax@1:9"]);
+    assert_eq!(
+        items("class A(): return 1"),
+        ["1!'return' outside function@1:12"]
+    );
+    assert_eq!(items("@foo\nx = 1"), ["2!invalid syntax@2:1"]);
 }

@@ -5,7 +5,7 @@ use crate::lang::parser::statements::{Clause, LineStatement, Simple};
 use crate::lang::parser::{Parser, SyntaxError};
 use std::sync::Arc;
 
-use crate::lang::ast::{ExceptHandler, FunctionDef, Pos, Statement, StatementKind};
+use crate::lang::ast::{ClassDef, ExceptHandler, Expr, FunctionDef, Pos, Statement, StatementKind};
 use crate::lang::lexer::{self, LogicalLine, TokenKind};
 
 /// The deepest block nesting accepted (CPython's tokenizer has the same limit).
@@ -75,6 +75,12 @@ impl Scanned {
         }
     }
 
+    /// Whether the line is a decorator (`@name`).
+    fn starts_with_decorator(&self) -> bool {
+        matches!(&self.result, Ok(line)
+            if matches!(line.tokens.first().map(|t| &t.kind), Some(TokenKind::Op("@"))))
+    }
+
     /// Whether the line starts with the keyword `word`.
     fn starts_with(&self, word: &str) -> bool {
         matches!(&self.result, Ok(line)
@@ -125,9 +131,11 @@ pub(super) fn parse_script_here(src: &str) -> Vec<Result<Statement, (usize, Synt
         let start = line.start + 1;
         let compound = [
             "if", "for", "while", "elif", "else", "try", "except", "finally", "def", "with",
+            "class",
         ]
         .iter()
-        .any(|w| line.starts_with(w));
+        .any(|w| line.starts_with(w))
+            || line.starts_with_decorator();
         if line.indent != Indent::default() {
             script.take();
             let error = SyntaxError::new(
@@ -218,6 +226,11 @@ impl Script<'_> {
             LineStatement::Simple(simple) => {
                 return simple_statement(simple, line.line, context).map(Some)
             }
+            LineStatement::Decorator(decorator) => {
+                return self
+                    .decorated(decorator, line.line, source, context)
+                    .map(Some)
+            }
             LineStatement::Header {
                 clause,
                 pos,
@@ -276,7 +289,27 @@ impl Script<'_> {
                     ..context
                 };
                 let body = self.block(header, inner, false)?;
-                StatementKind::FunctionDef(Arc::new(FunctionDef { name, params, body }))
+                StatementKind::FunctionDef(Arc::new(FunctionDef {
+                    name,
+                    params,
+                    body,
+                    decorators: Vec::new(),
+                }))
+            }
+            Clause::Class(name, bases, keywords) => {
+                let inner = Context {
+                    in_loop: false,
+                    in_function: false,
+                    ..context
+                };
+                let body = self.block(header, inner, false)?;
+                StatementKind::ClassDef(Arc::new(ClassDef {
+                    name,
+                    bases,
+                    keywords,
+                    body,
+                    decorators: Vec::new(),
+                }))
             }
             Clause::Elif(_) | Clause::Else | Clause::Except(..) | Clause::Finally => {
                 return Err(SyntaxError::new(pos, "invalid syntax"));
@@ -287,6 +320,41 @@ impl Script<'_> {
             source,
             kind,
         }))
+    }
+
+    /// The `def` or `class` (or further decorators) below the decorator `decorator` on
+    /// `line`: the decorated statement starts at the decorator's line.
+    fn decorated(
+        &mut self,
+        decorator: Expr,
+        line: usize,
+        source: String,
+        context: Context,
+    ) -> Result<Statement, SyntaxError> {
+        let indent = context.indents.last().copied().unwrap_or_default();
+        let next_pos = match self.peek() {
+            Some(next) if next.indent == indent => next.first_pos(),
+            Some(next) => {
+                let pos = next.first_pos();
+                return Err(SyntaxError::new(pos, "invalid syntax"));
+            }
+            None => return Err(SyntaxError::new(Pos { line, col: 1 }, "invalid syntax")),
+        };
+        let Some(statement) = self.statement(context)? else {
+            return Err(SyntaxError::new(next_pos, "invalid syntax"));
+        };
+        let kind = match statement.kind {
+            StatementKind::FunctionDef(mut def) => {
+                Arc::make_mut(&mut def).decorators.insert(0, decorator);
+                StatementKind::FunctionDef(def)
+            }
+            StatementKind::ClassDef(mut def) => {
+                Arc::make_mut(&mut def).decorators.insert(0, decorator);
+                StatementKind::ClassDef(def)
+            }
+            _ => return Err(SyntaxError::new(next_pos, "invalid syntax")),
+        };
+        Ok(Statement { line, source, kind })
     }
 
     /// A parse error on `scanned`: when the line spans several physical lines and its first
@@ -326,6 +394,9 @@ impl Script<'_> {
             }
             Ok(LineStatement::Simple(simple)) => {
                 Err(SyntaxError::new(simple.pos, "invalid syntax"))
+            }
+            Ok(LineStatement::Decorator(decorator)) => {
+                Err(SyntaxError::new(decorator.pos, "invalid syntax"))
             }
             Err(error) => Err(self.recover(scanned.start, scanned.next, error)),
         }
@@ -427,11 +498,17 @@ impl Script<'_> {
         }
         let outer = context.indents.last().copied().unwrap_or_default();
         let expected = || {
+            // Python names a definition without quotes: "after function definition on line 1".
+            let after = if header.keyword.ends_with(" definition") {
+                header.keyword.to_string()
+            } else {
+                format!("'{}' statement", header.keyword)
+            };
             SyntaxError::new(
                 header.end,
                 format!(
-                    "expected an indented block after '{}' statement on line {}",
-                    header.keyword, header.line
+                    "expected an indented block after {after} on line {}",
+                    header.line
                 ),
             )
         };

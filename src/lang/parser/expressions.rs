@@ -290,6 +290,7 @@ impl<'a> Parser<'a> {
             name: "<lambda>".into(),
             params,
             body: vec![statement],
+            decorators: Vec::new(),
         };
         Node::new(pos, ExprKind::Lambda(std::sync::Arc::new(def)), body.height)
     }

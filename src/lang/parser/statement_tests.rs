@@ -167,8 +167,8 @@ fn unsupported_constructs() {
         err("argument unpacking with '**' is not supported here", 1, 3)
     );
     assert_eq!(
-        error("class A: pass"),
-        err("'class' statements are not supported here", 1, 1)
+        error("nonlocal x"),
+        err("'nonlocal' statements are not supported here", 1, 1)
     );
     assert_eq!(
         error("with a, b: pass"),

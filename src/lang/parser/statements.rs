@@ -8,7 +8,7 @@ use crate::lang::parser::expressions::{is_comparison, is_keyword, Node, Parser};
 use crate::lang::parser::SyntaxError;
 
 /// Keywords that start a statement we do not support.
-const UNSUPPORTED_STATEMENTS: [&str; 5] = ["async", "class", "global", "nonlocal", "yield"];
+const UNSUPPORTED_STATEMENTS: [&str; 4] = ["async", "global", "nonlocal", "yield"];
 
 /// Augmented assignment operators and the operation each applies (`None`: unsupported).
 const AUGMENTED: [(&str, Option<BinOp>); 13] = [
@@ -50,6 +50,8 @@ pub(super) enum Clause {
     Def(String, Vec<(String, Option<Expr>)>),
     /// `with context [as name]:`
     With(Expr, Option<String>),
+    /// `class Name(bases, keywords):`
+    Class(String, Vec<Expr>, Vec<(String, Expr)>),
 }
 
 impl Clause {
@@ -66,6 +68,7 @@ impl Clause {
             Clause::Finally => "finally",
             Clause::Def(..) => "function definition",
             Clause::With(..) => "with",
+            Clause::Class(..) => "class definition",
         }
     }
 }
@@ -83,6 +86,8 @@ pub(super) struct Simple {
 pub(super) enum LineStatement {
     /// A simple statement.
     Simple(Simple),
+    /// `@expr`: a decorator of the `def` or `class` below it.
+    Decorator(Expr),
     /// A compound statement's header, with its body when it follows the `:` on the same line.
     Header {
         clause: Clause,
@@ -223,6 +228,18 @@ impl Parser<'_> {
             "def" => {
                 self.bump();
                 self.def_header()?
+            }
+            "class" => {
+                self.bump();
+                self.class_header()?
+            }
+            _ if self.is_op("@") => {
+                self.bump();
+                let decorator = self.expr()?.expr;
+                if !matches!(self.peek().kind, TokenKind::End) {
+                    return Err(self.invalid_syntax());
+                }
+                return Ok(LineStatement::Decorator(decorator));
             }
             "with" => {
                 self.bump();
@@ -392,6 +409,19 @@ impl Parser<'_> {
             self.expr()?;
         }
         Ok(Clause::Def(name, params))
+    }
+
+    /// `Name[(bases, keyword=value)]` after `class`.
+    fn class_header(&mut self) -> Result<Clause, SyntaxError> {
+        let name = self.identifier()?;
+        let (bases, keywords) = if self.is_op("(") {
+            let open = self.bump().pos;
+            let (bases, keywords, _) = self.nested(open, Self::call_arguments)?;
+            (bases, keywords)
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        Ok(Clause::Class(name, bases, keywords))
     }
 
     /// `del target, ...` after the `del`.

@@ -272,10 +272,33 @@ pub(super) fn show_statement(statement: &Statement) -> String {
                     None => p.clone(),
                 })
                 .collect();
+            let decorators: String = def
+                .decorators
+                .iter()
+                .map(|d| format!("@{} ", show(d)))
+                .collect();
             format!(
-                "def {}({}): {}",
+                "{decorators}def {}({}): {}",
                 def.name,
                 params.join(", "),
+                show_block(&def.body)
+            )
+        }
+        StatementKind::ClassDef(def) => {
+            let decorators: String = def
+                .decorators
+                .iter()
+                .map(|d| format!("@{} ", show(d)))
+                .collect();
+            let bases = def
+                .bases
+                .iter()
+                .map(show)
+                .chain(def.keywords.iter().map(|(k, v)| format!("{k}={}", show(v))));
+            format!(
+                "{decorators}class {}({}): {}",
+                def.name,
+                bases.collect::<Vec<_>>().join(", "),
                 show_block(&def.body)
             )
         }

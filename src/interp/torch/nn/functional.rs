@@ -134,7 +134,7 @@ pub(super) fn tensor_arg(call: &OpCall, param: &str) -> R<TensorRef> {
         other => Err(ScriptError::Type(format!(
             "{}(): argument '{param}' (position 1) must be Tensor, not {}",
             call.name,
-            other.map_or("NoneType", Value::type_name)
+            other.map_or("NoneType".into(), Value::type_name)
         ))),
     }
 }

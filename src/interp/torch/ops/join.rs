@@ -73,7 +73,7 @@ fn tensor_list(call: &OpCall) -> R<Vec<Tensor>> {
         other => Err(ScriptError::Type(format!(
             "{}(): argument 'tensors' (position 1) must be tuple of Tensors, not {}",
             call.name,
-            other.map_or("NoneType", Value::type_name)
+            other.map_or("NoneType".into(), Value::type_name)
         ))),
     }
 }
