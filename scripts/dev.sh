@@ -93,8 +93,10 @@ cmd_test() {
   node tests/e2e/lessons.mjs
   say "images in the browser (samples, the picker, drag-and-drop)"
   node tests/e2e/images.mjs
-  say "large tensors drawn on canvases in the browser (with and without WebGPU)"
+  say "large tensors drawn on canvases in the browser (without WebGPU, presenting WebGPU frames, no canvas context)"
   node tests/e2e/large.mjs
+  say "WebGPU frames presented on the canvas: pixels against the canvas-2D painter, a refused configure, a lost device"
+  node tests/e2e/large_present.mjs
   say "PyTorch oracle"
   cargo build --release
   python3 "$ORACLE/check.py" --trace-cmd "$ROOT/target/release/stridescope trace {}" "$ORACLE/cases.jsonl"
