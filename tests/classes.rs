@@ -267,6 +267,10 @@ class Slots:
 class Lazy:
     def __getattr__(self, name):
         return 0
+class Prop:
+    @property
+    def size(self):
+        return 1
 class A:
     pass
 class B:
@@ -308,14 +312,18 @@ print('still running')",
                 "NotImplementedError: '__getattr__' in a class is not supported here yet"
             ),
             (
-                18,
+                14,
+                "NotImplementedError: '@property' in a class is not supported here yet"
+            ),
+            (
+                22,
                 "NotImplementedError: a class with several base classes is not supported here yet"
             ),
             (
-                20,
+                24,
                 "NotImplementedError: a class derived from int is not supported here yet"
             ),
-            (22, "NameError: name 'Undefined' is not defined"),
+            (26, "NameError: name 'Undefined' is not defined"),
         ]
     );
     // A refused class binds nothing, and the script goes on.

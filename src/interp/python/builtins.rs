@@ -47,6 +47,7 @@ pub(crate) const BUILTINS: &[&str] = &[
     "super",
     "staticmethod",
     "classmethod",
+    "callable",
 ];
 
 impl Evaluator {
@@ -269,6 +270,17 @@ impl Evaluator {
                 let items = self.iterate(x)?;
                 self.min_max(name, items, None)
             }
+            "callable" => Ok(Value::Bool(match x {
+                Value::Instance(object) => self.has_special(object, "__call__"),
+                Value::Function(_)
+                | Value::BoundMethod(..)
+                | Value::Class(_)
+                | Value::StaticMethod(_)
+                | Value::Method(..)
+                | Value::Layer { .. }
+                | Value::ExceptionType(_) => true,
+                _ => false,
+            })),
             "all" | "any" => {
                 let want = name == "any";
                 for item in self.iterate(x)? {

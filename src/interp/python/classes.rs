@@ -110,6 +110,13 @@ impl Evaluator {
                 StatementKind::FunctionDef(f) if UNSUPPORTED_METHODS.contains(&f.name.as_str()) => {
                     return Err(not_yet(format!("'{}' in a class", f.name)));
                 }
+                StatementKind::FunctionDef(f)
+                    if f.decorators.iter().any(|d| {
+                        dotted(d).is_some_and(|d| d == "property" || d.ends_with(".setter"))
+                    }) =>
+                {
+                    return Err(not_yet("'@property' in a class"));
+                }
                 StatementKind::Assign { targets, .. }
                     if targets
                         .iter()
@@ -440,6 +447,11 @@ impl Evaluator {
             }
             None => Err(ScriptError::Attribute(missing)),
         }
+    }
+
+    /// Whether an instance's class defines the special method `name`.
+    pub(crate) fn has_special(&self, object: &Instance, name: &str) -> bool {
+        class_lookup(&object.class, name).is_some()
     }
 
     /// Calls the special method `name` of an instance's class, if it has one.
