@@ -411,7 +411,9 @@ impl Evaluator {
         Ok(Value::Super(class, Box::new(receiver)))
     }
 
-    /// `obj.name = value` on an instance or a class; `Ok(false)` for other objects.
+    /// `obj.name = value` on an instance or a class; `false` for other objects. An
+    /// instance's `__dict__` set to a dict of string keys (also `obj.__dict__.update(...)`,
+    /// stored back) replaces its attributes.
     pub(crate) fn set_class_attribute(&mut self, object: &Value, name: &str, value: Value) -> bool {
         let attrs = match object {
             Value::Instance(object) => &object.attrs,
@@ -419,6 +421,18 @@ impl Evaluator {
             _ => return false,
         };
         let mut attrs = attrs.borrow_mut();
+        if let (Value::Instance(_), "__dict__", Value::Dict(entries)) = (object, name, &value) {
+            if entries.iter().all(|(k, _)| matches!(k, Value::Str(_))) {
+                *attrs = entries
+                    .iter()
+                    .filter_map(|(k, v)| match k {
+                        Value::Str(k) => Some((k.clone(), v.clone())),
+                        _ => None,
+                    })
+                    .collect();
+                return true;
+            }
+        }
         match attrs.iter_mut().find(|(n, _)| n == name) {
             Some(slot) => slot.1 = value,
             None => attrs.push((name.to_string(), value)),
@@ -632,6 +646,29 @@ impl Evaluator {
             }
         }
         Ok(out)
+    }
+
+    /// `item in obj`: its `__contains__`, else whether iterating it finds an equal item.
+    pub(crate) fn instance_contains(&mut self, object: &Rc<Instance>, item: &Value) -> R<bool> {
+        if let Some(found) = self.call_special(object, "__contains__", vec![item.clone()]) {
+            let found = found?;
+            return self.truthy(&found);
+        }
+        let has_iteration = class_lookup(&object.class, "__iter__").is_some()
+            || class_lookup(&object.class, "__getitem__").is_some();
+        if !has_iteration {
+            return Err(ScriptError::Type(format!(
+                "argument of type '{}' is not iterable",
+                object.class.name
+            )));
+        }
+        for candidate in self.iterate_instance(object)? {
+            let equal = self.binary(BinOp::Eq, candidate, item.clone())?;
+            if self.truthy(&equal)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// `bool(obj)`: its `__bool__`, else `__len__() != 0`, else true.

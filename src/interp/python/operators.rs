@@ -246,6 +246,9 @@ impl Evaluator {
             let _ = t;
             return Ok(self.engine.values(&mask).iter().any(|s| s.to_bool()));
         }
+        if let Value::Instance(object) = container {
+            return self.instance_contains(object, item);
+        }
         if let (Value::Str(hay), Value::Str(needle)) = (container, item) {
             return Ok(hay.contains(needle.as_str()));
         }
