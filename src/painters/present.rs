@@ -125,21 +125,15 @@ impl Presenter {
         let target = texture
             .texture
             .create_view(&wgpu::TextureViewDescriptor::default());
-        let mut encoder = gpu
-            .device()
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-        painter.encode_frame(
+        painter.draw_frame(
             gpu,
-            &mut encoder,
             view,
             frame,
             FrameTarget {
                 view: &target,
                 format: self.format,
             },
-            None,
         );
-        gpu.queue().submit([encoder.finish()]);
         gpu.queue().present(texture);
         Ok(())
     }

@@ -700,23 +700,12 @@ impl GpuPainter {
         gpu: &GpuEngine,
         view: &mut GpuView,
         frame: &Frame,
-        target: &wgpu::TextureView,
-        format: wgpu::TextureFormat,
+        target: FrameTarget<'_>,
     ) {
         let mut encoder = gpu
             .device()
             .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-        self.encode_frame(
-            gpu,
-            &mut encoder,
-            view,
-            frame,
-            FrameTarget {
-                view: target,
-                format,
-            },
-            None,
-        );
+        self.encode_frame(gpu, &mut encoder, view, frame, target, None);
         gpu.queue().submit([encoder.finish()]);
     }
 
