@@ -26,6 +26,8 @@ pub struct TensorObject {
     pub grad_fn: Option<Rc<crate::interp::torch::autograd::GradNode>>,
     /// The gradient `backward()` accumulated into this leaf (`x.grad`).
     pub grad: Option<TensorRef>,
+    /// An `nn.Parameter` (`Parameter containing:` in its repr; what `nn.Module` registers).
+    pub is_parameter: bool,
 }
 
 /// A Python value.
@@ -56,13 +58,6 @@ pub enum Value {
     /// Another module a notebook imports: `numpy`, `math`, `torch.nn`, `torch.nn.functional`,
     /// `torchvision.io` (its dotted name).
     Module(String),
-    /// An `nn` layer object (`nn.ReLU(inplace=True)`), called on a tensor.
-    Layer {
-        kind: String,
-        inplace: bool,
-        /// Its other `__init__` arguments, by name (`dim`, `negative_slope`, ...).
-        args: Vec<(String, Value)>,
-    },
     /// The default random generator (what `torch.manual_seed` returns).
     Generator,
     /// `range(start, stop, step)`, iterated lazily.
@@ -87,6 +82,9 @@ pub enum Value {
     TypeInfo(DType),
     /// A Python `dict`: its entries in insertion order.
     Dict(Vec<(Value, Value)>),
+    /// A `collections.OrderedDict` (what `state_dict()` returns): a dict whose repr is
+    /// `OrderedDict([('k', v), ...])`.
+    OrderedDict(Vec<(Value, Value)>),
     /// A grad-mode context manager (`torch.no_grad()`: `false`, `torch.enable_grad()`:
     /// `true`), which a `with` block runs under.
     GradMode(bool),
@@ -113,6 +111,19 @@ pub enum Value {
     /// `super()`: the class whose bases the lookup starts after, and the instance (or class)
     /// the methods found are bound to.
     Super(Rc<ClassObject>, Box<Value>),
+    /// An autograd node as a script sees it: `y.grad_fn` (`<MulBackward0 object at 0x...>`)
+    /// or a leaf's `AccumulateGrad` in `next_functions`.
+    GradFn(crate::interp::torch::autograd::objects::FnRef),
+    /// The `RemovableHandle` `t.register_hook(fn)` returns: its hook's id.
+    HookHandle(u64),
+    /// A grad-mode context manager (`GradMode`, `InferenceMode`) used as a decorator: the
+    /// function it wraps runs under the manager's mode.
+    ModeWrapped(Box<Value>, Box<Value>),
+    /// `torch.inference_mode(mode)`: a context manager (`true`: inference mode on).
+    InferenceMode(bool),
+    /// What `torch.set_grad_enabled(mode)` returns: the mode is set at the call, and a
+    /// `with` block on it restores the mode before it.
+    SetGradEnabled(bool),
 }
 
 /// A class a script defined: its names, its base (`None`: `object`) and its attributes.
@@ -126,6 +137,9 @@ pub struct ClassObject {
     pub base: Option<Rc<ClassObject>>,
     /// Class attributes in definition order (methods, `count = 0`); `Cls.x = v` changes them.
     pub attrs: RefCell<Vec<(String, Value)>>,
+    /// The built-in class this is (`nn.Linear`, `nn.Module`); `None` for a class a script
+    /// defined. Built-in classes are the tail of a script class's MRO.
+    pub native: Option<&'static crate::interp::torch::nn::module::ModuleDef>,
 }
 
 impl ClassObject {
@@ -152,6 +166,8 @@ pub struct Instance {
     pub class: Rc<ClassObject>,
     /// Its attributes (`self.x = ...`) in assignment order.
     pub attrs: RefCell<Vec<(String, Value)>>,
+    /// An `nn.Module`'s parameters, buffers and submodules, once `Module.__init__` ran.
+    pub module: RefCell<Option<crate::interp::torch::nn::module::ModuleState>>,
 }
 
 impl Drop for Instance {
@@ -162,11 +178,17 @@ impl Drop for Instance {
             .into_iter()
             .map(|(_, v)| v)
             .collect();
+        if let Some(state) = self.module.get_mut().take() {
+            pending.extend(state.into_children());
+        }
         while let Some(value) = pending.pop() {
             if let Value::Instance(object) = value {
                 if let Ok(mut object) = Rc::try_unwrap(object) {
                     let attrs = std::mem::take(object.attrs.get_mut());
                     pending.extend(attrs.into_iter().map(|(_, v)| v));
+                    if let Some(state) = object.module.get_mut().take() {
+                        pending.extend(state.into_children());
+                    }
                 }
             }
         }
@@ -183,6 +205,7 @@ impl Value {
             requires_grad: false,
             grad_fn: None,
             grad: None,
+            is_parameter: false,
         })))
     }
 
@@ -191,6 +214,7 @@ impl Value {
     pub fn type_name(&self) -> Cow<'static, str> {
         match self {
             Value::Instance(object) => Cow::Owned(object.class.name.clone()),
+            Value::GradFn(f) => Cow::Owned(f.class_name()),
             other => Cow::Borrowed(other.builtin_type_name()),
         }
     }
@@ -218,7 +242,6 @@ impl Value {
             Value::Torch | Value::Module(_) => "module",
             Value::Range(..) => "range",
             Value::Generator => "Generator",
-            Value::Layer { .. } => "Module",
             Value::Method(..) => "builtin_function_or_method",
             Value::Printed(_) => "NoneType",
             Value::NdArray(_) => "ndarray",
@@ -230,6 +253,7 @@ impl Value {
             Value::TypeInfo(_) => "iinfo",
             Value::Function(_) => "function",
             Value::Dict(_) => "dict",
+            Value::OrderedDict(_) => "collections.OrderedDict",
             Value::GradMode(false) => "no_grad",
             Value::GradMode(true) => "enable_grad",
             Value::ExceptionType(_) => "type",
@@ -246,6 +270,12 @@ impl Value {
             Value::StaticMethod(_) => "staticmethod",
             Value::ClassMethod(_) => "classmethod",
             Value::Super(..) => "super",
+            // `type_name` names the node's own class.
+            Value::GradFn(_) => "Node",
+            Value::HookHandle(_) => "RemovableHandle",
+            Value::ModeWrapped(..) => "function",
+            Value::InferenceMode(_) => "inference_mode",
+            Value::SetGradEnabled(_) => "set_grad_enabled",
         }
     }
 

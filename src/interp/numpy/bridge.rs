@@ -52,6 +52,7 @@ fn tensor_view(t: Tensor, made_by: &str) -> Value {
         requires_grad: false,
         grad_fn: None,
         grad: None,
+        is_parameter: false,
     })))
 }
 

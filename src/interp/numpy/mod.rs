@@ -69,6 +69,7 @@ pub(super) fn ndarray(tensor: Tensor, made_by: &str) -> Value {
         requires_grad: false,
         grad_fn: None,
         grad: None,
+        is_parameter: false,
     })))
 }
 

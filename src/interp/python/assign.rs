@@ -83,6 +83,10 @@ impl Evaluator {
                     Value::NdArray(a) => self.ndarray_set_item(&a, &index, &value),
                     Value::Instance(o) => self.instance_set_item(&o, index, value),
                     Value::List(items) => self.set_list_item(object_expr, items, &index, value),
+                    Value::OrderedDict(mut entries) => {
+                        crate::interp::python::dict::insert(&mut entries, index, value)?;
+                        self.store_back(object_expr, Value::OrderedDict(entries))
+                    }
                     Value::Dict(mut entries) => {
                         crate::interp::python::dict::insert(&mut entries, index, value)?;
                         self.store_back(object_expr, Value::Dict(entries))
@@ -103,7 +107,7 @@ impl Evaluator {
     /// `object.name = value` (also `setattr`): an instance's or a class's attribute, or
     /// one of the few writable attributes of the builtin objects.
     pub(crate) fn set_attribute(&mut self, object: Value, name: &str, value: Value) -> R<()> {
-        if self.set_class_attribute(&object, name, value.clone()) {
+        if self.set_class_attribute(&object, name, value.clone())? {
             return Ok(());
         }
         match (&object, name) {
@@ -122,6 +126,7 @@ impl Evaluator {
                 t.borrow_mut().grad = grad;
                 Ok(())
             }
+            (Value::Tensor(t), "data") => self.set_data(t, value),
             (Value::Tensor(t), "requires_grad") => {
                 let Value::Bool(flag) = value else {
                     return Err(ScriptError::Runtime("requires_grad must be a bool".into()));

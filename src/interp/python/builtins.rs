@@ -271,13 +271,15 @@ impl Evaluator {
                 self.min_max(name, items, None)
             }
             "callable" => Ok(Value::Bool(match x {
-                Value::Instance(object) => self.has_special(object, "__call__"),
+                Value::Instance(object) => {
+                    self.has_special(object, "__call__")
+                        || crate::interp::torch::nn::module::is_module(x)
+                }
                 Value::Function(_)
                 | Value::BoundMethod(..)
                 | Value::Class(_)
                 | Value::StaticMethod(_)
                 | Value::Method(..)
-                | Value::Layer { .. }
                 | Value::ExceptionType(_) => true,
                 _ => false,
             })),
@@ -366,7 +368,9 @@ impl Evaluator {
     fn len(&mut self, x: &Value) -> R<Value> {
         match x {
             Value::Tuple(v) | Value::List(v) => Ok(Value::Int(v.len() as i64)),
-            Value::Dict(entries) => Ok(Value::Int(entries.len() as i64)),
+            Value::Dict(entries) | Value::OrderedDict(entries) => {
+                Ok(Value::Int(entries.len() as i64))
+            }
             Value::Size(v) => Ok(Value::Int(v.len() as i64)),
             Value::Str(s) => Ok(Value::Int(s.chars().count() as i64)),
             Value::Range(a, b, c) => Ok(Value::Int(range_len(*a, *b, *c))),
@@ -628,6 +632,9 @@ impl Evaluator {
             };
             Some(match (&**owner, name.as_str()) {
                 (Value::Torch, "Tensor") => matches!(object, Value::Tensor(_)),
+                (Value::Module(m), "Parameter") if m == "torch.nn" => {
+                    crate::interp::torch::nn::module::parameter::is_parameter(object)
+                }
                 (Value::Torch, class)
                     if crate::interp::torch::env::legacy_class_dtype(class).is_some() =>
                 {

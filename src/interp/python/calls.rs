@@ -28,7 +28,9 @@ impl Evaluator {
                     "strided" => return Ok(Value::Printed("torch.strided".into())),
                     // `torch.nn.functional.relu(...)` without `import torch.nn`: `torch.nn`
                     // (and `torch.linalg`) are attributes of `torch` once torch is imported.
-                    "nn" | "linalg" => return Ok(Value::Module(format!("torch.{name}"))),
+                    "nn" | "linalg" | "autograd" => {
+                        return Ok(Value::Module(format!("torch.{name}")))
+                    }
                     "inf" => return Ok(Value::Float(f64::INFINITY)),
                     "pi" => return Ok(Value::Float(std::f64::consts::PI)),
                     "e" => return Ok(Value::Float(std::f64::consts::E)),
@@ -74,13 +76,19 @@ impl Evaluator {
                     "is_leaf" => return Ok(Value::Bool(t.borrow().grad_fn.is_none())),
                     "grad_fn" => {
                         return Ok(match &t.borrow().grad_fn {
-                            Some(node) => Value::Printed(format!(
-                                "<{} object at 0x{:x}>",
-                                node.name(),
-                                0x7f00_0000_0000_u64 + (Rc::as_ptr(t) as usize as u64 & 0xff_fff0)
-                            )),
+                            Some(node) => Value::GradFn(
+                                crate::interp::torch::autograd::objects::FnRef::Node(Rc::clone(
+                                    node,
+                                )),
+                            ),
                             None => Value::None,
                         })
+                    }
+                    "retains_grad" => return Ok(Value::Bool(self.retains_grad(t))),
+                    "_version" => return Ok(Value::Int(self.memory.version(tensor.storage) as i64)),
+                    "grad" if t.borrow().grad_fn.is_some() && !self.retains_grad(t) => {
+                        self.recorder.warn_once(crate::interp::torch::autograd::api::NON_LEAF_GRAD);
+                        return Ok(Value::None);
                     }
                     "grad" => {
                         return Ok(match &t.borrow().grad {
@@ -147,7 +155,9 @@ impl Evaluator {
                     }
                     _ => {}
                 }
-                if name == "backward" || crate::interp::torch::registry::is_method(name) {
+                if crate::interp::torch::autograd::api::TENSOR_METHODS.contains(&name)
+                    || crate::interp::torch::registry::is_method(name)
+                {
                     return Ok(Value::Method(Box::new(object.clone()), name.to_string()));
                 }
                 Err(ScriptError::Attribute(format!(
@@ -167,6 +177,10 @@ impl Evaluator {
                     f.qualname.clone()
                 }))
             }
+            Value::GradFn(f) => self.grad_fn_attribute(f, name),
+            Value::HookHandle(_) if name == "remove" => {
+                Ok(Value::Method(Box::new(object.clone()), name.to_string()))
+            }
             Value::BoundMethod(receiver, _) if name == "__self__" => Ok((**receiver).clone()),
             Value::BoundMethod(_, f) if name == "__func__" => Ok(Value::Function(Rc::clone(f))),
             Value::Str(_) if crate::interp::python::str_list::STR_METHODS.contains(&name) => {
@@ -175,7 +189,9 @@ impl Evaluator {
             Value::List(_) if crate::interp::python::str_list::LIST_METHODS.contains(&name) => {
                 Ok(Value::Method(Box::new(object.clone()), name.to_string()))
             }
-            Value::Dict(_) if crate::interp::python::dict::DICT_METHODS.contains(&name) => {
+            Value::Dict(_) | Value::OrderedDict(_)
+                if crate::interp::python::dict::DICT_METHODS.contains(&name) =>
+            {
                 Ok(Value::Method(Box::new(object.clone()), name.to_string()))
             }
             Value::ReadMode(mode) => crate::interp::torchvision::read_mode_attribute(*mode, name),
@@ -258,7 +274,7 @@ impl Evaluator {
                 self.get_item(Value::Tuple(items), index)
             }
             Value::NdArray(a) => self.ndarray_get_item(a, index),
-            Value::Dict(entries) => self.dict_get_item(entries, index),
+            Value::Dict(entries) | Value::OrderedDict(entries) => self.dict_get_item(entries, index),
             Value::Instance(o) => self.instance_get_item(o, index),
             Value::Str(text) => {
                 let chars: Vec<char> = text.chars().collect();
@@ -332,14 +348,6 @@ impl Evaluator {
         pos: Vec<Value>,
         kw: Vec<(String, Value)>,
     ) -> R<Value> {
-        if let Value::Layer {
-            kind,
-            inplace,
-            args,
-        } = &func
-        {
-            return self.call_layer(kind, *inplace, args, pos);
-        }
         match &func {
             Value::Function(function) => {
                 let function = Rc::clone(function);
@@ -360,6 +368,13 @@ impl Evaluator {
                 return self.call_instance(&object, pos, kw);
             }
             Value::StaticMethod(inner) => return self.call((**inner).clone(), pos, kw),
+            Value::ModeWrapped(manager, function) => {
+                let (manager, function) = ((**manager).clone(), (**function).clone());
+                return self.call_mode_wrapped(&manager, &function, pos, kw);
+            }
+            Value::GradMode(_) | Value::InferenceMode(_) | Value::SetGradEnabled(_) => {
+                return self.decorate_with_mode(func.clone(), &pos)
+            }
             _ => {}
         }
         if let Value::ExceptionType(class) = &func {
@@ -392,8 +407,8 @@ impl Evaluator {
                 }
             }
             Value::Tensor(t) => {
-                if name == "backward" {
-                    return self.backward_call(t, pos, kw);
+                if crate::interp::torch::autograd::api::TENSOR_METHODS.contains(&name.as_str()) {
+                    return self.call_autograd_method(t, &name, pos, kw);
                 }
                 if let Some(result) = self.call_table_method(t, &name, &pos, &kw) {
                     return result;
@@ -409,6 +424,11 @@ impl Evaluator {
                 "'Tensor' object has no attribute '{name}'"
             ))),
             Value::Storage(id, dtype) => self.call_storage(id, dtype, &name, &pos),
+            Value::GradFn(f) => self.call_grad_fn(&f, &name, &pos),
+            Value::HookHandle(id) => {
+                self.torch.autograd.remove_hook(id);
+                Ok(Value::None)
+            }
             Value::NdArray(a) => self.call_ndarray(&a, &name, pos, kw),
             Value::NpScalar(_, s) => Ok(crate::interp::numpy::scalar_item(s)),
             Value::None => self.call_builtin(&name, pos, kw),
@@ -419,7 +439,9 @@ impl Evaluator {
             Value::Str(text) => self.call_str_method(&text, &name, &pos, &kw),
             // A list method called on a list that no name holds (the change is dropped).
             Value::List(items) => self.call_list_method(items, &name, &pos).map(|(v, _)| v),
-            Value::Dict(entries) => self.call_dict_method(entries, &name, &pos).map(|(v, _)| v),
+            Value::Dict(entries) | Value::OrderedDict(entries) => {
+                self.call_dict_method(entries, &name, &pos).map(|(v, _)| v)
+            }
             other => Err(ScriptError::Type(format!(
                 "'{}' object is not callable",
                 other.type_name()

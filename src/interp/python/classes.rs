@@ -3,9 +3,11 @@
 //! `__call__`, `__repr__`, `__str__`, `__len__`, `__getitem__`, `__setitem__`, `__iter__`,
 //! `__bool__`, the operators).
 //!
-//! Single inheritance from script classes and `object`. What is not supported yet
-//! (metaclasses, `__slots__`, attribute hooks, several bases, a base that is not a script
-//! class, such as `nn.Module`) is refused at the `class` line with a `NotImplementedError`.
+//! Single inheritance from script classes, `object` and the built-in `torch.nn` classes
+//! (`nn.Module`, `nn.Linear`, ...: their registries and methods are
+//! `crate::interp::torch::nn::module`'s). What is not supported yet (metaclasses,
+//! `__slots__`, attribute hooks, several bases) is refused at the `class` line with a
+//! `NotImplementedError`.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -14,6 +16,7 @@ use std::sync::Arc;
 use crate::core::tensor::ScriptError;
 use crate::interp::python::functions::Body;
 use crate::interp::python::statements::Flow;
+use crate::interp::torch::nn::module::{native_has, native_of};
 use crate::interp::value::{ClassObject, Instance, Value};
 use crate::interp::{Evaluator, R};
 use crate::lang::ast::{BinOp, ClassDef, Expr, ExprKind, StatementKind, Target};
@@ -72,14 +75,21 @@ fn class_lookup(class: &Rc<ClassObject>, name: &str) -> Option<Value> {
     })
 }
 
+/// Whether a class (a script class's own attributes, or a built-in base's methods) has the
+/// method `name`.
+fn has_method(class: &Rc<ClassObject>, name: &str) -> bool {
+    class_lookup(class, name).is_some() || native_of(class).is_some_and(|d| native_has(d, name))
+}
+
 /// A fake but stable address for an object's default repr.
 fn address<T>(object: &Rc<T>) -> u64 {
     0x7f00_0000_0000_u64 + (Rc::as_ptr(object) as usize as u64 & 0xff_fff0)
 }
 
-/// `<class '__main__.Foo'>`.
+/// `<class '__main__.Foo'>` (`<class 'torch.nn.modules.linear.Linear'>` for a built-in).
 pub(crate) fn class_repr(class: &ClassObject) -> String {
-    format!("<class '__main__.{}'>", class.qualname)
+    let module = class.native.map_or("__main__", |d| d.path);
+    format!("<class '{module}.{}'>", class.qualname)
 }
 
 /// `<__main__.Foo object at 0x...>`.
@@ -149,6 +159,7 @@ impl Evaluator {
             qualname,
             base,
             attrs: RefCell::new(attrs),
+            native: None,
         });
         // The methods its body defined find their class for `super()`.
         let prefix = format!("{}.", class.qualname);
@@ -214,6 +225,7 @@ impl Evaluator {
         let instance = Value::Instance(Rc::new(Instance {
             class: Rc::clone(class),
             attrs: RefCell::new(Vec::new()),
+            module: RefCell::new(None),
         }));
         match class_lookup(class, "__init__") {
             Some(Value::Function(init)) => {
@@ -229,6 +241,13 @@ impl Evaluator {
             Some(other) => {
                 let init = self.bind(other, &instance, class);
                 self.call(init, pos, kw)?;
+            }
+            None if native_of(class).is_some() => {
+                if let Value::Instance(object) = &instance {
+                    if let Some(result) = self.call_native_method(object, "__init__", pos, kw) {
+                        result?;
+                    }
+                }
             }
             None if !pos.is_empty() || !kw.is_empty() => {
                 return Err(ScriptError::Type(format!(
@@ -288,8 +307,13 @@ impl Evaluator {
         if let Some(value) = class_lookup(&object.class, name) {
             return Ok(self.bind(value, &receiver, &object.class));
         }
+        if let Some(value) = self.nn_module_attribute(object, name) {
+            return Ok(value);
+        }
         match name {
-            "__module__" => Ok(Value::Str("__main__".into())),
+            "__module__" => Ok(Value::Str(
+                object.class.native.map_or("__main__", |d| d.path).into(),
+            )),
             "__doc__" => Ok(Value::None),
             // `object`'s own methods, as `super().__init__` and `obj.__repr__` reach them.
             "__init__" | "__repr__" | "__str__" => {
@@ -307,7 +331,9 @@ impl Evaluator {
         match name {
             "__name__" => return Ok(Value::Str(class.name.clone())),
             "__qualname__" => return Ok(Value::Str(class.qualname.clone())),
-            "__module__" => return Ok(Value::Str("__main__".into())),
+            "__module__" => {
+                return Ok(Value::Str(class.native.map_or("__main__", |d| d.path).into()))
+            }
             "__bases__" => {
                 return Ok(Value::Tuple(vec![match &class.base {
                     Some(base) => Value::Class(Rc::clone(base)),
@@ -361,7 +387,11 @@ impl Evaluator {
                 return Ok(self.bind(value, receiver, &class));
             }
         }
+        let native = mro[after..].iter().find_map(|c| c.native);
         match name {
+            _ if native.is_some_and(|d| native_has(d, name)) => {
+                Ok(Value::Method(Box::new(receiver.clone()), name.into()))
+            }
             "__init__" | "__repr__" | "__str__" if matches!(receiver, Value::Instance(_)) => {
                 Ok(Value::Method(Box::new(receiver.clone()), name.into()))
             }
@@ -414,11 +444,21 @@ impl Evaluator {
     /// `obj.name = value` on an instance or a class; `false` for other objects. An
     /// instance's `__dict__` set to a dict of string keys (also `obj.__dict__.update(...)`,
     /// stored back) replaces its attributes.
-    pub(crate) fn set_class_attribute(&mut self, object: &Value, name: &str, value: Value) -> bool {
+    pub(crate) fn set_class_attribute(
+        &mut self,
+        object: &Value,
+        name: &str,
+        value: Value,
+    ) -> R<bool> {
+        if let Value::Instance(instance) = object {
+            if self.module_set_attribute(instance, name, &value)? {
+                return Ok(true);
+            }
+        }
         let attrs = match object {
             Value::Instance(object) => &object.attrs,
             Value::Class(class) => &class.attrs,
-            _ => return false,
+            _ => return Ok(false),
         };
         let mut attrs = attrs.borrow_mut();
         if let (Value::Instance(_), "__dict__", Value::Dict(entries)) = (object, name, &value) {
@@ -430,18 +470,23 @@ impl Evaluator {
                         _ => None,
                     })
                     .collect();
-                return true;
+                return Ok(true);
             }
         }
         match attrs.iter_mut().find(|(n, _)| n == name) {
             Some(slot) => slot.1 = value,
             None => attrs.push((name.to_string(), value)),
         }
-        true
+        Ok(true)
     }
 
     /// `del obj.name` on an instance or a class.
     pub(crate) fn delete_class_attribute(&mut self, object: &Value, name: &str) -> R<()> {
+        if let Value::Instance(instance) = object {
+            if self.module_delete_attribute(instance, name) {
+                return Ok(());
+            }
+        }
         let (attrs, missing) = match object {
             Value::Instance(o) => (
                 &o.attrs,
@@ -465,7 +510,7 @@ impl Evaluator {
 
     /// Whether an instance's class defines the special method `name`.
     pub(crate) fn has_special(&self, object: &Instance, name: &str) -> bool {
-        class_lookup(&object.class, name).is_some()
+        has_method(&object.class, name)
     }
 
     /// Calls the special method `name` of an instance's class, if it has one.
@@ -475,7 +520,9 @@ impl Evaluator {
         name: &str,
         args: Vec<Value>,
     ) -> Option<R<Value>> {
-        let method = class_lookup(&object.class, name)?;
+        let Some(method) = class_lookup(&object.class, name) else {
+            return self.call_native_method(object, name, args, vec![]);
+        };
         let receiver = Value::Instance(Rc::clone(object));
         let method = self.bind(method, &receiver, &object.class);
         Some(self.call(method, args, vec![]))
@@ -489,6 +536,9 @@ impl Evaluator {
         kw: Vec<(String, Value)>,
     ) -> R<Value> {
         let Some(method) = class_lookup(&object.class, "__call__") else {
+            if crate::interp::torch::nn::module::is_module_class(&object.class) {
+                return self.call_module_instance(object, pos, kw);
+            }
             return Err(ScriptError::Type(format!(
                 "'{}' object is not callable",
                 object.class.name
@@ -506,6 +556,11 @@ impl Evaluator {
         pos: Vec<Value>,
         kw: Vec<(String, Value)>,
     ) -> R<Value> {
+        if let Value::Instance(object) = receiver {
+            if let Some(result) = self.call_native_method(object, name, pos.clone(), kw.clone()) {
+                return result;
+            }
+        }
         match name {
             "__init__" if pos.is_empty() && kw.is_empty() => Ok(Value::None),
             "__init__" => Err(ScriptError::Type(
@@ -631,7 +686,7 @@ impl Evaluator {
                 }
             }
         }
-        if class_lookup(&object.class, "__getitem__").is_none() {
+        if !has_method(&object.class, "__getitem__") {
             return Err(ScriptError::Type(format!(
                 "'{}' object is not iterable",
                 object.class.name
@@ -654,8 +709,8 @@ impl Evaluator {
             let found = found?;
             return self.truthy(&found);
         }
-        let has_iteration = class_lookup(&object.class, "__iter__").is_some()
-            || class_lookup(&object.class, "__getitem__").is_some();
+        let has_iteration =
+            has_method(&object.class, "__iter__") || has_method(&object.class, "__getitem__");
         if !has_iteration {
             return Err(ScriptError::Type(format!(
                 "argument of type '{}' is not iterable",
@@ -682,7 +737,7 @@ impl Evaluator {
                 ))),
             };
         }
-        if class_lookup(&object.class, "__len__").is_some() {
+        if has_method(&object.class, "__len__") {
             let n = self.instance_len(object)?;
             return Ok(!matches!(n, Value::Int(0)));
         }

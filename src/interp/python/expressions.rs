@@ -77,6 +77,7 @@ impl Evaluator {
                 let func = match &func.kind {
                     ExprKind::Attribute { object, name } => {
                         let receiver = self.eval(object)?;
+                        let receiver_kind = Some(matches!(receiver, Value::OrderedDict(_)));
                         match receiver {
                             Value::List(items)
                                 if kwargs.is_empty()
@@ -86,15 +87,21 @@ impl Evaluator {
                                 let args = self.eval_all(args)?;
                                 return self.call_list_method_on(object, items, name, &args);
                             }
-                            Value::Dict(entries)
+                            Value::Dict(entries) | Value::OrderedDict(entries)
                                 if kwargs.is_empty()
                                     && crate::interp::python::dict::changes_dict(name) =>
                             {
+                                let ordered = matches!(receiver_kind, Some(true));
                                 let args = self.eval_all(args)?;
                                 let (result, changed) =
                                     self.call_dict_method(entries, name, &args)?;
                                 if let Some(changed) = changed {
-                                    self.store_back(object, Value::Dict(changed))?;
+                                    let changed = if ordered {
+                                        Value::OrderedDict(changed)
+                                    } else {
+                                        Value::Dict(changed)
+                                    };
+                                    self.store_back(object, changed)?;
                                 }
                                 return Ok(result);
                             }

@@ -10,7 +10,9 @@ impl Evaluator {
     pub(crate) fn iterate(&mut self, value: &Value) -> R<Vec<Value>> {
         match value {
             Value::Tuple(items) | Value::List(items) => Ok(items.clone()),
-            Value::Dict(entries) => Ok(entries.iter().map(|(k, _)| k.clone()).collect()),
+            Value::Dict(entries) | Value::OrderedDict(entries) => {
+                Ok(entries.iter().map(|(k, _)| k.clone()).collect())
+            }
             Value::NamedTuple(_, fields) => Ok(fields.iter().map(|(_, v)| v.clone()).collect()),
             Value::Str(s) => Ok(s.chars().map(|c| Value::Str(c.to_string())).collect()),
             Value::Range(start, stop, step) => {
@@ -65,7 +67,7 @@ impl Evaluator {
             Value::Complex(re, im) => *re != 0.0 || *im != 0.0,
             Value::Str(s) => !s.is_empty(),
             Value::Tuple(x) | Value::List(x) => !x.is_empty(),
-            Value::Dict(entries) => !entries.is_empty(),
+            Value::Dict(entries) | Value::OrderedDict(entries) => !entries.is_empty(),
             Value::Size(x) => !x.is_empty(),
             Value::NpScalar(_, s) => s.to_bool(),
             Value::Tensor(t) => {

@@ -252,7 +252,7 @@ impl Evaluator {
         if let (Value::Str(hay), Value::Str(needle)) = (container, item) {
             return Ok(hay.contains(needle.as_str()));
         }
-        if let Value::Dict(entries) = container {
+        if let Value::Dict(entries) | Value::OrderedDict(entries) = container {
             crate::interp::python::dict::check_key(item)?;
             return Ok(crate::interp::python::dict::find(entries, item).is_some());
         }
@@ -331,6 +331,7 @@ impl Evaluator {
             BinOp::Is | BinOp::IsNot => {
                 let same = match (&a, &b) {
                     (Value::Tensor(x), Value::Tensor(y)) => Rc::ptr_eq(x, y),
+                    (Value::GradFn(x), Value::GradFn(y)) => x.same(y),
                     (Value::Tensor(_), _) | (_, Value::Tensor(_)) => false,
                     _ => values_equal(&a, &b) && a.type_name() == b.type_name(),
                 };

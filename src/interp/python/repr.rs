@@ -38,6 +38,17 @@ impl Evaluator {
             Value::Size(dims) => size_repr(dims),
             Value::DType(d) => d.torch_repr(),
             Value::MemoryFormat(f) => f.torch_repr().into(),
+            Value::Tensor(t) if t.borrow().is_parameter => {
+                let plain = {
+                    let t = t.borrow();
+                    let copy = Value::tensor(t.tensor.clone(), "repr", None);
+                    if let Value::Tensor(c) = &copy {
+                        c.borrow_mut().requires_grad = t.requires_grad;
+                    }
+                    copy
+                };
+                format!("Parameter containing:\n{}", self.repr(&plain)?)
+            }
             Value::Tensor(t) => {
                 let suffix = match (&t.borrow().grad_fn, t.borrow().requires_grad) {
                     (Some(node), _) => Some(format!("grad_fn=<{}>", node.name())),
@@ -72,20 +83,6 @@ impl Evaluator {
             }
             Value::Module(name) => format!("<module '{name}'>"),
             Value::Generator => "<torch._C.Generator object at 0x7f5e2c3a1e10>".into(),
-            Value::Layer {
-                kind,
-                inplace,
-                args,
-            } => {
-                let mut parts = Vec::new();
-                for (k, v) in args {
-                    parts.push(format!("{k}={}", self.repr(v)?));
-                }
-                if *inplace && crate::interp::torch::nn::functional::repr_shows_inplace(kind) {
-                    parts.push("inplace=True".into());
-                }
-                format!("{kind}({})", parts.join(", "))
-            }
             Value::Range(a, b, c) => {
                 if *c == 1 {
                     format!("range({a}, {b})")
@@ -120,6 +117,25 @@ impl Evaluator {
                 }
             ),
             Value::Dict(entries) => self.dict_repr(entries)?,
+            Value::OrderedDict(entries) if entries.is_empty() => "OrderedDict()".into(),
+            Value::OrderedDict(entries) => {
+                let mut items = Vec::with_capacity(entries.len());
+                for (k, v) in entries {
+                    items.push(format!("({}, {})", self.repr(k)?, self.repr(v)?));
+                }
+                format!("OrderedDict([{}])", items.join(", "))
+            }
+            Value::GradFn(f) => f.repr(),
+            Value::HookHandle(id) => format!(
+                "<torch.utils.hooks.RemovableHandle object at 0x{:x}>",
+                0x7f3a_5c00_0000_u64 + id * 0x50
+            ),
+            Value::ModeWrapped(_, f) => self.repr(f)?,
+            Value::InferenceMode(_) => "<torch.autograd.grad_mode.inference_mode object>".into(),
+            Value::SetGradEnabled(mode) => format!(
+                "torch.autograd.grad_mode.set_grad_enabled(mode={})",
+                if *mode { "True" } else { "False" }
+            ),
             Value::GradMode(enabled) => format!(
                 "<torch.autograd.grad_mode.{} object>",
                 if *enabled { "enable_grad" } else { "no_grad" }

@@ -239,7 +239,7 @@ impl Evaluator {
                 if matches!(object, Value::Instance(_) | Value::Class(_)) {
                     let current = self.attribute(object.clone(), name)?;
                     let result = self.in_place_binary(op, current, value)?;
-                    self.set_class_attribute(&object, name, result);
+                    self.set_class_attribute(&object, name, result)?;
                     return Ok(());
                 }
                 Err(ScriptError::Attribute(format!(

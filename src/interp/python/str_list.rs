@@ -566,6 +566,10 @@ impl Evaluator {
                 let index = self.eval(index)?;
                 match container {
                     Value::List(items) => self.set_list_item(outer, items, &index, value),
+                    Value::OrderedDict(mut entries) => {
+                        crate::interp::python::dict::insert(&mut entries, index, value)?;
+                        self.store_back(outer, Value::OrderedDict(entries))
+                    }
                     Value::Dict(mut entries) => {
                         crate::interp::python::dict::insert(&mut entries, index, value)?;
                         self.store_back(outer, Value::Dict(entries))
@@ -576,7 +580,7 @@ impl Evaluator {
             // `self.items.append(x)`: the list is stored back into the attribute.
             ExprKind::Attribute { object, name } => {
                 let owner = self.eval(object)?;
-                self.set_class_attribute(&owner, name, value);
+                self.set_class_attribute(&owner, name, value)?;
                 Ok(())
             }
             _ => Ok(()),

@@ -41,6 +41,8 @@ pub(crate) struct Memory {
     owners: BTreeMap<StorageId, String>,
     /// The windows of the engine (a `WindowEngine` around the evaluator's engine).
     pub(super) windows: WindowTable,
+    /// The version counter of each storage written in place (`t._version`).
+    versions: BTreeMap<StorageId, u64>,
 }
 
 impl Memory {
@@ -51,6 +53,7 @@ impl Memory {
             next_address: 0x5581_2a40_0000,
             owners: BTreeMap::new(),
             windows,
+            versions: BTreeMap::new(),
         }
     }
 
@@ -124,6 +127,11 @@ impl Memory {
         );
     }
 
+    /// The version counter of storage `id` (`t._version`; 0 for a storage not known).
+    pub(crate) fn version(&self, id: StorageId) -> u64 {
+        self.versions.get(&id).copied().unwrap_or(0)
+    }
+
     /// Marks a fresh storage as uninitialized memory (`torch.empty`): drawn as such until a
     /// write; its bytes read as zeros.
     pub(crate) fn mark_uninitialized(&mut self, id: StorageId) {
@@ -153,6 +161,7 @@ impl Memory {
     pub(crate) fn forget_dead_owners(&mut self) {
         let storages = &self.storages;
         self.owners.retain(|id, _| storages.contains_key(id));
+        self.versions.retain(|id, _| storages.contains_key(id));
     }
 
     /// Frees every storage that no value of `roots` reaches (see [`reach`]), and the
@@ -201,6 +210,9 @@ pub(crate) fn reach(value: &Value, live: &mut BTreeSet<StorageId>) {
         match &object {
             Value::Instance(object) => {
                 walk.attrs(&object.attrs);
+                if let Some(state) = object.module.borrow().as_ref() {
+                    state.values().iter().for_each(|v| walk.value(v));
+                }
                 walk.value(&Value::Class(std::rc::Rc::clone(&object.class)));
             }
             Value::Class(class) => {
@@ -245,25 +257,26 @@ impl Reach<'_> {
             Value::Tensor(t) | Value::NdArray(t) => {
                 let object = t.borrow();
                 self.live.insert(object.tensor.storage);
-                // A leaf's `.grad` lives as long as the leaf. (The autograd node in `grad_fn`
-                // keeps copies of the values it needs, not storages.)
+                // A leaf's `.grad` lives as long as the leaf, and the autograd graph behind
+                // `grad_fn` keeps the tensors it saved.
                 if let Some(g) = &object.grad {
                     self.live.insert(g.borrow().tensor.storage);
+                }
+                if let Some(node) = &object.grad_fn {
+                    crate::interp::torch::autograd::graph_storages(node, self.live, &mut self.seen);
                 }
             }
             Value::Storage(id, _) => {
                 self.live.insert(*id);
             }
             Value::Tuple(items) | Value::List(items) => items.iter().for_each(|i| self.value(i)),
-            Value::Dict(entries) => entries.iter().for_each(|(k, v)| {
+            Value::Dict(entries) | Value::OrderedDict(entries) => entries.iter().for_each(|(k, v)| {
                 self.value(k);
                 self.value(v);
             }),
             Value::NamedTuple(_, fields) => fields.iter().for_each(|(_, v)| self.value(v)),
             Value::Method(receiver, _) => self.value(receiver),
             Value::Function(f) => f.defaults.iter().flatten().for_each(|v| self.value(v)),
-            // An `nn` layer holds its `__init__` arguments.
-            Value::Layer { args, .. } => args.iter().for_each(|(_, v)| self.value(v)),
             // An instance holds its attributes and its class; a class its attributes and
             // its base (walked by `reach` from `pending`).
             Value::Instance(object) => {
@@ -281,6 +294,8 @@ impl Reach<'_> {
                 f.defaults.iter().flatten().for_each(|v| self.value(v));
             }
             Value::StaticMethod(f) | Value::ClassMethod(f) => self.value(f),
+            Value::GradFn(f) => f.storages(self.live, &mut self.seen),
+            Value::ModeWrapped(_, f) => self.value(f),
             Value::Super(class, receiver) => {
                 self.value(&Value::Class(std::rc::Rc::clone(class)));
                 self.value(receiver);
@@ -307,6 +322,9 @@ impl Reach<'_> {
             | Value::ReadMode(_)
             | Value::TypeInfo(_)
             | Value::GradMode(_)
+            | Value::InferenceMode(_)
+            | Value::SetGradEnabled(_)
+            | Value::HookHandle(_)
             | Value::ExceptionType(_)
             | Value::Exception(_) => {}
         }
@@ -351,6 +369,7 @@ impl Evaluator {
     fn register_storage(&mut self, id: StorageId, nbytes: usize, dtype: DType) {
         self.memory.register(id, nbytes, dtype);
         self.recorder.note_allocation(id, nbytes);
+        self.torch.autograd.note_storage(id);
     }
 
     /// Records that `view`'s elements were written.
@@ -366,6 +385,8 @@ impl Evaluator {
         if self.recorder.is_new(view.storage) {
             return;
         }
+        // An in-place write bumps the version counter autograd checks saved tensors against.
+        *self.memory.versions.entry(view.storage).or_insert(0) += 1;
         let cap = self.limits.max_recorded_elements;
         let offsets: Vec<i64> = view.layout.offsets().take(cap).collect();
         self.recorder
@@ -403,11 +424,7 @@ mod tests {
             Value::Dict(vec![(Value::Str("k".into()), tensor(2))]),
             Value::NamedTuple("max".into(), vec![("values".into(), tensor(3))]),
             Value::Method(Box::new(tensor(4)), "stride".into()),
-            Value::Layer {
-                kind: "Softmax".into(),
-                inplace: false,
-                args: vec![("dim".into(), tensor(5))],
-            },
+            Value::OrderedDict(vec![(Value::Str("k".into()), tensor(5))]),
             Value::Int(7),
         ]);
         let mut live = BTreeSet::new();

@@ -22,7 +22,13 @@ impl Evaluator {
         }
         match (module, name) {
             ("torch.nn", "functional") => Ok(Value::Module("torch.nn.functional".into())),
-            ("torch.nn", n) if crate::interp::torch::nn::layers::is_layer(n) => method(),
+            ("torch.nn", "init") => Ok(Value::Module("torch.nn.init".into())),
+            ("torch.nn.init", n) if crate::interp::torch::nn::init::is_init(n) => method(),
+            ("torch.nn", "Parameter") => method(),
+            ("torch.nn", n) if crate::interp::torch::nn::module::find(n).is_some() => self
+                .nn_class(n)
+                .map(Value::Class)
+                .ok_or_else(|| ScriptError::Attribute(format!("module 'torch.nn' has no attribute '{n}'"))),
             ("torch.nn.functional", n) if crate::interp::torch::registry::is_functional(n) => {
                 method()
             }
@@ -31,6 +37,7 @@ impl Evaluator {
             {
                 method()
             }
+            ("torch.autograd", "grad" | "backward") => method(),
             ("math", "pi") => Ok(Value::Float(std::f64::consts::PI)),
             ("math", "e") => Ok(Value::Float(std::f64::consts::E)),
             ("math", "inf") => Ok(Value::Float(f64::INFINITY)),
@@ -61,7 +68,11 @@ impl Evaluator {
             return Ok(value);
         }
         match module {
-            "torch.nn" => self.make_layer(name, pos, kw),
+            "torch.nn" if name == "Parameter" => self.parameter_call(pos, kw),
+            "torch.nn" => Err(ScriptError::Attribute(format!(
+                "module 'torch.nn' has no attribute '{name}'"
+            ))),
+            "torch.nn.init" => self.call_nn_init(name, &pos, &kw),
             "torch.nn.functional" => {
                 self.call_table_functional(name, &pos, &kw)
                     .unwrap_or_else(|| {
@@ -77,6 +88,7 @@ impl Evaluator {
                         "module 'torch.linalg' has no attribute '{name}'"
                     )))
                 }),
+            "torch.autograd" => self.call_autograd(name, pos, kw),
             "math" => self.call_math(name, &pos),
             "numpy" => self.call_numpy(name, pos, kw),
             "torchvision.io" => self.call_torchvision_io(name, pos, kw),

@@ -13,6 +13,11 @@ pub(crate) struct TorchState {
     pub(crate) module_settings: Vec<(String, Value)>,
     /// The default CPU generator (`torch.manual_seed`, `rand`, `randn`, ...).
     pub(crate) generator: CpuGenerator,
+    /// The built-in `torch.nn` classes made so far, one object each (see
+    /// [`crate::interp::torch::nn::module`]).
+    pub(crate) nn_classes: Vec<(&'static str, std::rc::Rc<crate::interp::value::ClassObject>)>,
+    /// Autograd's hooks, retained gradients, node order and inference mode.
+    pub(crate) autograd: crate::interp::torch::autograd::hooks::AutogradState,
 }
 
 impl TorchState {
@@ -22,6 +27,8 @@ impl TorchState {
             grad_enabled: true,
             module_settings: Vec::new(),
             generator: CpuGenerator::new(CpuGenerator::DEFAULT_SEED),
+            nn_classes: Vec::new(),
+            autograd: Default::default(),
         }
     }
 }

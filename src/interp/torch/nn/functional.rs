@@ -54,19 +54,19 @@ pub(crate) static OPS: &[OpDef] = &[
         &["softmax", "log_softmax", "softmin"],
         &["input, dim=None, _stacklevel=3, dtype=None"],
         softmax,
-        Grad::NONE,
+        Grad::by(crate::interp::torch::nn::dense_backward::softmax_node, Some(&crate::interp::torch::nn::dense_backward::SOFTMAX_FAMILY)),
     ),
     functional(
         &["gelu"],
         &["input, *, approximate='none'"],
         gelu,
-        Grad::NONE,
+        Grad::formula(&crate::interp::torch::nn::dense_backward::GELU),
     ),
     functional(
         &["leaky_relu"],
         &["input, negative_slope=0.01, inplace=False"],
         leaky_relu,
-        Grad::NONE,
+        Grad::formula(&crate::interp::torch::nn::dense_backward::LEAKY_RELU),
     ),
     functional(
         &["leaky_relu_"],
@@ -78,28 +78,41 @@ pub(crate) static OPS: &[OpDef] = &[
         &["elu", "celu"],
         &["input, alpha=1.0, inplace=False"],
         elu,
-        Grad::NONE,
+        Grad::formula(&crate::interp::torch::nn::dense_backward::ELU_FAMILY),
     ),
     functional(&["elu_"], &["input, alpha=1.0"], elu, Grad::NONE),
     functional(
         &["silu", "mish", "hardswish", "hardsigmoid", "selu"],
         &["input, inplace=False"],
         plain_activation,
-        Grad::NONE,
+        Grad::by(
+            crate::interp::torch::nn::dense_backward::plain_activation_node,
+            Some(&crate::interp::torch::nn::dense_backward::PLAIN_ACTIVATIONS),
+        ),
     ),
     functional(
         &["softplus"],
         &["input, beta=1.0, threshold=20.0"],
         softplus,
-        Grad::NONE,
+        Grad::formula(&crate::interp::torch::nn::dense_backward::SOFTPLUS),
     ),
-    functional(&["logsigmoid"], &["input"], logsigmoid, Grad::NONE),
-    functional(&["relu6"], &["input, inplace=False"], hardtanh, Grad::NONE),
+    functional(
+        &["logsigmoid"],
+        &["input"],
+        logsigmoid,
+        Grad::named("LogSigmoidBackward0", &crate::interp::torch::nn::dense_backward::LOGSIGMOID),
+    ),
+    functional(
+        &["relu6"],
+        &["input, inplace=False"],
+        hardtanh,
+        Grad::named("HardtanhBackward0", &crate::interp::torch::nn::dense_backward::RELU6),
+    ),
     functional(
         &["hardtanh"],
         &["input, min_val=-1.0, max_val=1.0, inplace=False"],
         hardtanh,
-        Grad::NONE,
+        Grad::formula(&crate::interp::torch::nn::dense_backward::HARDTANH),
     ),
     functional(
         &["one_hot"],
@@ -390,5 +403,3 @@ fn normalize(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     ev.normalize(&t, p, dim, eps)
 }
 
-/// Whether a layer's `repr` shows `inplace=True` (kept here for the `repr` of layers).
-pub(crate) use crate::interp::torch::nn::layers::repr_shows_inplace;

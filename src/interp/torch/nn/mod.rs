@@ -1,5 +1,18 @@
 //! `torch.nn`: the functional API (entries of the op table) and the layers built on it.
 
+pub(crate) mod conv;
+mod conv_backward;
+mod conv_kernel;
+pub(crate) mod dense;
+pub(crate) mod dense_backward;
 pub(crate) mod functional;
+pub(crate) mod init;
 pub(crate) mod layers;
 pub(crate) mod losses;
+pub(crate) mod norm;
+mod norm_backward;
+pub(crate) mod module;
+mod orthogonal;
+pub(crate) mod pool;
+mod pool_backward;
+mod pool_kernel;
