@@ -71,6 +71,8 @@ pub(crate) static FAMILIES: &[&[OpDef]] = &[
     einsum::OPS,
     shape_helpers::OPS,
     crate::interp::torch::nn::functional::OPS,
+    crate::interp::torch::nn::conv::OPS,
+    crate::interp::torch::nn::pool::OPS,
     crate::interp::torch::nn::losses::OPS,
 ];
 use crate::core::tensor::layout::{
