@@ -20,10 +20,13 @@ Each script is recorded as a fresh notebook:
   "<Type>: <first line of the message>" (the state is whatever Python left, e.g. the
   iterations of a loop that ran before the error);
 - `output` is what the notebook shows for the step: the text the statement printed to
-  stdout, followed by the `repr` of a bare expression's value (None shows nothing); one
+  stdout (`print(model)` prints the module tree), followed by the `repr` of a bare
+  expression's value (a module's or an optimizer's repr too; None shows nothing); one
   trailing newline of printed text is dropped; null when nothing shows;
-- `tensors` lists every variable holding a torch.Tensor after the statement (not numpy
-  arrays, modules or lists of tensors), in first-assignment order; complex elements are
+- `tensors` lists every variable holding a torch.Tensor after the statement (an
+  `nn.Parameter` too; not numpy arrays, modules, optimizers or lists of tensors), in
+  first-assignment order; a tensor on another device than the CPU gets a `"device"` field
+  (`"meta"`), and a meta tensor has `"values": null` (it has no elements); complex elements are
   written as their real and imaginary parts in turn (the values of `view_as_real`);
   `storage` is `s0`, `s1`, ... by the storage's address, in order of first appearance;
 - warnings are silenced (they go to stderr in a notebook, never into `output`), and
@@ -32,10 +35,12 @@ Each script is recorded as a fresh notebook:
 
 Each script runs twice, the second time in a process started from scratch (other addresses);
 a case whose steps differ between the two runs (an address in an output, such as the
-`<torch._C.Generator object at 0x...>` a bare `torch.manual_seed(0)` shows, `id()`, ...) is
-dropped and reported.  So are scripts that
+`<torch._C.Generator object at 0x...>` a bare `torch.manual_seed(0)` shows, a bare
+`y.grad_fn` `<AddBackward0 object at 0x...>`, `id()`, ...) is dropped and reported with the
+first step that differed, the field and both texts around the first difference (so the
+script can print `y.grad_fn.name()` instead).  So are scripts that
 do not parse, that run past --timeout seconds, whose JSON passes --max-case-bytes, or that
-hold a tensor the schema cannot describe (sparse, meta).  With --drop-nonfinite, cases with
+hold a tensor the schema cannot describe (sparse, quantized, a device other than cpu/meta).  With --drop-nonfinite, cases with
 NaN or infinite values anywhere are dropped too (check.py compares finite numbers only).
 Every dropped case is reported on stderr as `dropped ID: reason`.
 
@@ -89,7 +94,7 @@ def storage_id(t):
     """Equal for tensors whose memory is the same storage.  Zero-byte storages all have
     data_ptr 0, so those are told apart by their StorageImpl."""
     storage = t.untyped_storage()
-    if storage.nbytes() == 0:
+    if storage.nbytes() == 0 or t.device.type == "meta":  # meta storages have no data_ptr
         return f"c{storage._cdata}"
     return f"p{storage.data_ptr()}"
 
@@ -101,12 +106,13 @@ PINNED = []
 
 def tensor_record(name, t):
     """One entry of a step's `tensors` list."""
-    if t.layout != torch.strided or t.device.type != "cpu" or t.is_quantized:
+    device = t.device.type
+    if t.layout != torch.strided or device not in ("cpu", "meta") or t.is_quantized:
         raise Unrecordable(f"variable {name} is a {t.layout} tensor on {t.device}")
     try:
         storage = t.untyped_storage()
         PINNED.append(storage)
-        return {
+        rec = {
             "name": name,
             "dtype": str(t.dtype).removeprefix("torch."),
             "shape": list(t.shape),
@@ -115,8 +121,11 @@ def tensor_record(name, t):
             "storage": storage_id(t),
             "storage_nbytes": storage.nbytes(),
             "contiguous": t.is_contiguous(),
-            "values": element_values(t),
         }
+        if device != "cpu":  # absent means cpu (the contract), so CPU cases stay as they were
+            rec["device"] = device
+        rec["values"] = None if device == "meta" else element_values(t)
+        return rec
     except Exception as e:  # noqa: BLE001
         raise Unrecordable(f"variable {name}: {type(e).__name__}: {e}") from e
 
@@ -228,14 +237,35 @@ def has_nonfinite(case):
         isinstance(v, str)
         for step in case["steps"]
         for t in step["tensors"]
-        for v in t["values"]
+        for v in (t["values"] or [])
     )
 
 
+def _around(a, b, width=60):
+    """Both texts around their first differing character (an address, usually)."""
+    a, b = str(a), str(b)
+    i = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    lo = max(0, i - width // 2)
+    return f"{a[lo:lo + width]!r} vs {b[lo:lo + width]!r}"
+
+
 def first_difference(a, b):
+    """Which step differs between the two runs, in which field, and how (so that the
+    script can be changed to show no address there)."""
+    if len(a["steps"]) != len(b["steps"]):
+        return f"{len(a['steps'])} steps in one run, {len(b['steps'])} in the other"
     for x, y in zip(a["steps"], b["steps"]):
-        if x != y:
-            return f"line {x['line']} `{x['source']}` differs between two runs"
+        if x == y:
+            continue
+        where = f"line {x['line']} `{x['source']}` differs between two runs"
+        for field in ("error", "output"):
+            if x[field] != y[field]:
+                return f"{where}: {field} {_around(x[field], y[field])}"
+        for t, u in zip(x["tensors"], y["tensors"]):
+            if t != u:
+                keys = [k for k in t if t.get(k) != u.get(k)]
+                return f"{where}: tensor {t['name']} ({', '.join(keys)})"
+        return f"{where}: tensors {[t['name'] for t in x['tensors']]} vs {[t['name'] for t in y['tensors']]}"
     return "steps differ between two runs"
 
 
