@@ -51,7 +51,8 @@ impl Evaluator {
             "cuda" | "backends" | "accelerator" => Value::Module(format!("torch.{name}")),
             "__version__" => Value::Str(TORCH_VERSION.into()),
             "get_default_dtype" | "set_default_dtype" | "no_grad" | "enable_grad"
-            | "inference_mode" | "set_grad_enabled" | "is_grad_enabled" => {
+            | "inference_mode" | "set_grad_enabled" | "is_grad_enabled"
+            | "is_inference_mode_enabled" => {
                 Value::Method(Box::new(Value::Torch), name.into())
             }
             n if legacy_class_dtype(n).is_some() => {
@@ -123,17 +124,29 @@ impl Evaluator {
         match name {
             "get_default_dtype" => Some(Ok(Value::DType(DType::Float32))),
             "is_grad_enabled" => Some(Ok(Value::Bool(self.torch.grad_enabled))),
+            "is_inference_mode_enabled" => Some(Ok(Value::Bool(self.torch.autograd.inference))),
+            // `@torch.no_grad` without parentheses decorates the function itself.
+            "no_grad" | "enable_grad" | "inference_mode"
+                if matches!(pos, [Value::Function(_) | Value::ModeWrapped(..)]) =>
+            {
+                let manager = match name {
+                    "no_grad" => Value::GradMode(false),
+                    "enable_grad" => Value::GradMode(true),
+                    _ => Value::InferenceMode(true),
+                };
+                Some(self.decorate_with_mode(manager, pos))
+            }
             "no_grad" => Some(Ok(Value::GradMode(false))),
             "enable_grad" => Some(Ok(Value::GradMode(true))),
             "inference_mode" => Some(match pos.first().or(kw.first().map(|(_, v)| v)) {
-                None => Ok(Value::GradMode(false)),
-                Some(v) => self.truthy(v).map(|mode| Value::GradMode(!mode)),
+                None => Ok(Value::InferenceMode(true)),
+                Some(v) => self.truthy(v).map(Value::InferenceMode),
             }),
             // A function and a context manager: the mode changes at the call.
             "set_grad_enabled" => Some(match pos.first().or(kw.first().map(|(_, v)| v)) {
                 Some(Value::Bool(mode)) => {
                     self.torch.grad_enabled = *mode;
-                    Ok(Value::GradMode(*mode))
+                    Ok(Value::SetGradEnabled(*mode))
                 }
                 _ => Err(ScriptError::Type(
                     "set_grad_enabled(): argument 'mode' must be bool".into(),
@@ -169,21 +182,20 @@ impl Evaluator {
         name: Option<&str>,
         body: &[crate::lang::ast::Statement],
     ) -> R<crate::interp::python::statements::Flow> {
-        let before = self.torch.grad_enabled;
+        let before = (self.torch.grad_enabled, self.torch.autograd.inference);
         let manager = self.eval(context)?;
-        let Value::GradMode(mode) = manager else {
-            self.torch.grad_enabled = before;
+        if !self.enter_mode(&manager) {
+            (self.torch.grad_enabled, self.torch.autograd.inference) = before;
             return Err(ScriptError::Type(format!(
                 "'{}' object does not support the context manager protocol",
                 manager.type_name()
             )));
-        };
-        self.torch.grad_enabled = mode;
+        }
         if let Some(name) = name {
             self.scope.bind(name, Value::None);
         }
         let result = self.exec_block(body);
-        self.torch.grad_enabled = before;
+        (self.torch.grad_enabled, self.torch.autograd.inference) = before;
         result
     }
 

@@ -1,26 +1,33 @@
-//! `tensor.backward()`: gradients flow from the tensor back through the recorded nodes, in
-//! reverse topological order, and add up in the leaves' `.grad`. Each node runs its
-//! formula ([`crate::interp::torch::autograd::formulas`]) with grad mode off; a node without
-//! one raises a clear error when a gradient reaches it.
+//! The engine: gradients flow from the roots back through the recorded nodes and add up in
+//! the leaves' `.grad` (`backward()`) or come back to the caller (`torch.autograd.grad`).
+//! As PyTorch's engine, it runs a node once every gradient for it has arrived, the newest
+//! ready node first (a leaf's `AccumulateGrad` as soon as it is ready); a tensor's hooks run
+//! on its gradient before its node does, then a retained gradient is kept. Each node runs
+//! its formula ([`crate::interp::torch::autograd::formulas`]) with grad mode off, or on with
+//! `create_graph=True` (the formulas then read the saved tensors themselves, so their
+//! results have a `grad_fn`); a node without a formula raises a clear error when a gradient
+//! reaches it, and a saved tensor modified in place since raises PyTorch's error.
 
-use std::collections::HashMap;
+use std::collections::{BinaryHeap, HashMap};
 use std::rc::Rc;
 
 use crate::core::tensor::{DType, Scalar, ScriptError};
 use crate::interp::torch::autograd::formulas::Backward;
-use crate::interp::torch::autograd::{tracks_grad, GradNode, Saved};
+use crate::interp::torch::autograd::objects::FREED;
+use crate::interp::torch::autograd::{GradNode, Saved, SavedObject, SavedTensor};
 use crate::interp::value::{TensorRef, Value};
 use crate::interp::{Evaluator, R};
 use crate::lang::ast::BinOp;
 
 /// Where a gradient goes: a node still to run, or a leaf's `.grad`.
+#[derive(Clone)]
 enum Target {
     Node(Rc<GradNode>),
     Leaf(TensorRef),
 }
 
 fn target_of(t: &TensorRef) -> Option<Target> {
-    let object = t.borrow();
+    let object = t.try_borrow().ok()?;
     match &object.grad_fn {
         Some(node) => Some(Target::Node(Rc::clone(node))),
         None if object.requires_grad => Some(Target::Leaf(Rc::clone(t))),
@@ -28,35 +35,60 @@ fn target_of(t: &TensorRef) -> Option<Target> {
     }
 }
 
-fn key(node: &Rc<GradNode>) -> usize {
-    Rc::as_ptr(node) as usize
+fn key(target: &Target) -> usize {
+    match target {
+        Target::Node(node) => Rc::as_ptr(node) as *const () as usize,
+        Target::Leaf(t) => Rc::as_ptr(t) as *const () as usize,
+    }
+}
+
+/// One node or leaf of the graph being run.
+struct Item {
+    target: Target,
+    /// The tensor whose gradient this is (its hooks run on it).
+    tensor: TensorRef,
+    /// Gradients still to arrive.
+    deps: usize,
+    /// The items its gradients flow to, one per edge.
+    children: Vec<usize>,
+    /// Whether a gradient asked for lies at or below it.
+    needed: bool,
+}
+
+/// How a run of the engine ends: in the leaves' `.grad` (`backward()`), or back to the
+/// caller for `inputs` (`torch.autograd.grad`).
+pub(crate) struct Run<'a> {
+    pub retain_graph: bool,
+    pub create_graph: bool,
+    pub inputs: Option<&'a [TensorRef]>,
 }
 
 impl Evaluator {
-    /// `tensor.backward(gradient=None, retain_graph=None)`.
-    pub(crate) fn backward(
+    /// The gradient a root starts with: the one given (checked against the root's shape), or
+    /// ones for a one-element root.
+    pub(crate) fn seed_gradient(
         &mut self,
         root: &TensorRef,
         gradient: Option<Value>,
-        retain_graph: bool,
-    ) -> R<()> {
-        if !tracks_grad(&root.borrow()) {
-            return Err(ScriptError::Runtime(
-                "element 0 of tensors does not require grad and does not have a grad_fn".into(),
-            ));
+        index: usize,
+    ) -> R<Value> {
+        if !crate::interp::torch::autograd::tracks_grad(&root.borrow()) {
+            return Err(ScriptError::Runtime(format!(
+                "element {index} of tensors does not require grad and does not have a grad_fn"
+            )));
         }
         let root_tensor = root.borrow().tensor.clone();
-        let seed = match gradient {
+        match gradient {
             Some(Value::Tensor(g)) => {
                 let g_shape = g.borrow().tensor.shape().to_vec();
                 if g_shape != root_tensor.shape() {
                     return Err(ScriptError::Runtime(format!(
-                        "Mismatch in shape: grad_output[0] has a shape of {} and output[0] has a shape of {}.",
+                        "Mismatch in shape: grad_output[{index}] has a shape of {} and output[{index}] has a shape of {}.",
                         crate::interp::python::repr::size_repr(&g_shape),
                         crate::interp::python::repr::size_repr(root_tensor.shape())
                     )));
                 }
-                Value::Tensor(g)
+                Ok(Value::Tensor(g))
             }
             Some(Value::None) | None => {
                 if root_tensor.numel() != 1 {
@@ -66,92 +98,218 @@ impl Evaluator {
                 }
                 let one = root_tensor.dtype.round(Scalar::Float(1.0));
                 let ones = self.full(root_tensor.shape(), one, root_tensor.dtype, "backward")?;
-                Value::tensor(ones, "backward", None)
+                Ok(Value::tensor(ones, "backward", None))
             }
-            Some(other) => {
-                return Err(ScriptError::Type(format!(
-                    "backward(): argument 'gradient' must be Tensor, not {}",
-                    other.type_name()
-                )))
-            }
-        };
-        let was_enabled = std::mem::replace(&mut self.torch.grad_enabled, false);
-        let result = self.run_backward(root, seed, retain_graph);
+            Some(other) => Err(ScriptError::Type(format!(
+                "backward(): argument 'gradient' must be Tensor, not {}",
+                other.type_name()
+            ))),
+        }
+    }
+
+    /// Runs the engine from `roots` (each with its gradient); returns the gradients of
+    /// `run.inputs` (empty for `backward()`).
+    pub(crate) fn run_engine(
+        &mut self,
+        roots: Vec<(TensorRef, Value)>,
+        run: &Run,
+    ) -> R<Vec<Option<Value>>> {
+        let was_enabled = std::mem::replace(&mut self.torch.grad_enabled, run.create_graph);
+        let result = self.run_graph(roots, run);
         self.torch.grad_enabled = was_enabled;
         result
     }
 
-    fn run_backward(&mut self, root: &TensorRef, seed: Value, retain_graph: bool) -> R<()> {
-        let start = match target_of(root) {
-            Some(Target::Leaf(leaf)) => return self.accumulate(&leaf, seed),
-            Some(Target::Node(node)) => node,
-            None => return Ok(()),
-        };
-        // Reverse topological order: a node runs once every gradient for it has arrived.
-        let mut order = Vec::new();
-        let mut seen = HashMap::new();
-        let mut stack = vec![(Rc::clone(&start), false)];
-        while let Some((node, expanded)) = stack.pop() {
-            if expanded {
-                order.push(node);
-                continue;
-            }
-            if seen.insert(key(&node), ()).is_some() {
-                continue;
-            }
-            stack.push((Rc::clone(&node), true));
-            for operand in &node.operands {
-                if let Some(Target::Node(child)) = operand.tracked.as_ref().and_then(target_of) {
-                    if !seen.contains_key(&key(&child)) {
-                        stack.push((child, false));
-                    }
-                }
-            }
-        }
-        order.reverse();
+    fn run_graph(&mut self, roots: Vec<(TensorRef, Value)>, run: &Run) -> R<Vec<Option<Value>>> {
+        let mut items: HashMap<usize, Item> = HashMap::new();
         let mut pending: HashMap<usize, Value> = HashMap::new();
-        pending.insert(key(&start), seed);
-        for node in &order {
-            let Some(grad) = pending.remove(&key(node)) else {
+        let mut stack = Vec::new();
+        for (t, g) in roots {
+            let Some(target) = target_of(&t) else {
                 continue;
             };
-            let saves = node.formula.is_some_and(|f| !f.saves.is_empty());
-            if saves && node.freed.get() {
-                return Err(ScriptError::Runtime(
-                    "Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward.".into(),
-                ));
+            let k = key(&target);
+            let sum = match pending.remove(&k) {
+                Some(before) => self.binary(BinOp::Add, before, g)?,
+                None => g,
+            };
+            pending.insert(k, sum);
+            if !items.contains_key(&k) {
+                items.insert(k, item(target.clone(), t));
+                stack.push(target);
             }
-            let grads = self.node_grads(node, &grad)?;
-            for (operand, g) in node.operands.iter().zip(grads) {
-                let (Some(t), Some(g)) = (&operand.tracked, g) else {
+        }
+        let root_keys: Vec<usize> = items.keys().copied().collect();
+        // Discover the graph and count each item's incoming gradients.
+        while let Some(target) = stack.pop() {
+            let Target::Node(node) = &target else {
+                continue;
+            };
+            let mut children = Vec::new();
+            for operand in &node.operands {
+                let Some(t) = &operand.tracked else {
                     continue;
                 };
-                match target_of(t) {
-                    Some(Target::Leaf(leaf)) => self.accumulate(&leaf, g)?,
-                    Some(Target::Node(child)) => {
-                        let sum = match pending.remove(&key(&child)) {
-                            Some(before) => self.binary(BinOp::Add, before, g)?,
-                            None => g,
-                        };
-                        pending.insert(key(&child), sum);
+                let Some(child) = target_of(t) else {
+                    continue;
+                };
+                let k = key(&child);
+                if !items.contains_key(&k) {
+                    items.insert(k, item(child.clone(), Rc::clone(t)));
+                    stack.push(child);
+                }
+                if let Some(c) = items.get_mut(&k) {
+                    c.deps += 1;
+                }
+                children.push(k);
+            }
+            if let Some(it) = items.get_mut(&key(&target)) {
+                it.children = children;
+            }
+        }
+        let input_keys: Option<Vec<Option<usize>>> = run.inputs.map(|inputs| {
+            inputs
+                .iter()
+                .map(|t| target_of(t).map(|target| key(&target)))
+                .collect()
+        });
+        if let Some(keys) = &input_keys {
+            mark_needed(&mut items, keys);
+        }
+        let mut captured: Vec<Option<Value>> = vec![None; run.inputs.map_or(0, |i| i.len())];
+        let mut ready: BinaryHeap<(u64, usize)> = root_keys
+            .iter()
+            .filter(|k| items.get(k).is_some_and(|i| i.deps == 0))
+            .map(|k| (priority(&items[k].target), *k))
+            .collect();
+        let mut ran: Vec<Rc<GradNode>> = Vec::new();
+        while let Some((_, k)) = ready.pop() {
+            let Some(it) = items.get(&k) else {
+                continue;
+            };
+            let (target, tensor, children, needed) = (
+                it.target.clone(),
+                Rc::clone(&it.tensor),
+                it.children.clone(),
+                it.needed,
+            );
+            let grad = pending.remove(&k);
+            if let (Some(grad), true) = (grad, needed || input_keys.is_none()) {
+                let grad = self.tensor_hooks(&tensor, grad)?;
+                if let Some(keys) = &input_keys {
+                    for (slot, ik) in captured.iter_mut().zip(keys) {
+                        if *ik == Some(k) {
+                            *slot = Some(grad.clone());
+                        }
                     }
-                    None => {}
+                }
+                match &target {
+                    Target::Leaf(leaf) => {
+                        if input_keys.is_none() {
+                            self.accumulate(leaf, grad, run.create_graph)?;
+                        }
+                    }
+                    Target::Node(node) => {
+                        let below = input_keys.is_none()
+                            || children.iter().any(|c| items.get(c).is_some_and(|i| i.needed));
+                        if below {
+                            ran.push(Rc::clone(node));
+                            self.send_grads(node, &grad, &children, &mut pending)?;
+                        }
+                    }
+                }
+            }
+            for c in children {
+                if let Some(child) = items.get_mut(&c) {
+                    child.deps = child.deps.saturating_sub(1);
+                    if child.deps == 0 {
+                        ready.push((priority(&child.target), c));
+                    }
                 }
             }
         }
-        if !retain_graph {
-            for node in &order {
+        if !run.retain_graph {
+            for node in &ran {
                 node.freed.set(true);
             }
+        }
+        Ok(captured)
+    }
+
+    /// Runs `node`'s formula on `grad` and adds each input's gradient to what its item has.
+    fn send_grads(
+        &mut self,
+        node: &Rc<GradNode>,
+        grad: &Value,
+        children: &[usize],
+        pending: &mut HashMap<usize, Value>,
+    ) -> R<()> {
+        let saves = node.formula.is_some_and(|f| !f.saves.is_empty());
+        if saves && node.freed.get() {
+            return Err(ScriptError::Runtime(FREED.into()));
+        }
+        let grads = self.node_grads(node, grad)?;
+        let tracked = node.operands.iter().zip(grads).filter_map(|(o, g)| {
+            o.tracked.as_ref()?;
+            Some(g)
+        });
+        // `children` has one key per tracked operand that reaches a node or a leaf.
+        let mut keys = children.iter();
+        for (operand, g) in node.operands.iter().filter(|o| o.tracked.is_some()).zip(tracked) {
+            let Some(t) = &operand.tracked else {
+                continue;
+            };
+            if target_of(t).is_none() {
+                continue;
+            }
+            let Some(&k) = keys.next() else {
+                break;
+            };
+            let Some(g) = g else {
+                continue;
+            };
+            let sum = match pending.remove(&k) {
+                Some(before) => self.binary(BinOp::Add, before, g)?,
+                None => g,
+            };
+            pending.insert(k, sum);
         }
         Ok(())
     }
 
-    /// Adds `grad` into `leaf.grad` (in place, as AccumulateGrad does), or makes it the
-    /// leaf's gradient: a dense copy in the leaf's dtype.
-    fn accumulate(&mut self, leaf: &TensorRef, grad: Value) -> R<()> {
+    /// Runs `t`'s hooks on its gradient (a hook's result, unless `None`, replaces it), then
+    /// keeps the gradient in `t.grad` if `t.retain_grad()` was called.
+    fn tensor_hooks(&mut self, t: &TensorRef, mut grad: Value) -> R<Value> {
+        for hook in self.torch.autograd.hooks_of(t) {
+            let out = self.call(hook, vec![grad.clone()], vec![])?;
+            if !matches!(out, Value::None) {
+                grad = out;
+            }
+        }
+        let is_leaf = t.borrow().grad_fn.is_none();
+        if !is_leaf && self.torch.autograd.retains_grad(t) {
+            let existing = t.borrow().grad.clone();
+            let kept = match existing {
+                Some(g) => self.binary(BinOp::Add, Value::Tensor(g), grad.clone())?,
+                None => self.method(grad.clone(), "clone", vec![])?,
+            };
+            if let Value::Tensor(g) = kept {
+                t.borrow_mut().grad = Some(g);
+            }
+        }
+        Ok(grad)
+    }
+
+    /// Adds `grad` into `leaf.grad` (in place, as AccumulateGrad does; out of place with
+    /// `create_graph`), or makes it the leaf's gradient: a dense copy in the leaf's dtype.
+    fn accumulate(&mut self, leaf: &TensorRef, grad: Value, create_graph: bool) -> R<()> {
         let existing = leaf.borrow().grad.clone();
         match existing {
+            Some(g) if create_graph => {
+                if let Value::Tensor(sum) = self.binary(BinOp::Add, Value::Tensor(g), grad)? {
+                    leaf.borrow_mut().grad = Some(sum);
+                }
+            }
             Some(g) => {
                 self.method(Value::Tensor(g), "add_", vec![grad])?;
             }
@@ -161,7 +319,13 @@ impl Evaluator {
                 let copy = self.method(copy, "contiguous", vec![])?;
                 let copy = self.grad_in_dtype(copy, dtype)?;
                 if let Value::Tensor(g) = copy {
-                    g.borrow_mut().made_by = "grad".into();
+                    let renamed = g.borrow().grad_fn.as_ref().map(|n| copy_backwards(n));
+                    let mut object = g.borrow_mut();
+                    object.made_by = "grad".into();
+                    if let Some(node) = renamed {
+                        object.grad_fn = Some(node);
+                    }
+                    drop(object);
                     leaf.borrow_mut().grad = Some(g);
                 }
             }
@@ -181,24 +345,57 @@ impl Evaluator {
         self.method(v, "to", vec![Value::DType(dtype)])
     }
 
-    /// A saved tensor, rebuilt.
+    /// A saved tensor, unpacked: checked against its storage's version, then the tensor
+    /// itself (grad mode on: `create_graph`) or a detached tensor on the same storage.
     fn saved(&mut self, node: &GradNode, saved: &Saved) -> R<Value> {
         match saved {
-            Saved::Tensor {
-                shape,
-                dtype,
-                values,
-            } => {
-                let t = self.tensor_from_values(shape, *dtype, values, "backward")?;
-                Ok(Value::tensor(t, "backward", None))
+            Saved::Tensor(s) => {
+                self.check_version(node, s)?;
+                if self.torch.grad_enabled {
+                    let object = match &s.object {
+                        SavedObject::Input(t) => Some(Rc::clone(t)),
+                        SavedObject::Output(w) => w.upgrade(),
+                    };
+                    if let Some(t) = object {
+                        return Ok(Value::Tensor(t));
+                    }
+                }
+                Ok(Value::tensor(s.tensor.clone(), "backward", None))
             }
             Saved::Number(x) => Ok(Value::Float(*x)),
-            Saved::Missing => Err(ScriptError::NotImplemented(format!(
-                "backward through {}: its saved tensor is too large for Stridescope (more than {} elements)",
-                node.name,
-                crate::interp::torch::autograd::MAX_SAVED_ELEMENTS
-            ))),
+            Saved::Missing => Err(unsupported(node)),
         }
+    }
+
+    /// PyTorch's error for a saved tensor written in place since it was saved.
+    fn check_version(&self, node: &GradNode, s: &SavedTensor) -> R<()> {
+        let now = self.memory.version(s.tensor.storage);
+        if now == s.version {
+            return Ok(());
+        }
+        let maker = match &s.object {
+            SavedObject::Input(t) => t.borrow().grad_fn.as_ref().map(|n| n.name.to_string()),
+            SavedObject::Output(_) => Some(node.name.to_string()),
+        };
+        let output = maker.map_or(String::new(), |name| {
+            let op = name.trim_end_matches(|c: char| c.is_ascii_digit());
+            let op = op.strip_suffix("Backward").unwrap_or(op);
+            format!(", which is output 0 of {op},")
+        });
+        Err(ScriptError::Runtime(format!(
+            "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.{} {}]{output} is at version {now}; expected version {} instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).",
+            legacy_class(s.tensor.dtype),
+            format!(
+                "[{}]",
+                s.tensor
+                    .shape()
+                    .iter()
+                    .map(i64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            s.version
+        )))
     }
 
     /// The tensor (or number) a node saved under a slot name of its formula: one of its
@@ -258,11 +455,93 @@ impl Evaluator {
         match v {
             Value::Tensor(t) => {
                 let t = t.borrow().tensor.clone();
-                self.neg(&t)
+                let out = self.neg(&t)?;
+                self.record_grad(
+                    crate::interp::torch::autograd::GradOp::Neg,
+                    &[v],
+                    &out,
+                );
+                Ok(out)
             }
             other => self.binary(BinOp::Mul, other.clone(), Value::Int(-1)),
         }
     }
+}
+
+/// The legacy tensor class of a dtype, as autograd's messages name it (`FloatTensor`).
+fn legacy_class(dtype: DType) -> &'static str {
+    match dtype {
+        DType::Bool => "BoolTensor",
+        DType::UInt8 => "ByteTensor",
+        DType::Int8 => "CharTensor",
+        DType::Int16 => "ShortTensor",
+        DType::Int32 => "IntTensor",
+        DType::Int64 => "LongTensor",
+        DType::Float16 => "HalfTensor",
+        DType::BFloat16 => "BFloat16Tensor",
+        DType::Float32 => "FloatTensor",
+        DType::Float64 => "DoubleTensor",
+        DType::Complex64 => "ComplexFloatTensor",
+        DType::Complex128 => "ComplexDoubleTensor",
+    }
+}
+
+fn item(target: Target, tensor: TensorRef) -> Item {
+    Item {
+        target,
+        tensor,
+        deps: 0,
+        children: Vec::new(),
+        needed: false,
+    }
+}
+
+/// The engine's order among ready items: a leaf's `AccumulateGrad` first, then the newest
+/// node.
+fn priority(target: &Target) -> u64 {
+    match target {
+        Target::Leaf(_) => u64::MAX,
+        Target::Node(node) => node.seq,
+    }
+}
+
+/// Marks the items at or above an asked-for input (`torch.autograd.grad` runs only those).
+fn mark_needed(items: &mut HashMap<usize, Item>, inputs: &[Option<usize>]) {
+    let mut changed = true;
+    for k in inputs.iter().flatten() {
+        if let Some(it) = items.get_mut(k) {
+            it.needed = true;
+        }
+    }
+    while changed {
+        changed = false;
+        let up: Vec<usize> = items
+            .iter()
+            .filter(|(_, it)| !it.needed && it.children.iter().any(|c| items.get(c).is_some_and(|c| c.needed)))
+            .map(|(k, _)| *k)
+            .collect();
+        for k in up {
+            if let Some(it) = items.get_mut(&k) {
+                it.needed = true;
+                changed = true;
+            }
+        }
+    }
+}
+
+/// The node of a leaf's first gradient under `create_graph`: PyTorch's `CopyBackwards`.
+fn copy_backwards(node: &Rc<GradNode>) -> Rc<GradNode> {
+    Rc::new(GradNode {
+        name: "CopyBackwards".into(),
+        formula: node.formula,
+        operands: node.operands.clone(),
+        result: node.result.clone(),
+        args: node.args.clone(),
+        out_dtype: node.out_dtype,
+        out_shape: node.out_shape.clone(),
+        freed: std::cell::Cell::new(false),
+        seq: node.seq,
+    })
 }
 
 /// A number as the formulas write it: an int when it is whole.

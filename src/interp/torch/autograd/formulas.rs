@@ -638,6 +638,30 @@ unary!(
     tanh
 );
 
+unary!(
+    /// `sin(Tensor self)`: `grad * self.cos()`.
+    SIN,
+    "self",
+    sin
+);
+unary!(
+    /// `cos(Tensor self)`: `grad * -self.sin()`.
+    COS,
+    "self",
+    cos
+);
+
+fn sin(ev: &mut Evaluator, g: Value, x: Value) -> R<Value> {
+    let d = ev.method(x, "cos", vec![])?;
+    ev.binary(BinOp::Mul, g, d)
+}
+
+fn cos(ev: &mut Evaluator, g: Value, x: Value) -> R<Value> {
+    let s = ev.method(x, "sin", vec![])?;
+    let d = ev.neg_value(&s)?;
+    ev.binary(BinOp::Mul, g, d)
+}
+
 fn exp(ev: &mut Evaluator, g: Value, y: Value) -> R<Value> {
     ev.binary(BinOp::Mul, g, y)
 }

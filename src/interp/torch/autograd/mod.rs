@@ -11,61 +11,83 @@
 //! non-tensor arguments the formula reads, and the inputs that require grad; ops whose
 //! backward is not modelled still get their node, and `backward()` through one says so.
 
+pub(crate) mod api;
 pub(crate) mod backward;
 pub(crate) mod formulas;
+pub(crate) mod hooks;
 pub(crate) mod nodes;
+pub(crate) mod objects;
 
 use std::cell::Cell;
 use std::rc::Rc;
 
-use crate::core::tensor::{DType, Scalar};
+use crate::core::tensor::DType;
 use crate::interp::value::{TensorObject, TensorRef, Value};
 use crate::interp::Evaluator;
 use crate::lang::ast::BinOp;
 pub(crate) use formulas::Formula;
 
-/// Saved tensors larger than this are not kept (their node's backward then says so).
-const MAX_SAVED_ELEMENTS: usize = 1 << 20;
-
-/// A value a node keeps for its backward: a tensor's values (row-major) or a number.
+/// A value a node keeps for its backward: a tensor (as PyTorch's `SavedVariable` keeps it:
+/// the same storage, checked against its version counter when unpacked) or a number.
 #[derive(Clone, Debug)]
 pub(crate) enum Saved {
-    Tensor {
-        shape: Vec<i64>,
-        dtype: DType,
-        values: Rc<[Scalar]>,
-    },
+    Tensor(SavedTensor),
+    /// A Python number operand (`x * 3`): its value and the dtype PyTorch wraps it in.
     Number(f64),
-    /// Not kept (too large, or not a tensor or number).
+    /// Not kept (not a tensor or number, or not needed by the formula).
     Missing,
+}
+
+/// A tensor a node saved: the tensor as it was (storage, dtype, layout), the version of its
+/// storage then, and the tensor object itself (an input) or a weak link to it (the node's own
+/// output, which holds the node), so that `create_graph=True` differentiates through it.
+#[derive(Clone, Debug)]
+pub(crate) struct SavedTensor {
+    pub(crate) tensor: crate::core::tensor::Tensor,
+    pub(crate) version: u64,
+    pub(crate) object: SavedObject,
+}
+
+/// Which object a [`SavedTensor`] came from.
+#[derive(Clone, Debug)]
+pub(crate) enum SavedObject {
+    /// An input of the op (`_saved_self is x`).
+    Input(TensorRef),
+    /// The op's output (`_saved_result`), which holds the node: held weakly.
+    Output(std::rc::Weak<std::cell::RefCell<TensorObject>>),
 }
 
 /// An autograd node: what made a non-leaf tensor, and how gradients flow back through it.
 #[derive(Debug)]
 pub struct GradNode {
-    name: Rc<str>,
+    pub(crate) name: Rc<str>,
     /// Its backward formula; `None` when not modelled.
-    formula: Option<&'static Formula>,
+    pub(crate) formula: Option<&'static Formula>,
     /// The op's operands (tensors requiring grad keep their object, to reach their node or
     /// their `.grad`), each with its shape and dtype.
-    operands: Vec<Operand>,
+    pub(crate) operands: Vec<Operand>,
     /// The op's result, for the formulas that differentiate through it (`exp`, `sigmoid`).
-    result: Saved,
+    pub(crate) result: Saved,
     /// The non-tensor arguments its formula reads ([`Formula::args`]), by name.
-    args: Vec<(String, Value)>,
+    pub(crate) args: Vec<(String, Value)>,
     /// The output's dtype.
-    out_dtype: DType,
+    pub(crate) out_dtype: DType,
+    /// The output's shape.
+    pub(crate) out_shape: Vec<i64>,
     /// Set once a `backward()` without `retain_graph=True` went through it.
-    freed: Cell<bool>,
+    pub(crate) freed: Cell<bool>,
+    /// The order nodes were made in: the engine runs the newest ready node first.
+    pub(crate) seq: u64,
 }
 
 /// One operand of a recorded op.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Operand {
     /// The tensor, when it requires grad.
     pub tracked: Option<TensorRef>,
     pub saved: Saved,
     pub shape: Vec<i64>,
+    /// A tensor's dtype, or the dtype PyTorch wraps a number operand in.
     pub dtype: Option<DType>,
 }
 
@@ -183,6 +205,44 @@ pub(crate) enum GradOp<'a> {
     Index(&'a Value),
 }
 
+/// Adds the storages the graph behind `node` keeps alive to `live`: the tensors its nodes
+/// saved and their inputs (and their `.grad`), walked from a list, each node once.
+pub(crate) fn graph_storages(
+    node: &Rc<GradNode>,
+    live: &mut std::collections::BTreeSet<crate::core::tensor::StorageId>,
+    seen: &mut std::collections::BTreeSet<usize>,
+) {
+    let mut pending = vec![Rc::clone(node)];
+    while let Some(node) = pending.pop() {
+        if !seen.insert(Rc::as_ptr(&node) as *const () as usize) {
+            continue;
+        }
+        if let Saved::Tensor(s) = &node.result {
+            live.insert(s.tensor.storage);
+        }
+        for operand in &node.operands {
+            if let Saved::Tensor(s) = &operand.saved {
+                live.insert(s.tensor.storage);
+            }
+            let Some(t) = &operand.tracked else {
+                continue;
+            };
+            let Ok(t) = t.try_borrow() else {
+                continue;
+            };
+            live.insert(t.tensor.storage);
+            if let Some(g) = &t.grad {
+                if let Ok(g) = g.try_borrow() {
+                    live.insert(g.tensor.storage);
+                }
+            }
+            if let Some(next) = &t.grad_fn {
+                pending.push(Rc::clone(next));
+            }
+        }
+    }
+}
+
 /// Whether the tensor requires grad: a leaf marked so, or the output of a tracked op.
 pub(crate) fn tracks_grad(t: &TensorObject) -> bool {
     t.requires_grad || t.grad_fn.is_some()
@@ -269,10 +329,26 @@ impl Evaluator {
                     object.tensor.clone(),
                 )
             };
-            // An in-place op on a non-leaf renames its node; its backward is not modelled.
-            let formula = if same { None } else { formula_of(&op) };
+            let formula = formula_of(&op);
             let saves = |slot: &str| formula.is_some_and(|f| f.saves.contains(&slot));
-            let operands = inputs
+            // An in-place op on a non-leaf gives it a new node, whose input is the tensor as
+            // it was: an object on the same storage with the node before.
+            let before: Vec<Value> = if same {
+                let previous = Value::tensor(out_tensor.clone(), "inplace", None);
+                if let (Value::Tensor(p), Ok(object)) = (&previous, t.try_borrow()) {
+                    p.borrow_mut().grad_fn = object.grad_fn.clone();
+                }
+                inputs
+                    .iter()
+                    .map(|v| match v {
+                        Value::Tensor(x) if Rc::ptr_eq(x, &t) => previous.clone(),
+                        other => (*other).clone(),
+                    })
+                    .collect()
+            } else {
+                inputs.iter().map(|v| (*v).clone()).collect()
+            };
+            let mut operands: Vec<Operand> = before
                 .iter()
                 .enumerate()
                 .map(|(i, v)| {
@@ -280,8 +356,18 @@ impl Evaluator {
                     self.grad_operand(v, slot.is_some_and(|s| saves(s)))
                 })
                 .collect();
+            if same {
+                // What the op overwrote was saved before its write.
+                for operand in &mut operands {
+                    if let Saved::Tensor(s) = &mut operand.saved {
+                        if s.tensor.storage == out_tensor.storage {
+                            s.version = s.version.saturating_sub(1);
+                        }
+                    }
+                }
+            }
             let result = if saves("result") {
-                self.save_tensor(&out_tensor)
+                self.save_tensor(&out_tensor, SavedObject::Output(Rc::downgrade(&t)))
             } else {
                 Saved::Missing
             };
@@ -292,55 +378,14 @@ impl Evaluator {
                 result,
                 args: kept_args(&op, formula),
                 out_dtype: out_tensor.dtype,
+                out_shape: out_tensor.shape().to_vec(),
                 freed: Cell::new(false),
+                seq: self.torch.autograd.next_seq(),
             };
             if let Ok(mut object) = t.try_borrow_mut() {
                 object.grad_fn = Some(Rc::new(node));
             }
         }
-    }
-
-    /// `tensor.backward(gradient=None, retain_graph=None, create_graph=False, inputs=None)`.
-    pub(crate) fn backward_call(
-        &mut self,
-        t: &TensorRef,
-        pos: Vec<Value>,
-        kw: Vec<(String, Value)>,
-    ) -> crate::interp::R<Value> {
-        const PARAMS: [&str; 4] = ["gradient", "retain_graph", "create_graph", "inputs"];
-        if pos.len() > PARAMS.len() {
-            return Err(crate::core::tensor::ScriptError::Type(format!(
-                "backward() takes from 1 to 5 positional arguments but {} were given",
-                pos.len() + 1
-            )));
-        }
-        let mut args: Vec<(String, Value)> = PARAMS
-            .iter()
-            .zip(pos)
-            .map(|(n, v)| (n.to_string(), v))
-            .collect();
-        for (k, v) in kw {
-            if !PARAMS.contains(&k.as_str()) {
-                return Err(crate::core::tensor::ScriptError::Type(format!(
-                    "backward() got an unexpected keyword argument '{k}'"
-                )));
-            }
-            args.push((k, v));
-        }
-        let get = |n: &str| args.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
-        if get("create_graph").is_some_and(|v| matches!(v, Value::Bool(true))) {
-            return Err(crate::core::tensor::ScriptError::NotImplemented(
-                "backward(create_graph=True) (higher-order gradients) is not supported by Stridescope".into(),
-            ));
-        }
-        if get("inputs").is_some_and(|v| !matches!(v, Value::None)) {
-            return Err(crate::core::tensor::ScriptError::NotImplemented(
-                "backward(inputs=...) is not supported by Stridescope".into(),
-            ));
-        }
-        let retain = get("retain_graph").is_some_and(|v| matches!(v, Value::Bool(true)));
-        self.backward(t, get("gradient"), retain)?;
-        Ok(Value::None)
     }
 
     /// An operand as a node keeps it.
@@ -352,7 +397,7 @@ impl Evaluator {
                 Operand {
                     tracked,
                     saved: if save {
-                        self.save_tensor(&tensor)
+                        self.save_tensor(&tensor, SavedObject::Input(Rc::clone(t)))
                     } else {
                         Saved::Missing
                     },
@@ -360,9 +405,9 @@ impl Evaluator {
                     dtype: Some(tensor.dtype),
                 }
             }
-            Value::Int(i) => number_operand(*i as f64),
-            Value::Float(f) => number_operand(*f),
-            Value::Bool(b) => number_operand(f64::from(u8::from(*b))),
+            Value::Int(i) => number_operand(*i as f64, DType::Int64),
+            Value::Float(f) => number_operand(*f, DType::Float64),
+            Value::Bool(b) => number_operand(f64::from(u8::from(*b)), DType::Bool),
             _ => Operand {
                 tracked: None,
                 saved: Saved::Missing,
@@ -372,16 +417,13 @@ impl Evaluator {
         }
     }
 
-    /// A tensor's values, as a node keeps them.
-    fn save_tensor(&mut self, t: &crate::core::tensor::Tensor) -> Saved {
-        if t.numel() as usize > MAX_SAVED_ELEMENTS {
-            return Saved::Missing;
-        }
-        Saved::Tensor {
-            shape: t.shape().to_vec(),
-            dtype: t.dtype,
-            values: self.engine.values(t).into(),
-        }
+    /// A tensor as a node keeps it: the same storage, at its version now.
+    fn save_tensor(&mut self, t: &crate::core::tensor::Tensor, object: SavedObject) -> Saved {
+        Saved::Tensor(SavedTensor {
+            tensor: t.clone(),
+            version: self.memory.version(t.storage),
+            object,
+        })
     }
 
     /// `a[index] = value` on a non-leaf that requires grad: its node becomes `CopySlices`.
@@ -403,18 +445,20 @@ impl Evaluator {
                 result: Saved::Missing,
                 args: vec![],
                 out_dtype: dtype,
+                out_shape: object.tensor.shape().to_vec(),
                 freed: Cell::new(false),
+                seq: self.torch.autograd.next_seq(),
             }));
         }
     }
 }
 
-fn number_operand(x: f64) -> Operand {
+fn number_operand(x: f64, dtype: DType) -> Operand {
     Operand {
         tracked: None,
         saved: Saved::Number(x),
         shape: vec![],
-        dtype: None,
+        dtype: Some(dtype),
     }
 }
 
@@ -432,8 +476,27 @@ fn formula_of(op: &GradOp) -> Option<&'static Formula> {
         GradOp::MatMul { .. } => Some(&formulas::MATMUL),
         GradOp::Neg => Some(&formulas::NEG),
         GradOp::Index(_) => Some(&formulas::INDEX),
-        GradOp::Named { grad, .. } => grad.formula,
+        GradOp::Named { grad, name, .. } => grad.formula.or_else(|| in_place_formula(name)),
     }
+}
+
+/// The formula of an in-place op whose table entry has none: its out-of-place op's.
+fn in_place_formula(name: &str) -> Option<&'static Formula> {
+    Some(match name {
+        "add_" => &formulas::ADD,
+        "sub_" | "subtract_" => &formulas::SUB,
+        "mul_" | "multiply_" => &formulas::MUL,
+        "div_" | "divide_" | "true_divide_" => &formulas::DIV,
+        "exp_" => &formulas::EXP,
+        "log_" => &formulas::LOG,
+        "sqrt_" => &formulas::SQRT,
+        "sigmoid_" => &formulas::SIGMOID,
+        "tanh_" => &formulas::TANH,
+        "relu_" => &formulas::RELU,
+        "sin_" => &formulas::SIN,
+        "cos_" => &formulas::COS,
+        _ => return None,
+    })
 }
 
 /// The non-tensor arguments a node keeps for its formula, in the order given.

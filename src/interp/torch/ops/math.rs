@@ -68,7 +68,23 @@ pub(crate) static OPS: &[OpDef] = &[
         ..OpDef::PLAIN
     },
     OpDef {
-        names: &["rsqrt", "log2", "log10", "sin", "cos", "tan"],
+        names: &["sin"],
+        schemas: &["Tensor self, *, Tensor? out=None"],
+        forms: Forms::Both,
+        rule: float_unary,
+        grad: Grad::formula(&formulas::SIN),
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["cos"],
+        schemas: &["Tensor self, *, Tensor? out=None"],
+        forms: Forms::Both,
+        rule: float_unary,
+        grad: Grad::formula(&formulas::COS),
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["rsqrt", "log2", "log10", "tan"],
         schemas: &["Tensor self, *, Tensor? out=None"],
         forms: Forms::Both,
         rule: float_unary,

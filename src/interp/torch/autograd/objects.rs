@@ -1,0 +1,334 @@
+//! Autograd nodes as a script inspects them: `y.grad_fn` is an object
+//! (`<MulBackward0 object at 0x...>`) with `name()`, `next_functions` (the nodes its
+//! gradients flow to: the inputs' nodes, a leaf's `AccumulateGrad` whose `variable` is the
+//! leaf, or `None` for an input that needs no gradient) and the values it saved for backward
+//! under PyTorch's slot names (`_saved_self`, `_saved_result`, `_saved_dim`, recorded from
+//! torch 2.15), which raise once a `backward()` freed them.
+
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+use crate::core::tensor::{DType, Scalar, ScriptError, StorageId};
+use crate::interp::torch::autograd::{GradNode, Saved, SavedObject};
+use crate::interp::value::{TensorRef, Value};
+use crate::interp::{Evaluator, R};
+
+/// The error of reading what a `backward()` freed.
+pub(crate) const FREED: &str = "Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward.";
+
+/// A node object: a recorded node, or the `AccumulateGrad` of a leaf.
+#[derive(Clone, Debug)]
+pub enum FnRef {
+    /// The node that made a non-leaf tensor.
+    Node(Rc<GradNode>),
+    /// The node that accumulates into a leaf's `.grad`.
+    Accumulate(TensorRef),
+}
+
+impl FnRef {
+    /// The node's class (`MulBackward0`, `AccumulateGrad`).
+    pub fn class_name(&self) -> String {
+        match self {
+            FnRef::Node(node) => node.name.to_string(),
+            FnRef::Accumulate(_) => "AccumulateGrad".into(),
+        }
+    }
+
+    /// `<MulBackward0 object at 0x7f...>`: the address is stable for one node.
+    pub fn repr(&self) -> String {
+        let ptr = match self {
+            FnRef::Node(node) => Rc::as_ptr(node) as *const () as usize as u64,
+            FnRef::Accumulate(t) => Rc::as_ptr(t) as *const () as usize as u64 ^ 0x8_0000,
+        };
+        format!(
+            "<{} object at 0x{:x}>",
+            self.class_name(),
+            0x7f1c_0000_0000_u64 + (ptr & 0xff_fff0)
+        )
+    }
+
+    /// Whether two node objects are the same node (`is`).
+    pub fn same(&self, other: &FnRef) -> bool {
+        match (self, other) {
+            (FnRef::Node(a), FnRef::Node(b)) => Rc::ptr_eq(a, b),
+            (FnRef::Accumulate(a), FnRef::Accumulate(b)) => Rc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
+    /// The storages the node keeps alive (see [`crate::interp::runtime::memory::reach`]).
+    pub(crate) fn storages(&self, live: &mut BTreeSet<StorageId>, seen: &mut BTreeSet<usize>) {
+        match self {
+            FnRef::Node(node) => crate::interp::torch::autograd::graph_storages(node, live, seen),
+            FnRef::Accumulate(t) => {
+                if let Ok(t) = t.try_borrow() {
+                    live.insert(t.tensor.storage);
+                }
+            }
+        }
+    }
+}
+
+/// The node object a gradient for `t` flows to: its `grad_fn`, or its `AccumulateGrad`
+/// when it is a leaf that requires grad.
+pub(crate) fn fn_of(t: &TensorRef) -> Value {
+    let Ok(object) = t.try_borrow() else {
+        return Value::None;
+    };
+    match &object.grad_fn {
+        Some(node) => Value::GradFn(FnRef::Node(Rc::clone(node))),
+        None if object.requires_grad => Value::GradFn(FnRef::Accumulate(Rc::clone(t))),
+        None => Value::None,
+    }
+}
+
+/// What a node saved under one slot name.
+enum Slot {
+    /// Operand `i` (a tensor or a wrapped number).
+    Operand(usize),
+    /// The node's output.
+    Result,
+    /// A value as is (`_saved_dim`, `_saved_alpha`), or `None` where not saved.
+    Plain(Value),
+}
+
+fn ints(v: &[i64]) -> Value {
+    Value::Tuple(v.iter().map(|&n| Value::Int(n)).collect())
+}
+
+impl Evaluator {
+    /// `node.name` for a node object.
+    pub(crate) fn grad_fn_attribute(&mut self, f: &FnRef, name: &str) -> R<Value> {
+        let method = || Ok(Value::Method(Box::new(Value::GradFn(f.clone())), name.into()));
+        match name {
+            "name" | "register_hook" | "register_prehook" => return method(),
+            "next_functions" => return Ok(next_functions(f)),
+            "metadata" => return Ok(Value::Dict(vec![])),
+            "requires_grad" => return Ok(Value::Bool(true)),
+            "__class__" => return Ok(Value::Printed(format!("<class '{}'>", f.class_name()))),
+            _ => {}
+        }
+        let missing = || {
+            ScriptError::Attribute(format!(
+                "'{}' object has no attribute '{name}'",
+                f.class_name()
+            ))
+        };
+        match f {
+            FnRef::Accumulate(t) if name == "variable" => Ok(Value::Tensor(Rc::clone(t))),
+            FnRef::Accumulate(_) => Err(missing()),
+            FnRef::Node(node) => {
+                let Some(slot) = name.strip_prefix("_saved_") else {
+                    return Err(missing());
+                };
+                let slots = saved_slots(node);
+                let Some((_, found)) = slots.into_iter().find(|(s, _)| *s == slot) else {
+                    return Err(missing());
+                };
+                self.unpack_slot(node, found)
+            }
+        }
+    }
+
+    /// A node object's method: `name()`.
+    pub(crate) fn call_grad_fn(&mut self, f: &FnRef, name: &str, pos: &[Value]) -> R<Value> {
+        match name {
+            "name" if pos.is_empty() => Ok(Value::Str(match f {
+                FnRef::Node(node) if &*node.name == "CopyBackwards" => {
+                    "torch::autograd::CopyBackwards".into()
+                }
+                FnRef::Node(node) => node.name.to_string(),
+                FnRef::Accumulate(_) => "torch::autograd::AccumulateGrad".into(),
+            })),
+            "name" => Err(ScriptError::Type(format!(
+                "name() takes no arguments ({} given)",
+                pos.len()
+            ))),
+            _ => Err(ScriptError::NotImplemented(format!(
+                "{}.{name}() is not supported by Stridescope",
+                f.class_name()
+            ))),
+        }
+    }
+
+    fn unpack_slot(&mut self, node: &GradNode, slot: Slot) -> R<Value> {
+        let saved = match slot {
+            Slot::Plain(v) => return Ok(v),
+            Slot::Result => &node.result,
+            Slot::Operand(i) => match node.operands.get(i) {
+                Some(op) => &op.saved,
+                None => return Ok(Value::None),
+            },
+        };
+        if !matches!(saved, Saved::Missing) && node.freed.get() {
+            return Err(ScriptError::Runtime(FREED.into()));
+        }
+        match saved {
+            Saved::Tensor(s) => Ok(match &s.object {
+                SavedObject::Input(t) => Value::Tensor(Rc::clone(t)),
+                SavedObject::Output(w) => match w.upgrade() {
+                    Some(t) => {
+                        // PyTorch unpacks a saved output as a new tensor object on the same
+                        // storage, with the node as its `grad_fn`.
+                        let object = t.borrow();
+                        let copy = Value::tensor(object.tensor.clone(), "saved", None);
+                        if let Value::Tensor(c) = &copy {
+                            c.borrow_mut().grad_fn = object.grad_fn.clone();
+                        }
+                        copy
+                    }
+                    None => Value::tensor(s.tensor.clone(), "saved", None),
+                },
+            }),
+            Saved::Number(x) => {
+                let dtype = match slot_dtype(node, saved) {
+                    Some(d) => d,
+                    None => DType::Float64,
+                };
+                let value = dtype.round(Scalar::Float(*x));
+                let t = self.full(&[], value, dtype, "saved")?;
+                Ok(Value::tensor(t, "saved", None))
+            }
+            Saved::Missing => Ok(Value::None),
+        }
+    }
+}
+
+/// The dtype a node's saved number is wrapped in (`tensor(3)`, `tensor(3.5000, dtype=torch.float64)`).
+fn slot_dtype(node: &GradNode, saved: &Saved) -> Option<DType> {
+    node.operands
+        .iter()
+        .find(|o| std::ptr::eq(&o.saved, saved))
+        .and_then(|o| o.dtype)
+}
+
+/// `node.next_functions`: `(node, 0)` per tensor operand, `None` for those that need no
+/// gradient; a leaf's `AccumulateGrad` has none.
+fn next_functions(f: &FnRef) -> Value {
+    let FnRef::Node(node) = f else {
+        return Value::Tuple(vec![]);
+    };
+    let pairs = node
+        .operands
+        .iter()
+        .filter(|o| o.dtype.is_some() || o.tracked.is_some())
+        .map(|o| {
+            let next = o.tracked.as_ref().map_or(Value::None, fn_of);
+            Value::Tuple(vec![next, Value::Int(0)])
+        })
+        .collect();
+    Value::Tuple(pairs)
+}
+
+/// The slots a node shows as `_saved_*`, by PyTorch's names (as `dir(grad_fn)` lists them
+/// in torch 2.15); a slot a formula only needs for a gradient not asked for holds `None`.
+fn saved_slots(node: &GradNode) -> Vec<(&'static str, Slot)> {
+    let needs = |i: usize| node.operands.get(i).is_some_and(|o| o.tracked.is_some());
+    let shape = |i: usize| node.operands.get(i).map_or(vec![], |o| o.shape.clone());
+    let arg = |name: &str| {
+        node.args
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    let when = |c: bool, slot: Slot| if c { slot } else { Slot::Plain(Value::None) };
+    let alpha = || ("alpha", Slot::Plain(arg("alpha").unwrap_or(Value::Int(1))));
+    let dims = || match arg("dim") {
+        Some(Value::Int(d)) => ints(&[d]),
+        Some(Value::List(v)) => Value::Tuple(v),
+        Some(v) => v,
+        None => Value::None,
+    };
+    let keepdim = || arg("keepdim").unwrap_or(Value::Bool(false));
+    let sizes = |i: usize| Slot::Plain(ints(&shape(i)));
+    // A number operand a slot shows as a Python number (`_saved_exponent`: `2`).
+    let number = |i: usize| {
+        Slot::Plain(match node.operands.get(i) {
+            Some(o) => match (&o.saved, o.dtype) {
+                (Saved::Number(x), Some(DType::Float64)) => Value::Float(*x),
+                (Saved::Number(x), _) => Value::Int(*x as i64),
+                _ => Value::None,
+            },
+            None => Value::None,
+        })
+    };
+    let numel = |i: usize| Slot::Plain(Value::Int(shape(i).iter().product()));
+    match &*node.name {
+        "MulBackward0" => vec![
+            ("other", when(needs(0), Slot::Operand(1))),
+            ("self", when(needs(1), Slot::Operand(0))),
+        ],
+        "DivBackward0" => vec![
+            ("other", Slot::Operand(1)),
+            ("self", when(needs(1), Slot::Operand(0))),
+        ],
+        "AddBackward0" | "SubBackward0" | "RsubBackward1" => vec![alpha()],
+        // `x.square()` has no exponent operand: it is 2.
+        "PowBackward0" if node.operands.len() == 1 => vec![
+            ("exponent", Slot::Plain(Value::Int(2))),
+            ("self", Slot::Operand(0)),
+        ],
+        "PowBackward0" => vec![("exponent", number(1)), ("self", Slot::Operand(0))],
+        "PowBackward1" => vec![
+            ("exponent", Slot::Operand(1)),
+            ("result", Slot::Result),
+            ("self", Slot::Operand(0)),
+        ],
+        "PowBackward2" => vec![
+            ("exponent", Slot::Operand(1)),
+            ("result", Slot::Result),
+            ("self", number(0)),
+        ],
+        "SumBackward0" | "ViewBackward0" | "UnsafeViewBackward0" => {
+            vec![("self_sym_sizes", sizes(0))]
+        }
+        "SumBackward1" => vec![
+            ("dim", Slot::Plain(dims())),
+            ("keepdim", Slot::Plain(keepdim())),
+            ("self_sym_sizes", sizes(0)),
+        ],
+        "MeanBackward0" => vec![("self_sym_numel", numel(0)), ("self_sym_sizes", sizes(0))],
+        "MeanBackward1" => vec![
+            ("dim", Slot::Plain(dims())),
+            ("keepdim", Slot::Plain(keepdim())),
+            ("self_sym_numel", numel(0)),
+            ("self_sym_sizes", sizes(0)),
+        ],
+        "MmBackward0" => vec![
+            ("mat2", when(needs(0), Slot::Operand(1))),
+            ("mat2_sym_sizes", sizes(1)),
+            ("self", when(needs(1), Slot::Operand(0))),
+            ("self_sym_sizes", sizes(0)),
+        ],
+        "MvBackward0" => vec![
+            ("self", when(needs(1), Slot::Operand(0))),
+            ("vec", when(needs(0), Slot::Operand(1))),
+        ],
+        "DotBackward0" => vec![
+            ("self", when(needs(1), Slot::Operand(0))),
+            ("tensor", when(needs(0), Slot::Operand(1))),
+        ],
+        _ => generic_slots(node),
+    }
+}
+
+/// The slots of a node not listed above: what its formula saves, and the arguments it keeps.
+fn generic_slots(node: &GradNode) -> Vec<(&'static str, Slot)> {
+    let Some(formula) = node.formula else {
+        return vec![];
+    };
+    let mut out = Vec::new();
+    for slot in formula.saves {
+        if *slot == "result" {
+            out.push(("result", Slot::Result));
+        } else if let Some(i) = formula.inputs.iter().position(|s| s == slot) {
+            out.push((*slot, Slot::Operand(i)));
+        }
+    }
+    for name in formula.args {
+        if let Some((_, v)) = node.args.iter().find(|(k, _)| k == name) {
+            out.push((*name, Slot::Plain(v.clone())));
+        }
+    }
+    out
+}
