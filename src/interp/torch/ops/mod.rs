@@ -74,6 +74,7 @@ pub(crate) static FAMILIES: &[&[OpDef]] = &[
     crate::interp::torch::nn::conv::OPS,
     crate::interp::torch::nn::pool::OPS,
     crate::interp::torch::nn::losses::OPS,
+    crate::interp::torch::nn::norm::OPS,
 ];
 use crate::core::tensor::layout::{
     broadcast_shapes, contiguous_strides, infer_dense_strides, iteration_order, list_str,

@@ -1,0 +1,623 @@
+//! The normalizations of `torch.nn.functional`: `batch_norm` (its training mode updates the
+//! running statistics in place, with the unbiased variance), `layer_norm` and `group_norm`,
+//! with PyTorch 2.15's checks in its order and messages, their outputs' layouts (a
+//! channels-last input keeps its format in `batch_norm` and `group_norm`) and their nodes
+//! (see [`crate::interp::torch::nn::norm_backward`]). Values are computed on the host in
+//! double precision and rounded once to the input's dtype.
+
+use crate::core::tensor::layout::list_str;
+use crate::core::tensor::{DType, MemoryFormat, Scalar, ScriptError, Tensor};
+use crate::interp::torch::autograd::{Grad, GradOp};
+use crate::interp::torch::nn::functional::tensor_arg;
+use crate::interp::torch::nn::norm_backward::{
+    Plan, BATCH_NORM_GRAD, GROUP_NORM_GRAD, LAYER_NORM_GRAD,
+};
+use crate::interp::torch::registry::{Forms, OpCall, OpDef};
+use crate::interp::value::{TensorRef, Value};
+use crate::interp::{Evaluator, R};
+
+/// A normalization entry: its node is recorded by the rule itself (operands `input, weight,
+/// bias` whichever are given), so the table records none.
+const fn entry(
+    names: &'static [&'static str],
+    schemas: &'static [&'static str],
+    rule: crate::interp::torch::registry::Rule,
+) -> OpDef {
+    OpDef {
+        names,
+        schemas,
+        forms: Forms::Functional,
+        rule,
+        grad: Grad::UNTRACKED,
+        ..OpDef::PLAIN
+    }
+}
+
+/// The table of this family.
+pub(crate) static OPS: &[OpDef] = &[
+    entry(
+        &["batch_norm"],
+        &["input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-05"],
+        batch_norm,
+    ),
+    entry(
+        &["layer_norm"],
+        &["input, normalized_shape, weight=None, bias=None, eps=1e-05"],
+        layer_norm,
+    ),
+    entry(
+        &["group_norm"],
+        &["input, num_groups, weight=None, bias=None, eps=1e-05"],
+        group_norm,
+    ),
+];
+
+/// An argument as given: `Some(Value::None)` for an explicit `None`, `None` when left out.
+fn given<'a>(call: &'a OpCall, name: &str) -> Option<&'a Value> {
+    let i = call.args.names.iter().position(|n| n == name)?;
+    call.args.values.get(i)?.as_ref()
+}
+
+/// An optional tensor argument of the ATen function at `position` (`None` is no tensor).
+fn opt_tensor(call: &OpCall, name: &str, op: &str, position: usize) -> R<Option<TensorRef>> {
+    match given(call, name) {
+        None | Some(Value::None) => Ok(None),
+        Some(Value::Tensor(t)) => Ok(Some(std::rc::Rc::clone(t))),
+        Some(other) => Err(ScriptError::Type(format!(
+            "{op}(): argument '{name}' (position {position}) must be Tensor, not {}",
+            other.type_name()
+        ))),
+    }
+}
+
+/// A `float` argument of the ATen function at `position` (an int is taken).
+fn float_param(call: &OpCall, name: &str, op: &str, position: usize, default: f64) -> R<f64> {
+    match given(call, name) {
+        None => Ok(default),
+        Some(Value::Float(f)) => Ok(*f),
+        Some(Value::Int(i)) => Ok(*i as f64),
+        Some(Value::Bool(b)) => Ok(f64::from(u8::from(*b))),
+        Some(other) => Err(ScriptError::Type(format!(
+            "{op}(): argument '{name}' (position {position}) must be float, not {}",
+            other.type_name()
+        ))),
+    }
+}
+
+/// `_verify_batch_size`: more than one value per channel.
+fn verify_batch_size(size: &[i64], shown: String) -> R<()> {
+    let product = size.first().copied().unwrap_or(1) * size.iter().skip(2).product::<i64>();
+    if product == 1 {
+        return Err(ScriptError::Value(format!(
+            "Expected more than 1 value per channel when training, got input size {shown}"
+        )));
+    }
+    Ok(())
+}
+
+/// The kernels' dtype checks: a floating input, and parameters of its dtype (or `float` for
+/// a reduced-precision input).
+fn check_dtypes(kernel: &str, input: DType, params: &[Option<DType>], kernel_first: bool) -> R<()> {
+    let not_implemented = || {
+        ScriptError::NotImplemented(format!(
+            "\"{kernel}\" not implemented for '{}'",
+            input.scalar_type_name()
+        ))
+    };
+    let floating = input.is_floating();
+    if kernel_first && !floating {
+        return Err(not_implemented());
+    }
+    let defined: Vec<DType> = params.iter().flatten().copied().collect();
+    if defined.iter().any(|d| *d != input) {
+        for d in &defined {
+            if *d != DType::Float32 {
+                return Err(ScriptError::Runtime(
+                    "mixed dtype (CPU): expect parameter to have scalar type of Float".into(),
+                ));
+            }
+        }
+        if !matches!(input, DType::Float16 | DType::BFloat16) {
+            return Err(ScriptError::Runtime(
+                "mixed dtype (CPU): all inputs must share same datatype.".into(),
+            ));
+        }
+    }
+    if !floating {
+        return Err(not_implemented());
+    }
+    Ok(())
+}
+
+/// The running statistics and affine parameters may not require grad for the gradient.
+fn check_not_differentiable(
+    ev: &Evaluator,
+    op: &str,
+    args: &[(&str, &Option<TensorRef>)],
+) -> R<()> {
+    if !ev.torch.grad_enabled {
+        return Ok(());
+    }
+    for (name, t) in args {
+        if t.as_ref().is_some_and(|t| t.borrow().requires_grad) {
+            return Err(ScriptError::Runtime(format!(
+                "The function '{op}' is not differentiable with respect to argument '{name}'. This input cannot have requires_grad True."
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn dtype_of(t: &Option<TensorRef>) -> Option<DType> {
+    t.as_ref().map(|t| t.borrow().tensor.dtype)
+}
+
+impl Evaluator {
+    /// Values of an optional tensor.
+    fn optional_values(&mut self, t: &Option<TensorRef>) -> Option<Vec<f64>> {
+        let t = t.as_ref()?.borrow().tensor.clone();
+        Some(self.nn_read_host(&t))
+    }
+
+    /// The output: `values` (row-major) in a new tensor of `input`'s shape and dtype, in
+    /// `format`, with the node of `grad` (operands `input, weight, bias`).
+    #[allow(clippy::too_many_arguments)]
+    fn norm_output(
+        &mut self,
+        name: &str,
+        input: &TensorRef,
+        values: &[Scalar],
+        format: MemoryFormat,
+        grad: (&Grad, Plan, &[f64], &[f64], bool),
+        weight: &Option<TensorRef>,
+        bias: &Option<TensorRef>,
+    ) -> R<Value> {
+        let x = input.borrow().tensor.clone();
+        let t = self.empty(x.shape(), x.dtype, format, name)?;
+        self.nn_write_host(&t, values);
+        let out = Value::tensor(t, name, None);
+        let (grad, plan, mean, invstd, training) = grad;
+        let floats = |v: &[f64]| Value::Tuple(v.iter().map(|&f| Value::Float(f)).collect());
+        let plan_v = plan.to_value();
+        let (mean_v, invstd_v, training_v) = (floats(mean), floats(invstd), Value::Bool(training));
+        let affine_v = Value::Bool(weight.is_some());
+        let args: [(&str, &Value); 5] = [
+            ("plan", &plan_v),
+            ("mean", &mean_v),
+            ("invstd", &invstd_v),
+            ("training", &training_v),
+            ("affine", &affine_v),
+        ];
+        let operand = |t: &Option<TensorRef>| t.clone().map_or(Value::None, Value::Tensor);
+        let inputs = [
+            Value::Tensor(std::rc::Rc::clone(input)),
+            operand(weight),
+            operand(bias),
+        ];
+        let refs: Vec<&Value> = inputs.iter().collect();
+        self.record_grad(
+            GradOp::Named {
+                name,
+                grad,
+                args: &args,
+            },
+            &refs,
+            &out,
+        );
+        Ok(out)
+    }
+
+    /// An empty output of `input`'s shape (no elements to normalize).
+    fn empty_norm_output(&mut self, name: &str, x: &Tensor) -> R<Value> {
+        let t = self.empty(x.shape(), x.dtype, MemoryFormat::Contiguous, name)?;
+        Ok(Value::tensor(t, name, None))
+    }
+}
+
+/// The output's memory format: channels-last when a 4-d input looks like it.
+fn suggested_format(x: &Tensor) -> MemoryFormat {
+    if x.ndim() == 4 {
+        x.layout.suggest_memory_format()
+    } else {
+        MemoryFormat::Contiguous
+    }
+}
+
+/// `F.batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+/// momentum=0.1, eps=1e-05)`.
+fn batch_norm(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    const OP: &str = "batch_norm";
+    let training_value = given(call, "training")
+        .cloned()
+        .unwrap_or(Value::Bool(false));
+    let training_truthy = ev.truthy(&training_value)?;
+    if training_truthy {
+        if let Some(Value::Tensor(t)) = call.value("input") {
+            let shape = t.borrow().tensor.shape().to_vec();
+            verify_batch_size(&shape, format!("torch.Size({})", list_str(&shape)))?;
+        }
+    }
+    let eps_value = given(call, "eps").cloned().unwrap_or(Value::Float(1e-5));
+    match crate::interp::torch::autograd::number(&eps_value) {
+        Some(e) if training_truthy && e <= 0.0 => {
+            let text = ev.str_of(&eps_value)?;
+            return Err(ScriptError::Value(format!(
+                "batch_norm eps must be positive during training, but got {text}"
+            )));
+        }
+        Some(e) if e < 0.0 => {
+            let text = ev.str_of(&eps_value)?;
+            return Err(ScriptError::Value(format!(
+                "batch_norm eps must be non-negative, but got {text}"
+            )));
+        }
+        Some(_) => {}
+        None => {
+            return Err(ScriptError::Type(format!(
+                "'{}' not supported between instances of '{}' and 'float'",
+                if training_truthy { "<=" } else { "<" },
+                eps_value.type_name()
+            )))
+        }
+    }
+    // `torch.batch_norm(input, weight, bias, running_mean, running_var, training, momentum,
+    // eps, cudnn_enabled)`: its argument parser.
+    let input = tensor_arg(call, "input")?;
+    let weight = opt_tensor(call, "weight", OP, 2)?;
+    let bias = opt_tensor(call, "bias", OP, 3)?;
+    let running_mean = opt_tensor(call, "running_mean", OP, 4)?;
+    let running_var = opt_tensor(call, "running_var", OP, 5)?;
+    let training = match training_value {
+        Value::Bool(b) => b,
+        other => {
+            return Err(ScriptError::Type(format!(
+                "batch_norm(): argument 'training' (position 6) must be bool, not {}",
+                other.type_name()
+            )))
+        }
+    };
+    let momentum = float_param(call, "momentum", OP, 7, 0.1)?;
+    let eps = float_param(call, "eps", OP, 8, 1e-5)?;
+    let x = input.borrow().tensor.clone();
+    if x.numel() == 0 {
+        return ev.empty_norm_output(OP, &x);
+    }
+    let features = if x.ndim() >= 2 { x.shape()[1] } else { 0 };
+    let numel = |t: &Option<TensorRef>| t.as_ref().map(|t| t.borrow().tensor.numel());
+    for (name, t) in [
+        ("running_mean", &running_mean),
+        ("running_var", &running_var),
+    ] {
+        match numel(t) {
+            Some(n) if n != features => {
+                return Err(ScriptError::Runtime(format!(
+                    "{name} should contain {features} elements not {n}"
+                )))
+            }
+            None if !training => {
+                return Err(ScriptError::Runtime(format!(
+                    "{name} must be defined in evaluation mode"
+                )))
+            }
+            _ => {}
+        }
+    }
+    for (name, t) in [("weight", &weight), ("bias", &bias)] {
+        if let Some(n) = numel(t).filter(|n| *n != features) {
+            return Err(ScriptError::Runtime(format!(
+                "{name} should contain {features} elements not {n}"
+            )));
+        }
+    }
+    if running_mean.is_some() != running_var.is_some() {
+        return Err(ScriptError::Value(
+            "running_mean and running_var must either both be None or neither be None".into(),
+        ));
+    }
+    match x.ndim() {
+        0 => return Err(ScriptError::Runtime(
+            "SmallVector unable to grow. Requested capacity (18446744073709551615) is larger than maximum value for size type (4294967295)".into(),
+        )),
+        1 => return Err(ScriptError::Index(
+            "Dimension out of range (expected to be in range of [-1, 0], but got 1)".into(),
+        )),
+        _ => {}
+    }
+    check_not_differentiable(
+        ev,
+        "native_batch_norm",
+        &[
+            ("running_mean", &running_mean),
+            ("running_var", &running_var),
+        ],
+    )?;
+    for t in [&running_mean, &running_var] {
+        if let Some(d) = dtype_of(t).filter(|d| !d.is_floating()) {
+            if x.dtype.is_floating() {
+                return Err(ScriptError::Runtime(format!(
+                    "expected scalar type {} but found {}",
+                    x.dtype.scalar_type_name(),
+                    d.scalar_type_name()
+                )));
+            }
+        }
+    }
+    let params = [
+        dtype_of(&weight),
+        dtype_of(&bias),
+        dtype_of(&running_mean),
+        dtype_of(&running_var),
+    ];
+    check_dtypes(OP, x.dtype, &params, true)?;
+    ev.check_work(x.numel(), OP)?;
+    let shape = x.shape().to_vec();
+    let channels = shape[1] as usize;
+    let inner: usize = shape[2..].iter().product::<i64>() as usize;
+    let plan = Plan {
+        stat_span: inner,
+        stats: channels,
+        affine_span: inner,
+        channels,
+    };
+    let values = ev.nn_read_host(&x);
+    let (mean, var) = if training {
+        let (mean, var, count) = plan.moments(&values);
+        if let (Some(rm), Some(rv)) = (&running_mean, &running_var) {
+            let rm_t = rm.borrow().tensor.clone();
+            let rv_t = rv.borrow().tensor.clone();
+            let old_mean = ev.nn_read_host(&rm_t);
+            let old_var = ev.nn_read_host(&rv_t);
+            let new_mean: Vec<Scalar> = old_mean
+                .iter()
+                .zip(&mean)
+                .map(|(r, m)| {
+                    rm_t.dtype
+                        .round(Scalar::Float(momentum * m + (1.0 - momentum) * r))
+                })
+                .collect();
+            let new_var: Vec<Scalar> = old_var
+                .iter()
+                .zip(var.iter().zip(&count))
+                .map(|(r, (v, n))| {
+                    let unbiased = v * n / (n - 1.0);
+                    rv_t.dtype
+                        .round(Scalar::Float(momentum * unbiased + (1.0 - momentum) * r))
+                })
+                .collect();
+            ev.nn_write_host(&rm_t, &new_mean);
+            ev.nn_write_host(&rv_t, &new_var);
+        }
+        (mean, var)
+    } else {
+        (
+            ev.optional_values(&running_mean).unwrap_or_default(),
+            ev.optional_values(&running_var).unwrap_or_default(),
+        )
+    };
+    let invstd: Vec<f64> = var.iter().map(|v| 1.0 / (v + eps).sqrt()).collect();
+    let w = ev.optional_values(&weight);
+    let b = ev.optional_values(&bias);
+    let out = plan.normalize(&values, &mean, &invstd, w.as_deref(), b.as_deref(), x.dtype);
+    let format = suggested_format(&x);
+    let grad = (&BATCH_NORM_GRAD, plan, &mean[..], &invstd[..], training);
+    ev.norm_output(OP, &input, &out, format, grad, &weight, &bias)
+}
+
+/// `F.layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05)`.
+fn layer_norm(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    const OP: &str = "layer_norm";
+    let input = tensor_arg(call, "input")?;
+    let shape_value = given(call, "normalized_shape")
+        .cloned()
+        .unwrap_or(Value::None);
+    let normalized = ints_param(&shape_value, OP, "normalized_shape", 2)?;
+    let weight = opt_tensor(call, "weight", OP, 3)?;
+    let bias = opt_tensor(call, "bias", OP, 4)?;
+    let eps = float_param(call, "eps", OP, 5, 1e-5)?;
+    let x = input.borrow().tensor.clone();
+    if normalized.is_empty() {
+        return Err(ScriptError::Runtime(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got normalized_shape = []".into(),
+        ));
+    }
+    for (name, t) in [("weight", &weight), ("bias", &bias)] {
+        if let Some(t) = t {
+            let shape = t.borrow().tensor.shape().to_vec();
+            if shape != normalized {
+                return Err(ScriptError::Runtime(format!(
+                    "Expected {name} to be of same shape as normalized_shape, but got {name} of shape {} and normalized_shape = {}",
+                    list_str(&shape),
+                    list_str(&normalized)
+                )));
+            }
+        }
+    }
+    let shape = x.shape().to_vec();
+    if shape.len() < normalized.len() || shape[shape.len() - normalized.len()..] != normalized[..] {
+        let stars: Vec<String> = normalized.iter().map(|n| n.to_string()).collect();
+        return Err(ScriptError::Runtime(format!(
+            "Given normalized_shape={}, expected input with shape [*, {}], but got input of size{}",
+            list_str(&normalized),
+            stars.join(", "),
+            list_str(&shape)
+        )));
+    }
+    check_dtypes(
+        "LayerNormKernelImpl",
+        x.dtype,
+        &[dtype_of(&weight), dtype_of(&bias)],
+        false,
+    )?;
+    if x.numel() == 0 {
+        return ev.empty_norm_output(OP, &x);
+    }
+    ev.check_work(x.numel(), OP)?;
+    let features = normalized.iter().product::<i64>() as usize;
+    let rows = x.numel() as usize / features.max(1);
+    let plan = Plan {
+        stat_span: features,
+        stats: rows,
+        affine_span: 1,
+        channels: features,
+    };
+    normalize_rows(
+        ev,
+        OP,
+        &input,
+        plan,
+        eps,
+        &weight,
+        &bias,
+        MemoryFormat::Contiguous,
+    )
+}
+
+/// `F.group_norm(input, num_groups, weight=None, bias=None, eps=1e-05)`.
+fn group_norm(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    const OP: &str = "group_norm";
+    let input = tensor_arg(call, "input")?;
+    let x = input.borrow().tensor.clone();
+    let shape = x.shape().to_vec();
+    if shape.len() < 2 {
+        return Err(ScriptError::Runtime(format!(
+            "Expected at least 2 dimensions for input tensor but received {}",
+            shape.len()
+        )));
+    }
+    let groups_value = given(call, "num_groups").cloned().unwrap_or(Value::None);
+    let groups = match groups_value {
+        Value::Int(g) => g,
+        Value::Bool(b) => i64::from(b),
+        other => {
+            return Err(ScriptError::Type(format!(
+                "group_norm(): argument 'num_groups' (position 2) must be int, not {}",
+                other.type_name()
+            )))
+        }
+    };
+    if groups == 0 {
+        return Err(ScriptError::ZeroDivision(
+            "integer division or modulo by zero".into(),
+        ));
+    }
+    let mut size = vec![(shape[0] * shape[1]).div_euclid(groups), groups];
+    size.extend_from_slice(&shape[2..]);
+    verify_batch_size(&size, list_str(&size))?;
+    let weight = opt_tensor(call, "weight", OP, 3)?;
+    let bias = opt_tensor(call, "bias", OP, 4)?;
+    let eps = float_param(call, "eps", OP, 5, 1e-5)?;
+    let channels = shape[1];
+    if channels <= 0 {
+        return Err(ScriptError::Runtime(format!(
+            "Expected number of channels to be greater than 0, got {channels}"
+        )));
+    }
+    if groups < 0 {
+        return Err(ScriptError::Runtime(format!(
+            "Expected num groups to be greater than 0, got {groups}"
+        )));
+    }
+    if channels % groups != 0 {
+        return Err(ScriptError::Runtime(format!(
+            "Expected number of channels in input to be divisible by num_groups, but got input of shape {} and num_groups={groups}",
+            list_str(&shape)
+        )));
+    }
+    for (name, t) in [("weight", &weight), ("bias", &bias)] {
+        if let Some(t) = t {
+            let t = t.borrow().tensor.clone();
+            if t.ndim() != 1 || t.numel() != channels {
+                return Err(ScriptError::Runtime(format!(
+                    "Expected {name} to be a vector of size equal to the number of channels in input, but got {name} of shape {} and input of shape {}",
+                    list_str(t.shape()),
+                    list_str(&shape)
+                )));
+            }
+        }
+    }
+    check_dtypes(
+        "GroupNormKernelImpl",
+        x.dtype,
+        &[dtype_of(&weight), dtype_of(&bias)],
+        false,
+    )?;
+    if x.numel() == 0 {
+        return ev.empty_norm_output(OP, &x);
+    }
+    ev.check_work(x.numel(), OP)?;
+    let inner: usize = shape[2..].iter().product::<i64>() as usize;
+    let per_group = (channels / groups) as usize * inner;
+    let plan = Plan {
+        stat_span: per_group,
+        stats: shape[0] as usize * groups as usize,
+        affine_span: inner,
+        channels: channels as usize,
+    };
+    let format = suggested_format(&x);
+    normalize_rows(ev, OP, &input, plan, eps, &weight, &bias, format)
+}
+
+/// `layer_norm` and `group_norm`: each group normalized with its own moments (`rstd` is
+/// `1 / sqrt(max(var, 0) + eps)`).
+#[allow(clippy::too_many_arguments)]
+fn normalize_rows(
+    ev: &mut Evaluator,
+    op: &str,
+    input: &TensorRef,
+    plan: Plan,
+    eps: f64,
+    weight: &Option<TensorRef>,
+    bias: &Option<TensorRef>,
+    format: MemoryFormat,
+) -> R<Value> {
+    let x = input.borrow().tensor.clone();
+    let values = ev.nn_read_host(&x);
+    let (mean, var, _) = plan.moments(&values);
+    let invstd: Vec<f64> = var
+        .iter()
+        .map(|v| 1.0 / (v.max(0.0) + eps).sqrt())
+        .collect();
+    let w = ev.optional_values(weight);
+    let b = ev.optional_values(bias);
+    let out = plan.normalize(&values, &mean, &invstd, w.as_deref(), b.as_deref(), x.dtype);
+    let grad = if op == "layer_norm" {
+        &LAYER_NORM_GRAD
+    } else {
+        &GROUP_NORM_GRAD
+    };
+    ev.norm_output(
+        op,
+        input,
+        &out,
+        format,
+        (grad, plan, &mean, &invstd, true),
+        weight,
+        bias,
+    )
+}
+
+/// An `int[]` argument of the ATen function (`normalized_shape`): a tuple, list or
+/// `torch.Size` of ints.
+fn ints_param(v: &Value, op: &str, name: &str, position: usize) -> R<Vec<i64>> {
+    let items: Vec<Value> = match v {
+        Value::Size(dims) => return Ok(dims.clone()),
+        Value::Tuple(items) | Value::List(items) => items.clone(),
+        other => {
+            return Err(ScriptError::Type(format!(
+                "{op}(): argument '{name}' (position {position}) must be tuple of ints, not {}",
+                other.type_name()
+            )))
+        }
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(at, item)| match item {
+            Value::Int(i) => Ok(*i),
+            other => Err(ScriptError::Type(format!(
+                "{op}(): argument '{name}' (position {position}) must be tuple of ints, but found element of type {} at pos {at}",
+                other.type_name()
+            ))),
+        })
+        .collect()
+}
