@@ -3,6 +3,7 @@
 pub(crate) mod conv;
 mod conv_backward;
 mod conv_kernel;
+pub(crate) mod activation_backward;
 pub(crate) mod dense;
 pub(crate) mod dense_backward;
 pub(crate) mod functional;

@@ -38,6 +38,7 @@ use crate::interp::torch::registry::{OpCall, OpDef};
 use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
 pub(crate) use activation::Activation;
+pub(crate) use activation::erf;
 pub(crate) use complex::check_complex_support;
 pub(crate) use losses::Reduction;
 
@@ -75,6 +76,7 @@ pub(crate) static FAMILIES: &[&[OpDef]] = &[
     crate::interp::torch::nn::pool::OPS,
     crate::interp::torch::nn::losses::OPS,
     crate::interp::torch::nn::norm::OPS,
+    crate::interp::torch::nn::dense::OPS,
 ];
 use crate::core::tensor::layout::{
     broadcast_shapes, contiguous_strides, infer_dense_strides, iteration_order, list_str,

@@ -1,0 +1,427 @@
+//! The backward formulas of the activations model code trains through, as `derivatives.yaml`
+//! (`FunctionsManual.cpp`) defines them: `leaky_relu`, `gelu`, `silu`, `elu`/`celu`/`selu`,
+//! `softplus`, `mish`, `hardtanh`/`relu6`, `hardswish`, `hardsigmoid`, `logsigmoid`, `abs`,
+//! `softmax`, `log_softmax` (and `F.softmin`). Each computes on the saved values in double
+//! precision and rounds once to the gradient's dtype. Entries of `torch.nn.functional` that
+//! several functions share get one formula that reads the node's name.
+
+use crate::interp::torch::autograd::backward::unsupported;
+use crate::interp::torch::autograd::formulas::{Backward, Formula};
+use crate::interp::torch::autograd::nodes::NodeQuery;
+use crate::interp::torch::autograd::number;
+use crate::interp::torch::nn::dense_backward::arg;
+use crate::interp::torch::ops::erf;
+use crate::interp::value::Value;
+use crate::interp::{Evaluator, R};
+
+/// The gradient of a one-input pointwise op: `f(x, g)` for each element of the saved input
+/// (or result) `x` and of the output's gradient `g`, rounded once to `g`'s dtype.
+fn pointwise(
+    ev: &mut Evaluator,
+    b: &Backward,
+    slot: &str,
+    f: impl Fn(f64, f64) -> f64,
+) -> R<Vec<Option<Value>>> {
+    let mut out = b.none();
+    if !b.needs(0) {
+        return Ok(out);
+    }
+    let saved = ev.saved_input(b, slot)?;
+    let x = ev.host(&saved);
+    let g = ev.host(b.grad);
+    if x.values.len() != g.values.len() {
+        return Err(unsupported(b.node));
+    }
+    let values: Vec<f64> = x
+        .values
+        .iter()
+        .zip(&g.values)
+        .map(|(&x, &g)| f(x, g))
+        .collect();
+    out[0] = Some(ev.from_host(&g.shape, g.dtype, &values)?);
+    Ok(out)
+}
+
+/// A formula of one input saved as `self`, reading `args`.
+macro_rules! activation {
+    ($(#[$doc:meta])* $name:ident, [$($args:literal),*], $backward:ident) => {
+        $(#[$doc])*
+        pub(crate) static $name: Formula = Formula {
+            inputs: &["self"],
+            saves: &["self"],
+            args: &[$($args),*],
+            backward: $backward,
+        };
+    };
+}
+
+activation!(
+    /// `leaky_relu(Tensor self, Scalar negative_slope=0.01)`: `grad` where `self > 0`, else
+    /// `grad * negative_slope`.
+    LEAKY_RELU,
+    ["negative_slope"],
+    leaky_relu
+);
+activation!(
+    /// `gelu(Tensor self, *, str approximate='none')`: `gelu_backward`.
+    GELU,
+    ["approximate"],
+    gelu
+);
+activation!(
+    /// `softplus(Tensor self, Scalar beta=1, Scalar threshold=20)`.
+    SOFTPLUS,
+    ["beta", "threshold"],
+    softplus
+);
+activation!(
+    /// `hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1)` (`relu6` is
+    /// `hardtanh(0, 6)`): `grad` strictly inside the bounds, else 0.
+    HARDTANH,
+    ["min_val", "max_val"],
+    hardtanh
+);
+activation!(
+    /// `log_sigmoid(Tensor self)`: `grad * (1 - sigmoid(x))` as ATen writes it.
+    LOGSIGMOID,
+    [],
+    logsigmoid
+);
+activation!(
+    /// `abs(Tensor self)`: `grad * sgn(self)`.
+    ABS,
+    [],
+    abs
+);
+
+fn leaky_relu(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
+    let slope = arg(b, "negative_slope", 0.01);
+    pointwise(ev, b, "self", |x, g| if x > 0.0 { g } else { g * slope })
+}
+
+fn gelu(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
+    let tanh = matches!(b.arg("approximate"), Some(Value::Str(s)) if s == "tanh");
+    pointwise(ev, b, "self", |x, g| {
+        if tanh {
+            let beta = std::f64::consts::SQRT_2 * std::f64::consts::FRAC_2_SQRT_PI * 0.5;
+            let kappa = 0.044715;
+            let inner = beta * (x + kappa * x * x * x);
+            let t = inner.tanh();
+            let left = 0.5 * x;
+            let right = 1.0 + t;
+            let inner_derivative = beta * (1.0 + 3.0 * kappa * x * x);
+            g * (0.5 * right + left * (1.0 - t * t) * inner_derivative)
+        } else {
+            let cdf = 0.5 * (1.0 + erf(x * std::f64::consts::FRAC_1_SQRT_2));
+            let pdf = (-0.5 * x * x).exp()
+                * (std::f64::consts::FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2 * 0.5);
+            g * (cdf + x * pdf)
+        }
+    })
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+fn silu(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
+    pointwise(ev, b, "self", |x, g| {
+        let s = sigmoid(x);
+        g * s * (1.0 + x * (1.0 - s))
+    })
+}
+
+/// `elu_backward(grad, alpha, scale, input_scale, is_result=false, self)`.
+fn elu_with(
+    ev: &mut Evaluator,
+    b: &Backward,
+    alpha: f64,
+    scale: f64,
+    input_scale: f64,
+) -> R<Vec<Option<Value>>> {
+    pointwise(ev, b, "self", |x, g| {
+        if x <= 0.0 {
+            g * input_scale * alpha * scale * (x * input_scale).exp()
+        } else {
+            g * scale
+        }
+    })
+}
+
+fn elu(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
+    elu_with(ev, b, arg(b, "alpha", 1.0), 1.0, 1.0)
+}
+
+fn celu(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
+    let alpha = arg(b, "alpha", 1.0);
+    elu_with(ev, b, alpha, 1.0, 1.0 / alpha)
+}
+
+fn selu(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
+    const ALPHA: f64 = 1.673_263_242_354_377_3;
+    const SCALE: f64 = 1.050_700_987_355_480_5;
+    elu_with(ev, b, ALPHA, SCALE, 1.0)
+}
+
+fn softplus(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
+    let beta = arg(b, "beta", 1.0);
+    let threshold = arg(b, "threshold", 20.0);
+    pointwise(ev, b, "self", |x, g| {
+        if x * beta > threshold {
+            g
+        } else {
+            let z = (x * beta).exp();
+            g * z / (z + 1.0)
+        }
+    })
+}
+
+fn mish(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
+    pointwise(ev, b, "self", |x, g| {
+        let t = x.exp().ln_1p().tanh();
+        g * (t + x * sigmoid(x) * (1.0 - t * t))
+    })
+}
+
+fn hardtanh(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
+    let (low, high) = (arg(b, "min_val", -1.0), arg(b, "max_val", 1.0));
+    pointwise(
+        ev,
+        b,
+        "self",
+        |x, g| if x <= low || x >= high { 0.0 } else { g },
+    )
+}
+
+fn hardswish(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
+    pointwise(ev, b, "self", |x, g| {
+        if x < -3.0 {
+            0.0
+        } else if x <= 3.0 {
+            g * (x / 3.0 + 0.5)
+        } else {
+            g
+        }
+    })
+}
+
+fn hardsigmoid(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
+    pointwise(ev, b, "self", |x, g| {
+        if x > -3.0 && x < 3.0 {
+            g / 6.0
+        } else {
+            0.0
+        }
+    })
+}
+
+fn logsigmoid(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
+    pointwise(ev, b, "self", |x, g| {
+        let negative = x < 0.0;
+        let (max_deriv, sign) = if negative { (1.0, 1.0) } else { (0.0, -1.0) };
+        let z = (-x.abs()).exp();
+        g * (max_deriv - sign * (z / (1.0 + z)))
+    })
+}
+
+fn abs(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
+    pointwise(ev, b, "self", |x, g| {
+        if x.is_nan() {
+            f64::NAN
+        } else if x == 0.0 {
+            0.0
+        } else {
+            g * x.signum()
+        }
+    })
+}
+
+/// `relu6(Tensor self)`: `hardtanh(self, 0, 6)`'s gradient.
+pub(crate) static RELU6: Formula = Formula {
+    inputs: &["self"],
+    saves: &["self"],
+    args: &[],
+    backward: relu6,
+};
+
+fn relu6(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
+    pointwise(
+        ev,
+        b,
+        "self",
+        |x, g| if x <= 0.0 || x >= 6.0 { 0.0 } else { g },
+    )
+}
+
+/// The `elu`/`celu` entry of `torch.nn.functional`: by the node's name.
+pub(crate) static ELU_FAMILY: Formula = Formula {
+    inputs: &["self"],
+    saves: &["self"],
+    args: &["alpha"],
+    backward: elu_family,
+};
+
+fn elu_family(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
+    match b.node.name() {
+        "CeluBackward0" => celu(ev, b),
+        _ => elu(ev, b),
+    }
+}
+
+/// The `silu`/`mish`/`hardswish`/`hardsigmoid`/`selu` entry of `torch.nn.functional`: by
+/// the node's name (`selu`'s is `EluBackward0`).
+pub(crate) static PLAIN_ACTIVATIONS: Formula = Formula {
+    inputs: &["self"],
+    saves: &["self"],
+    args: &[],
+    backward: plain_activations,
+};
+
+fn plain_activations(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
+    match b.node.name() {
+        "SiluBackward0" => silu(ev, b),
+        "MishBackward0" => mish(ev, b),
+        "HardswishBackward0" => hardswish(ev, b),
+        "HardsigmoidBackward0" => hardsigmoid(ev, b),
+        "EluBackward0" => selu(ev, b),
+        _ => Err(unsupported(b.node)),
+    }
+}
+
+/// The node of that entry: `selu`'s is `EluBackward0`.
+pub(crate) fn plain_activation_node(q: &NodeQuery) -> String {
+    match q.name {
+        "selu" => "EluBackward0".into(),
+        name => format!(
+            "{}Backward0",
+            crate::interp::torch::autograd::nodes::camel(name)
+        ),
+    }
+}
+
+/// The node of `softmax`, `log_softmax` and `softmin` (`softmax(-input)`).
+pub(crate) fn softmax_node(q: &NodeQuery) -> String {
+    match q.name {
+        "log_softmax" => "LogSoftmaxBackward0".into(),
+        _ => "SoftmaxBackward0".into(),
+    }
+}
+
+/// `softmax`, `log_softmax` (and `F.softmin`): by the node's name.
+pub(crate) static SOFTMAX_FAMILY: Formula = Formula {
+    inputs: &["self"],
+    saves: &["self", "result"],
+    args: &["dim"],
+    backward: softmax_family,
+};
+
+fn softmax_family(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
+    match b.node.name() {
+        "LogSoftmaxBackward0" => log_softmax(ev, b),
+        _ => softmax(ev, b),
+    }
+}
+// ----- softmax -----
+
+// `_softmax`'s backward is `result * (grad - (grad * result).sum(dim))`, `_log_softmax`'s
+// `grad - exp(result) * grad.sum(dim)`. `F.softmin` shares `F.softmax`'s entry: its gradient
+// is the opposite one, told apart by the saved input.
+
+/// `F.softmax`'s and `F.log_softmax`'s dim when not given (`_get_softmax_dim`).
+fn softmax_dim(b: &Backward, ndim: usize) -> R<usize> {
+    let dim = match b.arg("dim").and_then(number) {
+        Some(d) => d as i64,
+        None if matches!(ndim, 0 | 1 | 3) => 0,
+        None => 1,
+    };
+    let n = ndim.max(1) as i64;
+    let d = if dim < 0 { dim + n } else { dim };
+    if d < 0 || d >= n {
+        return Err(unsupported(b.node));
+    }
+    Ok(d as usize)
+}
+
+/// The rows along `dim` of a tensor of `shape`: each a list of flat indices.
+fn rows(shape: &[i64], dim: usize) -> Vec<Vec<usize>> {
+    if shape.is_empty() {
+        return vec![vec![0]];
+    }
+    let size = shape[dim].max(0) as usize;
+    let inner: usize = shape[dim + 1..].iter().product::<i64>().max(0) as usize;
+    let outer: usize = shape[..dim].iter().product::<i64>().max(0) as usize;
+    let mut out = Vec::with_capacity(outer * inner);
+    for o in 0..outer {
+        for i in 0..inner {
+            out.push((0..size).map(|k| (o * size + k) * inner + i).collect());
+        }
+    }
+    out
+}
+
+/// Whether the node is `F.softmin`'s (`softmax(-self)`), from its saved input and result;
+/// `None` when they cannot tell (every row constant).
+fn is_softmin(x: &[f64], y: &[f64], rows: &[Vec<usize>]) -> Option<bool> {
+    let mut best: Option<(f64, bool)> = None;
+    for row in rows {
+        for pair in row.windows(2) {
+            let (i, j) = (pair[0], pair[1]);
+            let dx = x[i] - x[j];
+            let dy = y[i].ln() - y[j].ln();
+            if dx.abs() > best.map_or(0.0, |(d, _)| d) && dy.is_finite() {
+                best = Some((dx.abs(), (dx > 0.0) != (dy > 0.0)));
+            }
+        }
+    }
+    best.map(|(_, softmin)| softmin)
+}
+
+fn softmax(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
+    let mut out = b.none();
+    if !b.needs(0) {
+        return Ok(out);
+    }
+    let x = ev.saved_input(b, "self")?;
+    let x = ev.host(&x);
+    let y = ev.saved_input(b, "result")?;
+    let y = ev.host(&y);
+    let g = ev.host(b.grad);
+    let dim = softmax_dim(b, y.shape.len())?;
+    let rows = rows(&y.shape, dim);
+    let sign = match is_softmin(&x.values, &y.values, &rows) {
+        Some(true) => -1.0,
+        Some(false) => 1.0,
+        // Every row constant: softmax and softmin agree on the result, not on the gradient.
+        None if y.values.len() > rows.len() => return Err(unsupported(b.node)),
+        None => 1.0,
+    };
+    let mut dx = vec![0.0; y.values.len()];
+    for row in &rows {
+        let dot: f64 = row.iter().map(|&i| g.values[i] * y.values[i]).sum();
+        for &i in row {
+            dx[i] = sign * y.values[i] * (g.values[i] - dot);
+        }
+    }
+    out[0] = Some(ev.from_host(&y.shape, x.dtype, &dx)?);
+    Ok(out)
+}
+
+fn log_softmax(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
+    let mut out = b.none();
+    if !b.needs(0) {
+        return Ok(out);
+    }
+    let y = ev.saved_input(b, "result")?;
+    let y = ev.host(&y);
+    let g = ev.host(b.grad);
+    let dim = softmax_dim(b, y.shape.len())?;
+    let mut dx = vec![0.0; y.values.len()];
+    for row in rows(&y.shape, dim) {
+        let sum: f64 = row.iter().map(|&i| g.values[i]).sum();
+        for &i in &row {
+            dx[i] = g.values[i] - y.values[i].exp() * sum;
+        }
+    }
+    out[0] = Some(ev.from_host(&y.shape, y.dtype, &dx)?);
+    Ok(out)
+}
