@@ -38,8 +38,24 @@ const FUNCTIONS: &[(&str, &str)] = &[
         "tensor, a=0, mode='fan_in', nonlinearity='leaky_relu', generator=None",
     ),
     ("orthogonal_", "tensor, gain=1, generator=None"),
+    ("sparse_", "tensor, sparsity, std=0.01, generator=None"),
     ("_calculate_fan_in_and_fan_out", "tensor"),
     ("_calculate_correct_fan", "tensor, mode"),
+];
+
+/// The deprecated names (`init.uniform` for `init.uniform_`), which warn and call the new one.
+const DEPRECATED: &[&str] = &[
+    "uniform",
+    "normal",
+    "constant",
+    "eye",
+    "dirac",
+    "xavier_uniform",
+    "xavier_normal",
+    "kaiming_uniform",
+    "kaiming_normal",
+    "orthogonal",
+    "sparse",
 ];
 
 /// The functions `calculate_gain` treats as linear.
@@ -55,7 +71,7 @@ const LINEAR_FNS: &[&str] = &[
 
 /// Whether `torch.nn.init.name` is one of its functions.
 pub(crate) fn is_init(name: &str) -> bool {
-    FUNCTIONS.iter().any(|(n, _)| *n == name)
+    FUNCTIONS.iter().any(|(n, _)| *n == name) || DEPRECATED.contains(&name)
 }
 
 /// A Python number argument.
@@ -94,6 +110,12 @@ impl Evaluator {
         pos: &[Value],
         kw: &[(String, Value)],
     ) -> R<Value> {
+        if DEPRECATED.contains(&name) {
+            self.recorder.warn(format!(
+                "FutureWarning: `nn.init.{name}` is now deprecated in favor of `nn.init.{name}_`."
+            ));
+            return self.call_nn_init(&format!("{name}_"), pos, kw);
+        }
         let Some((_, signature)) = FUNCTIONS.iter().find(|(n, _)| *n == name) else {
             return Err(ScriptError::Attribute(format!(
                 "module 'torch.nn.init' has no attribute '{name}'"
@@ -137,6 +159,7 @@ impl Evaluator {
             "xavier_uniform_" | "xavier_normal_" => self.xavier(name, &tensor, &args),
             "kaiming_uniform_" | "kaiming_normal_" => self.kaiming(name, &tensor, &args),
             "trunc_normal_" => self.trunc_normal_(&tensor, &args),
+            "sparse_" => self.sparse_(&tensor, &args),
             _ => self.orthogonal_(&tensor, &given("gain"), &given("generator")),
         }
     }

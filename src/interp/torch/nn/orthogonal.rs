@@ -1,4 +1,6 @@
-//! `torch.nn.init.orthogonal_(tensor, gain=1)`: a (semi-)orthogonal matrix from the QR
+//! The matrix initializers of `torch.nn.init`: `sparse_` (normal draws, then `randperm`'s
+//! first rows of each column zeroed) and `orthogonal_(tensor, gain=1)`: a (semi-)orthogonal
+//! matrix from the QR
 //! decomposition of normal draws, as PyTorch 2.15's `init.py` makes it: the draws are the
 //! default generator's, bit for bit; `Q` is the one whose `R` has a positive diagonal
 //! (PyTorch multiplies LAPACK's `Q` by the signs of `R`'s diagonal), computed here in double
@@ -7,10 +9,63 @@
 use crate::core::tensor::random::{self, Distribution};
 use crate::core::tensor::{Scalar, ScriptError};
 use crate::interp::torch::nn::init::tensor_of;
+use crate::interp::torch::signature::Bound;
 use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
 
 impl Evaluator {
+    /// `sparse_(tensor, sparsity, std=0.01)`: `normal_(0, std)`, then in each column the rows
+    /// of `torch.randperm(rows)[:ceil(sparsity * rows)]` set to zero.
+    pub(super) fn sparse_(&mut self, tensor: &Value, args: &Bound) -> R<Value> {
+        let t = tensor_of(tensor, "ndimension")?;
+        let view = t.borrow().tensor.clone();
+        if view.ndim() != 2 {
+            return Err(ScriptError::Value(
+                "Only tensors with 2 dimensions are supported".into(),
+            ));
+        }
+        let sparsity = args.get("sparsity").cloned().unwrap_or(Value::None);
+        let Some(sparsity) = crate::interp::torch::autograd::number(&sparsity) else {
+            return Err(ScriptError::Type(format!(
+                "unsupported operand type(s) for *: '{}' and 'int'",
+                sparsity.type_name()
+            )));
+        };
+        let (rows, cols) = (view.shape()[0], view.shape()[1]);
+        let zeros = (sparsity * rows as f64).ceil();
+        if !zeros.is_finite() {
+            return Err(ScriptError::Overflow(
+                "cannot convert float infinity to integer".into(),
+            ));
+        }
+        // `row_indices[:num_zeros]`: Python's slice end.
+        let zeros = zeros as i64;
+        let taken = if zeros < 0 {
+            (rows + zeros).max(0)
+        } else {
+            zeros.min(rows)
+        } as usize;
+        let std = args.get("std").cloned().unwrap_or(Value::Float(0.01));
+        let generator = args.get("generator").cloned().unwrap_or(Value::None);
+        self.draw_method(&t, "normal_", vec![Value::Int(0), std], &generator)?;
+        self.check_work(rows.saturating_mul(cols), "sparse_")?;
+        let mut values = self.nn_read_host(&view);
+        for col in 0..cols as usize {
+            let perm = random::randperm(&mut self.torch.generator, rows)?;
+            for &row in perm.iter().take(taken) {
+                if let Some(v) = values.get_mut(row as usize * cols as usize + col) {
+                    *v = 0.0;
+                }
+            }
+        }
+        let scalars: Vec<Scalar> = values
+            .into_iter()
+            .map(|v| view.dtype.round(Scalar::Float(v)))
+            .collect();
+        self.nn_write_host(&view, &scalars);
+        Ok(tensor.clone())
+    }
+
     /// `orthogonal_(tensor, gain=1)`.
     pub(super) fn orthogonal_(
         &mut self,
