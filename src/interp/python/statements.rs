@@ -326,7 +326,7 @@ impl Evaluator {
         let top = parts.next().unwrap_or("");
         let mut value = match top {
             "torch" => Value::Torch,
-            "numpy" | "math" | "torchvision" => Value::Module(top.to_string()),
+            "numpy" | "math" | "torchvision" | "collections" => Value::Module(top.to_string()),
             other => {
                 return Err(ScriptError::ModuleNotFound(format!(
                     "No module named '{other}'"

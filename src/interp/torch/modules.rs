@@ -25,10 +25,21 @@ impl Evaluator {
             ("torch.nn", "init") => Ok(Value::Module("torch.nn.init".into())),
             ("torch.nn.init", n) if crate::interp::torch::nn::init::is_init(n) => method(),
             ("torch.nn", "Parameter") => method(),
-            ("torch.nn", n) if crate::interp::torch::nn::module::find(n).is_some() => self
-                .nn_class(n)
-                .map(Value::Class)
-                .ok_or_else(|| ScriptError::Attribute(format!("module 'torch.nn' has no attribute '{n}'"))),
+            ("torch.optim" | "torch.optim.lr_scheduler", n)
+                if crate::interp::torch::optim::exports(module, n) =>
+            {
+                self.nn_class(n).map(Value::Class).ok_or_else(|| {
+                    ScriptError::Attribute(format!("module '{module}' has no attribute '{n}'"))
+                })
+            }
+            ("torch.nn", n)
+                if crate::interp::torch::nn::module::find(n)
+                    .is_some_and(|d| d.path.starts_with("torch.nn")) =>
+            {
+                self.nn_class(n).map(Value::Class).ok_or_else(|| {
+                    ScriptError::Attribute(format!("module 'torch.nn' has no attribute '{n}'"))
+                })
+            }
             ("torch.nn.functional", n) if crate::interp::torch::registry::is_functional(n) => {
                 method()
             }
@@ -38,6 +49,7 @@ impl Evaluator {
                 method()
             }
             ("torch.autograd", "grad" | "backward") => method(),
+            ("collections", "OrderedDict") => method(),
             ("math", "pi") => Ok(Value::Float(std::f64::consts::PI)),
             ("math", "e") => Ok(Value::Float(std::f64::consts::E)),
             ("math", "inf") => Ok(Value::Float(f64::INFINITY)),
@@ -90,6 +102,7 @@ impl Evaluator {
                 }),
             "torch.autograd" => self.call_autograd(name, pos, kw),
             "math" => self.call_math(name, &pos),
+            "collections" if name == "OrderedDict" => self.ordered_dict(pos, kw),
             "numpy" => self.call_numpy(name, pos, kw),
             "torchvision.io" => self.call_torchvision_io(name, pos, kw),
             _ => Err(ScriptError::Type(format!(
@@ -158,5 +171,53 @@ impl Evaluator {
                 Ok(Value::Float(y))
             }
         }
+    }
+}
+
+impl Evaluator {
+    /// `collections.OrderedDict(items=(), **kw)`: from a dict, or an iterable of pairs.
+    fn ordered_dict(&mut self, pos: Vec<Value>, kw: Vec<(String, Value)>) -> R<Value> {
+        if pos.len() > 1 {
+            return Err(ScriptError::Type(format!(
+                "expected at most 1 arguments, got {}",
+                pos.len()
+            )));
+        }
+        let mut entries: Vec<(Value, Value)> = Vec::new();
+        if let Some(items) = pos.into_iter().next() {
+            let pairs = match items {
+                Value::Dict(e) | Value::OrderedDict(e) => e,
+                other => {
+                    let mut out = Vec::new();
+                    for item in self.iterate(&other)? {
+                        let kv = match item {
+                            Value::Tuple(kv) | Value::List(kv) => kv,
+                            _ => {
+                                return Err(ScriptError::Type(format!(
+                                    "cannot convert dictionary update sequence element #{} to a sequence",
+                                    out.len()
+                                )))
+                            }
+                        };
+                        let [k, v] = <[Value; 2]>::try_from(kv).map_err(|kv| {
+                            ScriptError::Value(format!(
+                                "dictionary update sequence element #{} has length {}; 2 is required",
+                                out.len(),
+                                kv.len()
+                            ))
+                        })?;
+                        out.push((k, v));
+                    }
+                    out
+                }
+            };
+            for (k, v) in pairs {
+                crate::interp::python::dict::insert(&mut entries, k, v)?;
+            }
+        }
+        for (k, v) in kw {
+            crate::interp::python::dict::insert(&mut entries, Value::Str(k), v)?;
+        }
+        Ok(Value::OrderedDict(entries))
     }
 }

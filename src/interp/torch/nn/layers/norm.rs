@@ -20,11 +20,12 @@ const fn batch_norm(name: &'static str) -> ModuleDef {
         forward: Some(batch_norm_forward),
         extra_repr: Some(|ev, o| {
             Ok(format!(
-                "{}, eps={}, momentum={}, affine={}, track_running_stats={}",
+                "{}, eps={}, momentum={}, affine={}, bias={}, track_running_stats={}",
                 fmt(ev, &attr(o, "num_features"))?,
                 fmt(ev, &attr(o, "eps"))?,
                 fmt(ev, &attr(o, "momentum"))?,
                 fmt(ev, &attr(o, "affine"))?,
+                uses_bias(o),
                 fmt(ev, &attr(o, "track_running_stats"))?
             ))
         }),
@@ -63,10 +64,11 @@ pub(crate) static MODULES: &[ModuleDef] = &[
         }),
         extra_repr: Some(|ev, o| {
             Ok(format!(
-                "{}, eps={}, elementwise_affine={}",
+                "{}, eps={}, elementwise_affine={}, bias={}",
                 fmt(ev, &attr(o, "normalized_shape"))?,
                 fmt(ev, &attr(o, "eps"))?,
-                fmt(ev, &attr(o, "elementwise_affine"))?
+                fmt(ev, &attr(o, "elementwise_affine"))?,
+                uses_bias(o)
             ))
         }),
         methods: &[("reset_parameters", |ev, o, _, _| {
@@ -93,11 +95,12 @@ pub(crate) static MODULES: &[ModuleDef] = &[
         }),
         extra_repr: Some(|ev, o| {
             Ok(format!(
-                "{}, {}, eps={}, affine={}",
+                "{}, {}, eps={}, affine={}, bias={}",
                 fmt(ev, &attr(o, "num_groups"))?,
                 fmt(ev, &attr(o, "num_channels"))?,
                 fmt(ev, &attr(o, "eps"))?,
-                fmt(ev, &attr(o, "affine"))?
+                fmt(ev, &attr(o, "affine"))?,
+                uses_bias(o)
             ))
         }),
         methods: &[("reset_parameters", |ev, o, _, _| {
@@ -106,6 +109,15 @@ pub(crate) static MODULES: &[ModuleDef] = &[
         ..ModuleDef::new("GroupNorm", "torch.nn.modules.normalization")
     },
 ];
+
+/// `True` when the layer has a bias (its repr's `bias=`).
+fn uses_bias(o: &Rc<Instance>) -> &'static str {
+    if matches!(attr(o, "bias"), Value::None) {
+        "False"
+    } else {
+        "True"
+    }
+}
 
 /// A tensor made by a `torch.` factory (`zeros`, `ones`, `tensor`).
 fn factory(ev: &mut Evaluator, name: &str, pos: Vec<Value>, dtype: Option<DType>) -> R<TensorRef> {
@@ -126,7 +138,7 @@ fn batch_norm_init(
 ) -> R<()> {
     let kind = native_of(&o.class).map_or("BatchNorm", |d| d.name);
     let args = bind_python(
-        "num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None",
+        "num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *, bias=True",
         &format!("{kind}.__init__"),
         &pos,
         &kw,
@@ -146,8 +158,12 @@ fn batch_norm_init(
     if ev.truthy(&arg(&args, "affine"))? {
         let w = ev.empty_parameter(&[n], dtype)?;
         set_parameter(o, "weight", Some(w));
-        let b = ev.empty_parameter(&[n], dtype)?;
-        set_parameter(o, "bias", Some(b));
+        let b = if ev.truthy(&arg(&args, "bias"))? {
+            Some(ev.empty_parameter(&[n], dtype)?)
+        } else {
+            None
+        };
+        set_parameter(o, "bias", b);
     } else {
         set_parameter(o, "weight", None);
         set_parameter(o, "bias", None);
@@ -320,7 +336,7 @@ fn group_norm_init(
     kw: Vec<(String, Value)>,
 ) -> R<()> {
     let args = bind_python(
-        "num_groups, num_channels, eps=1e-05, affine=True, device=None, dtype=None",
+        "num_groups, num_channels, eps=1e-05, affine=True, device=None, dtype=None, *, bias=True",
         "GroupNorm.__init__",
         &pos,
         &kw,
@@ -329,9 +345,9 @@ fn group_norm_init(
     let groups = int_arg(ev, &arg(&args, "num_groups"))?;
     let channels = int_arg(ev, &arg(&args, "num_channels"))?;
     if groups == 0 || channels % groups != 0 {
-        return Err(ScriptError::Value(
-            "num_channels must be divisible by num_groups".into(),
-        ));
+        return Err(ScriptError::Value(format!(
+            "num_channels ({channels}) must be divisible by num_groups ({groups})"
+        )));
     }
     let names = ["num_groups", "num_channels", "eps", "affine"];
     set_attrs(o, names.iter().map(|n| (*n, arg(&args, n))).collect());
@@ -340,8 +356,12 @@ fn group_norm_init(
     if ev.truthy(&arg(&args, "affine"))? {
         let w = ev.empty_parameter(&[channels], dtype)?;
         set_parameter(o, "weight", Some(w));
-        let b = ev.empty_parameter(&[channels], dtype)?;
-        set_parameter(o, "bias", Some(b));
+        let b = if ev.truthy(&arg(&args, "bias"))? {
+            Some(ev.empty_parameter(&[channels], dtype)?)
+        } else {
+            None
+        };
+        set_parameter(o, "bias", b);
     } else {
         set_parameter(o, "weight", None);
         set_parameter(o, "bias", None);

@@ -14,9 +14,13 @@
 //! the same numbers) and its `forward` (which calls the functional op).
 
 pub(crate) mod containers;
+mod convert;
 pub(crate) mod methods;
 pub(crate) mod parameter;
+mod parameter_containers;
+mod registration;
 pub(crate) mod repr;
+mod state;
 
 use std::rc::Rc;
 
@@ -137,10 +141,15 @@ impl ModuleDef {
 /// The built-in classes, every family's table (the modules, and other built-in classes
 /// made the same way, such as the optimizers).
 fn families() -> impl Iterator<Item = &'static ModuleDef> {
-    [methods::MODULES, containers::MODULES]
-        .into_iter()
-        .chain(crate::interp::torch::nn::layers::tables())
-        .flatten()
+    [
+        methods::MODULES,
+        containers::MODULES,
+        parameter_containers::MODULES,
+    ]
+    .into_iter()
+    .chain(crate::interp::torch::nn::layers::tables())
+    .chain(crate::interp::torch::optim::tables())
+    .flatten()
 }
 
 /// The built-in module class named `name`, if there is one.

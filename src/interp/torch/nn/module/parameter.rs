@@ -28,8 +28,8 @@ impl Evaluator {
                     other => Ok(other),
                 }
             }
-            other => Err(ScriptError::Type(format!(
-                "_make_subclass(): argument 'data' (position 2) must be Tensor, not {}",
+            other => Err(ScriptError::Attribute(format!(
+                "'{}' object has no attribute 'detach'",
                 other.type_name()
             ))),
         }

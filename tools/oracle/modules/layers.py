@@ -1,0 +1,42 @@
+import torch
+import torch.nn as nn
+_ = torch.manual_seed(3)
+nn.Conv2d(3, 8, 3)
+nn.Conv2d(3, 8, kernel_size=5, stride=2, padding=1, bias=False)
+nn.Conv2d(4, 8, 3, padding="same", groups=2, dilation=2)
+nn.Conv1d(2, 4, 3)
+nn.ConvTranspose2d(4, 2, 2, stride=2)
+nn.BatchNorm1d(10)
+nn.BatchNorm2d(6, momentum=0.2, affine=False)
+nn.LayerNorm([4, 5])
+nn.GroupNorm(2, 4)
+nn.Embedding(10, 4, padding_idx=0)
+nn.Dropout()
+nn.Dropout(p=0.3, inplace=True)
+nn.MaxPool2d(2, 2)
+nn.MaxPool2d(3, stride=1, padding=1)
+nn.AvgPool2d(2)
+nn.AdaptiveAvgPool2d((1, 1))
+nn.Flatten()
+nn.Unflatten(1, (2, 3))
+nn.Identity()
+nn.ReLU(inplace=True)
+nn.LeakyReLU(0.2)
+nn.GELU()
+nn.Softmax(dim=1)
+nn.MSELoss()
+nn.CrossEntropyLoss()
+nn.BCEWithLogitsLoss()
+nn.Bilinear(2, 3, 4)
+bn = nn.BatchNorm2d(3)
+list(bn.state_dict().keys())
+bn.num_batches_tracked
+bn.running_var
+c = nn.Conv2d(2, 3, 2)
+c.weight
+c.bias
+e = nn.Embedding(5, 2, padding_idx=1)
+e.weight
+nn.Conv2d(3, 8, 3, groups=2)
+nn.Dropout(1.5)
+nn.GroupNorm(3, 4)
