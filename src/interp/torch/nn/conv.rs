@@ -216,17 +216,22 @@ fn conv(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         ));
     }
     let k = weight.ndim() - 2;
+    // `_convolution_mode` turns 'same' into numbers first (from the parameters as given);
+    // `_convolution` then expands stride, padding, dilation, output_padding in this order.
+    let same = match pad {
+        Padding::Same => Some(same_padding(ev, &weight, &stride, &dilation, k)?),
+        _ => None,
+    };
     let stride = expand(stride, "stride", k)?;
-    let dilation_given = dilation.clone();
-    let dilation = expand(dilation, "dilation", k)?;
-    let (pad, pad_after) = match pad {
-        Padding::Ints(p) => {
+    let (pad, pad_after) = match (pad, same) {
+        (_, Some(same)) => same,
+        (Padding::Ints(p), None) => {
             let p = expand(p, "padding", k)?;
             (p.clone(), p)
         }
-        Padding::Valid => (vec![0; k], vec![0; k]),
-        Padding::Same => same_padding(ev, &weight, &stride, &dilation_given, k)?,
+        _ => (vec![0; k], vec![0; k]),
     };
+    let dilation = expand(dilation, "dilation", k)?;
     let output_padding = expand(output_padding, "output_padding", k)?;
     let params = Params {
         stride,

@@ -96,16 +96,61 @@ impl Geometry {
     }
 }
 
-/// `c (m x n) += a (m x k) @ b (k x n)`, all row-major.
+/// Rows and columns of `c` one step of [`gemm`] keeps in registers.
+const MR: usize = 4;
+const NR: usize = 8;
+
+/// `c (m x n) += a (m x k) @ b (k x n)`, all row-major: tiles of `MR x NR` accumulated over
+/// the whole of `k`, then added to `c`.
 fn gemm<T: Elem>(c: &mut [T], a: &[T], b: &[T], m: usize, k: usize, n: usize) {
-    for i in 0..m {
-        let c_row = &mut c[i * n..(i + 1) * n];
+    let full_cols = n - n % NR;
+    let mut i = 0;
+    while i + MR <= m {
+        let mut j = 0;
+        while j < full_cols {
+            let mut acc = [[T::default(); NR]; MR];
+            for p in 0..k {
+                let Some(b_row) = b.get(p * n + j..p * n + j + NR) else {
+                    break;
+                };
+                for (r, acc_row) in acc.iter_mut().enumerate() {
+                    let a_rp = a[(i + r) * k + p];
+                    for (q, v) in acc_row.iter_mut().enumerate() {
+                        *v = v.mul_add(a_rp, b_row[q]);
+                    }
+                }
+            }
+            for (r, acc_row) in acc.iter().enumerate() {
+                let at = (i + r) * n + j;
+                for (cv, &v) in c[at..at + NR].iter_mut().zip(acc_row) {
+                    *cv = cv.plus(v);
+                }
+            }
+            j += NR;
+        }
+        if full_cols < n {
+            gemm_rows(c, a, b, (i, i + MR), k, n, full_cols);
+        }
+        i += MR;
+    }
+    gemm_rows(c, a, b, (i, m), k, n, 0);
+}
+
+/// The plain product for rows `rows` of `c`, from column `from` on.
+fn gemm_rows<T: Elem>(
+    c: &mut [T],
+    a: &[T],
+    b: &[T],
+    rows: (usize, usize),
+    k: usize,
+    n: usize,
+    from: usize,
+) {
+    for i in rows.0..rows.1 {
+        let c_row = &mut c[i * n + from..(i + 1) * n];
         for p in 0..k {
             let aip = a[i * k + p];
-            if aip == T::default() {
-                continue;
-            }
-            let b_row = &b[p * n..(p + 1) * n];
+            let b_row = &b[p * n + from..(p + 1) * n];
             for (cv, &bv) in c_row.iter_mut().zip(b_row) {
                 *cv = cv.mul_add(aip, bv);
             }

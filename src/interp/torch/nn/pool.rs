@@ -706,15 +706,18 @@ fn mean_pool(ev: &mut Evaluator, input: Value, x: &Tensor) -> R<Value> {
         vec![dims],
         vec![("keepdim".into(), Value::Bool(true))],
     )?;
+    // TensorIterator gives the mean the input's channels_last strides; they differ from the
+    // contiguous ones only in the dimensions of size 1 (so the bytes are the same).
     if x.ndim() == 4 && x.layout.suggest_memory_format() == MemoryFormat::ChannelsLast {
-        return ev.call(
-            Value::Method(Box::new(mean), "contiguous".into()),
-            vec![],
-            vec![(
-                "memory_format".into(),
-                Value::MemoryFormat(MemoryFormat::ChannelsLast),
-            )],
-        );
+        if let Value::Tensor(t) = &mean {
+            let mut object = t.borrow_mut();
+            let shape = object.tensor.shape().to_vec();
+            if shape.len() == 4 && shape[2] == 1 && shape[3] == 1 {
+                object.tensor.layout.strides =
+                    crate::core::tensor::Layout::with_format(&shape, MemoryFormat::ChannelsLast)
+                        .strides;
+            }
+        }
     }
     Ok(mean)
 }
