@@ -88,5 +88,8 @@ fn saved_tensors_keep_their_storage_alive() {
     let trace = trace_script(
         "x = torch.tensor([0.0, 1.0], requires_grad=True)\ns = x.exp().sum()\ns.backward()\nx.grad",
     );
-    assert_eq!(trace.steps[3].output.as_deref(), Some("tensor([1.0000, 2.7183])"));
+    assert_eq!(
+        trace.steps[3].output.as_deref(),
+        Some("tensor([1.0000, 2.7183])")
+    );
 }

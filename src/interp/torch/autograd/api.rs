@@ -111,6 +111,10 @@ impl Evaluator {
         pos: Vec<Value>,
         kw: Vec<(String, Value)>,
     ) -> R<Value> {
+        let given: Vec<&Value> = pos.iter().chain(kw.iter().map(|(_, v)| v)).collect();
+        if let Some(device) = self.device_to_enter(&given)? {
+            return self.on_device(device, |ev| ev.autograd_backward(pos, kw));
+        }
         let kw = kw
             .into_iter()
             .map(|(k, v)| match k.as_str() {
@@ -163,6 +167,10 @@ impl Evaluator {
     /// `torch.autograd.grad(outputs, inputs, grad_outputs=None, retain_graph=None,
     /// create_graph=False, allow_unused=None)`: the gradients of `inputs`, as a tuple.
     pub(crate) fn autograd_grad(&mut self, pos: Vec<Value>, kw: Vec<(String, Value)>) -> R<Value> {
+        let given: Vec<&Value> = pos.iter().chain(kw.iter().map(|(_, v)| v)).collect();
+        if let Some(device) = self.device_to_enter(&given)? {
+            return self.on_device(device, |ev| ev.autograd_grad(pos, kw));
+        }
         const PARAMS: [&str; 8] = [
             "outputs",
             "inputs",
@@ -314,9 +322,9 @@ impl Evaluator {
     /// `torch.no_grad()(f)` and friends: `f` wrapped to run under the manager's mode.
     pub(crate) fn decorate_with_mode(&mut self, manager: Value, pos: &[Value]) -> R<Value> {
         match pos {
-            [f @ (Value::Function(_) | Value::BoundMethod(..) | Value::ModeWrapped(..))] => Ok(
-                Value::ModeWrapped(Box::new(manager), Box::new(f.clone())),
-            ),
+            [f @ (Value::Function(_) | Value::BoundMethod(..) | Value::ModeWrapped(..))] => {
+                Ok(Value::ModeWrapped(Box::new(manager), Box::new(f.clone())))
+            }
             _ => Err(ScriptError::Type(format!(
                 "'{}' object is not callable",
                 manager.type_name()
@@ -366,5 +374,74 @@ impl Evaluator {
         let tensor = other.borrow().tensor.clone();
         t.borrow_mut().tensor = tensor;
         Ok(())
+    }
+}
+
+impl Evaluator {
+    /// PyTorch's refusals of inference tensors outside inference mode, before op `name`
+    /// runs on `inputs` (in order; `formula` says which of them its node would save): an
+    /// in-place op on one, and saving one for backward.
+    pub(crate) fn check_inference(
+        &self,
+        name: &str,
+        formula: Option<&crate::interp::torch::autograd::Formula>,
+        inputs: &[&Value],
+    ) -> R<()> {
+        if self.torch.autograd.inference {
+            return Ok(());
+        }
+        let inference = |v: &Value| match v {
+            Value::Tensor(t) => t
+                .try_borrow()
+                .is_ok_and(|t| self.torch.autograd.is_inference(t.tensor.storage)),
+            _ => false,
+        };
+        if !inputs.iter().any(|v| inference(v)) {
+            return Ok(());
+        }
+        if name.ends_with('_') && inputs.first().is_some_and(|v| inference(v)) {
+            // PyTorch refuses it after the op wrote (see `check_inference_inplace`).
+            return Ok(());
+        }
+        let tracked = inputs.iter().any(|v| {
+            matches!(v, Value::Tensor(t) if t.try_borrow().is_ok_and(|t| crate::interp::torch::autograd::tracks_grad(&t)))
+        });
+        let saved = formula.is_some_and(|f| {
+            inputs
+                .iter()
+                .zip(f.inputs)
+                .any(|(v, slot)| inference(v) && f.saves.contains(slot))
+        });
+        if self.torch.grad_enabled && tracked && saved {
+            return Err(ScriptError::Runtime(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// After in-place op `name` wrote into `target`: PyTorch's refusal of an inference
+    /// tensor updated in place outside inference mode (the values are written already).
+    pub(crate) fn check_inference_inplace(&self, name: &str, target: Option<&Value>) -> R<()> {
+        let inference = matches!(target, Some(Value::Tensor(t)) if t
+            .try_borrow()
+            .is_ok_and(|t| self.torch.autograd.is_inference(t.tensor.storage)));
+        if name.ends_with('_') && inference && !self.torch.autograd.inference {
+            return Err(ScriptError::Runtime(
+                "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// [`Evaluator::check_inference`] for Python's operators (`a * b`).
+    pub(crate) fn check_inference_operator(
+        &self,
+        op: crate::lang::ast::BinOp,
+        a: &Value,
+        b: &Value,
+    ) -> R<()> {
+        let formula = crate::interp::torch::autograd::operator_formula(op);
+        self.check_inference("", formula, &[a, b])
     }
 }

@@ -211,7 +211,9 @@ impl Evaluator {
                     }
                     Target::Node(node) => {
                         let below = input_keys.is_none()
-                            || children.iter().any(|c| items.get(c).is_some_and(|i| i.needed));
+                            || children
+                                .iter()
+                                .any(|c| items.get(c).is_some_and(|i| i.needed));
                         if below {
                             ran.push(Rc::clone(node));
                             self.send_grads(node, &grad, &children, &mut pending)?;
@@ -255,7 +257,12 @@ impl Evaluator {
         });
         // `children` has one key per tracked operand that reaches a node or a leaf.
         let mut keys = children.iter();
-        for (operand, g) in node.operands.iter().filter(|o| o.tracked.is_some()).zip(tracked) {
+        for (operand, g) in node
+            .operands
+            .iter()
+            .filter(|o| o.tracked.is_some())
+            .zip(tracked)
+        {
             let Some(t) = &operand.tracked else {
                 continue;
             };
@@ -456,11 +463,7 @@ impl Evaluator {
             Value::Tensor(t) => {
                 let t = t.borrow().tensor.clone();
                 let out = self.neg(&t)?;
-                self.record_grad(
-                    crate::interp::torch::autograd::GradOp::Neg,
-                    &[v],
-                    &out,
-                );
+                self.record_grad(crate::interp::torch::autograd::GradOp::Neg, &[v], &out);
                 Ok(out)
             }
             other => self.binary(BinOp::Mul, other.clone(), Value::Int(-1)),
@@ -517,7 +520,13 @@ fn mark_needed(items: &mut HashMap<usize, Item>, inputs: &[Option<usize>]) {
         changed = false;
         let up: Vec<usize> = items
             .iter()
-            .filter(|(_, it)| !it.needed && it.children.iter().any(|c| items.get(c).is_some_and(|c| c.needed)))
+            .filter(|(_, it)| {
+                !it.needed
+                    && it
+                        .children
+                        .iter()
+                        .any(|c| items.get(c).is_some_and(|c| c.needed))
+            })
             .map(|(k, _)| *k)
             .collect();
         for k in up {

@@ -462,17 +462,23 @@ fn number_operand(x: f64, dtype: DType) -> Operand {
     }
 }
 
+/// The formula of Python's operator `op` on tensors.
+pub(crate) fn operator_formula(op: BinOp) -> Option<&'static Formula> {
+    match op {
+        BinOp::Add => Some(&formulas::ADD),
+        BinOp::Sub => Some(&formulas::SUB),
+        BinOp::Mul => Some(&formulas::MUL),
+        BinOp::Div => Some(&formulas::DIV),
+        BinOp::Pow => Some(&formulas::POW),
+        BinOp::MatMul => Some(&formulas::MATMUL),
+        _ => None,
+    }
+}
+
 /// The formula of a recorded op.
 fn formula_of(op: &GradOp) -> Option<&'static Formula> {
     match op {
-        GradOp::Binary { op, .. } => match op {
-            BinOp::Add => Some(&formulas::ADD),
-            BinOp::Sub => Some(&formulas::SUB),
-            BinOp::Mul => Some(&formulas::MUL),
-            BinOp::Div => Some(&formulas::DIV),
-            BinOp::Pow => Some(&formulas::POW),
-            _ => None,
-        },
+        GradOp::Binary { op, .. } => operator_formula(*op),
         GradOp::MatMul { .. } => Some(&formulas::MATMUL),
         GradOp::Neg => Some(&formulas::NEG),
         GradOp::Index(_) => Some(&formulas::INDEX),

@@ -99,7 +99,12 @@ fn ints(v: &[i64]) -> Value {
 impl Evaluator {
     /// `node.name` for a node object.
     pub(crate) fn grad_fn_attribute(&mut self, f: &FnRef, name: &str) -> R<Value> {
-        let method = || Ok(Value::Method(Box::new(Value::GradFn(f.clone())), name.into()));
+        let method = || {
+            Ok(Value::Method(
+                Box::new(Value::GradFn(f.clone())),
+                name.into(),
+            ))
+        };
         match name {
             "name" | "register_hook" | "register_prehook" => return method(),
             "next_functions" => return Ok(next_functions(f)),
