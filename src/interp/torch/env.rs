@@ -48,7 +48,7 @@ impl Evaluator {
     /// `torch.<name>` for the names of this module, or `None`.
     pub(crate) fn torch_env_attribute(&self, name: &str) -> Option<Value> {
         Some(match name {
-            "cuda" | "backends" | "accelerator" => Value::Module(format!("torch.{name}")),
+            "cuda" | "backends" | "accelerator" | "optim" => Value::Module(format!("torch.{name}")),
             "__version__" => Value::Str(TORCH_VERSION.into()),
             "get_default_dtype" | "set_default_dtype" | "no_grad" | "enable_grad"
             | "inference_mode" | "set_grad_enabled" | "is_grad_enabled"
@@ -72,6 +72,7 @@ impl Evaluator {
             | ("torch.backends.mps" | "torch.backends.cuda", "is_available" | "is_built") => {
                 method()
             }
+            ("torch.optim", "lr_scheduler") => Value::Module("torch.optim.lr_scheduler".into()),
             ("torch.backends", "mps" | "cudnn" | "cuda") => {
                 Value::Module(format!("torch.backends.{name}"))
             }

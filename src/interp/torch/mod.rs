@@ -5,6 +5,7 @@ pub(crate) mod autograd;
 pub(crate) mod env;
 pub(crate) mod modules;
 pub(crate) mod nn;
+pub(crate) mod optim;
 pub(crate) mod ops;
 pub(crate) mod registry;
 pub(crate) mod signature;

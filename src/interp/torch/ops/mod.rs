@@ -2,6 +2,7 @@
 //! with PyTorch's rules and error messages. Data movement goes through the engine.
 
 mod activation;
+mod addc;
 mod arith;
 mod complex;
 mod convert;
@@ -64,6 +65,7 @@ pub(crate) static FAMILIES: &[&[OpDef]] = &[
     ordered::OPS,
     math::OPS,
     rounding::OPS,
+    addc::OPS,
     logical::OPS,
     stats::OPS,
     norms::OPS,
