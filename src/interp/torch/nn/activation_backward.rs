@@ -22,6 +22,17 @@ fn pointwise(
     slot: &str,
     f: impl Fn(f64, f64) -> f64,
 ) -> R<Vec<Option<Value>>> {
+    pointwise_steps(ev, b, slot, |x, g, _| f(x, g))
+}
+
+/// [`pointwise`] whose `f` rounds each step with its third argument, as ATen's kernel
+/// computes in the dtype (`float` for the float dtypes, `double` for `float64`).
+fn pointwise_steps(
+    ev: &mut Evaluator,
+    b: &Backward,
+    slot: &str,
+    f: impl Fn(f64, f64, &dyn Fn(f64) -> f64) -> f64,
+) -> R<Vec<Option<Value>>> {
     let mut out = b.none();
     if !b.needs(0) {
         return Ok(out);
@@ -32,11 +43,13 @@ fn pointwise(
     if x.values.len() != g.values.len() {
         return Err(unsupported(b.node));
     }
+    let double = g.dtype == crate::core::tensor::DType::Float64;
+    let r = |v: f64| if double { v } else { f64::from(v as f32) };
     let values: Vec<f64> = x
         .values
         .iter()
         .zip(&g.values)
-        .map(|(&x, &g)| f(x, g))
+        .map(|(&x, &g)| f(x, g, &r))
         .collect();
     out[0] = Some(ev.from_host(&g.shape, g.dtype, &values)?);
     Ok(out)
@@ -101,21 +114,27 @@ fn leaky_relu(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
 
 fn gelu(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     let tanh = matches!(b.arg("approximate"), Some(Value::Str(s)) if s == "tanh");
-    pointwise(ev, b, "self", |x, g| {
+    pointwise_steps(ev, b, "self", |x, g, r| {
         if tanh {
-            let beta = std::f64::consts::SQRT_2 * std::f64::consts::FRAC_2_SQRT_PI * 0.5;
-            let kappa = 0.044715;
-            let inner = beta * (x + kappa * x * x * x);
-            let t = inner.tanh();
-            let left = 0.5 * x;
-            let right = 1.0 + t;
-            let inner_derivative = beta * (1.0 + 3.0 * kappa * x * x);
-            g * (0.5 * right + left * (1.0 - t * t) * inner_derivative)
+            let beta = r(std::f64::consts::SQRT_2 * std::f64::consts::FRAC_2_SQRT_PI * 0.5);
+            let kappa = r(0.044715);
+            let x_sq = r(x * x);
+            let x_cube = r(x_sq * x);
+            let inner = r(beta * r(x + r(kappa * x_cube)));
+            let t = r(inner.tanh());
+            let left = r(0.5 * x);
+            let right = r(1.0 + t);
+            let left_derivative = r(0.5 * right);
+            let tanh_derivative = r(1.0 - r(t * t));
+            let inner_derivative = r(beta * r(1.0 + r(r(3.0 * kappa) * x_sq)));
+            let right_derivative = r(r(left * tanh_derivative) * inner_derivative);
+            r(g * r(left_derivative + right_derivative))
         } else {
-            let cdf = 0.5 * (1.0 + erf(x * std::f64::consts::FRAC_1_SQRT_2));
-            let pdf = (-0.5 * x * x).exp()
-                * (std::f64::consts::FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2 * 0.5);
-            g * (cdf + x * pdf)
+            let alpha = r(std::f64::consts::FRAC_1_SQRT_2);
+            let beta = r(std::f64::consts::FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2 * 0.5);
+            let cdf = r(0.5 * r(1.0 + r(erf(r(x * alpha)))));
+            let pdf = r(beta * r(r(r(x * x) * -0.5).exp()));
+            r(g * r(cdf + r(x * pdf)))
         }
     })
 }

@@ -10,10 +10,10 @@
 use std::rc::Rc;
 
 use crate::core::tensor::layout::numel_of;
-use crate::core::tensor::random;
 use crate::core::tensor::{DType, Scalar, ScriptError, Tensor};
 use crate::interp::torch::autograd::{formulas, Grad, GradOp};
 use crate::interp::torch::nn::dense_backward::{self as backward, ADDMM, BILINEAR, EMBEDDING};
+use crate::interp::torch::nn::dropout;
 use crate::interp::torch::nn::functional::functional;
 use crate::interp::torch::registry::{Forms, OpCall, OpDef};
 use crate::interp::value::{TensorRef, Value};
@@ -48,14 +48,20 @@ pub(crate) static OPS: &[OpDef] = &[
     functional(
         &["dropout"],
         &["input, p=0.5, training=True, inplace=False"],
-        dropout,
+        dropout::dropout,
+        Grad::UNTRACKED,
+    ),
+    functional(
+        &["dropout1d", "dropout2d", "dropout3d"],
+        &["input, p=0.5, training=True, inplace=False"],
+        dropout::feature_dropout,
         Grad::UNTRACKED,
     ),
     OpDef {
         names: &["dropout"],
         schemas: &["Tensor input, float p, bool train"],
         forms: Forms::Function,
-        rule: dropout,
+        rule: dropout::dropout,
         grad: Grad::UNTRACKED,
         ..OpDef::PLAIN
     },
@@ -107,7 +113,7 @@ pub(crate) static OPS: &[OpDef] = &[
 
 /// A Python function's tensor argument at `position` (1-based), or `None` when optional and
 /// not given: PyTorch's binder message otherwise.
-fn tensor_param(
+pub(super) fn tensor_param(
     call: &OpCall,
     name: &str,
     position: usize,
@@ -177,7 +183,7 @@ fn linear(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     ev.binary(BinOp::Add, product, bias)
 }
 
-fn no_input() -> ScriptError {
+pub(super) fn no_input() -> ScriptError {
     ScriptError::Type("linear(): missing a tensor argument".into())
 }
 
@@ -425,123 +431,6 @@ fn renorm_rows(ev: &mut Evaluator, w: &Tensor, index: &[i64], max_norm: f64, p: 
     let scalars: Vec<Scalar> = values.into_iter().map(Scalar::Float).collect();
     let fresh = ev.tensor_from_values(w.shape(), w.dtype, &scalars, "embedding")?;
     ev.copy_into(w, &fresh, false)
-}
-
-// ----- dropout -----
-
-/// `F.dropout(input, p=0.5, training=True, inplace=False)` and `torch.dropout(input, p,
-/// train)`, as ATen's `_dropout_impl` runs on the CPU: the input itself when not training,
-/// `p == 0` or empty; else `input * noise`, `noise` an `empty_like(input)` filled by
-/// `bernoulli_(1 - p)` (one double uniform per element, in memory order) then divided by
-/// `1 - p` in the input's dtype.
-fn dropout(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
-    let input = tensor_param(call, "input", 1, false)?.ok_or_else(no_input)?;
-    let functional = call.value("training").is_some()
-        || call.value("inplace").is_some()
-        || call.value("train").is_none();
-    let p = match call.value("p") {
-        Some(Value::Int(i)) => *i as f64,
-        Some(Value::Float(f)) => *f,
-        Some(Value::Bool(b)) => f64::from(u8::from(*b)),
-        None if functional => 0.5,
-        other => {
-            return Err(ScriptError::Type(format!(
-                "'<' not supported between instances of '{}' and 'float'",
-                other.map_or("NoneType".into(), Value::type_name)
-            )))
-        }
-    };
-    if !(0.0..=1.0).contains(&p) {
-        let shown = match call.value("p") {
-            Some(Value::Int(i)) => i.to_string(),
-            Some(Value::Bool(b)) => {
-                if *b {
-                    "True".into()
-                } else {
-                    "False".into()
-                }
-            }
-            _ => crate::core::print::tensor_str::py_float_repr(p),
-        };
-        let message = format!("dropout probability has to be between 0 and 1, but got {shown}");
-        return Err(if call.value("train").is_some() {
-            ScriptError::Runtime(message)
-        } else {
-            ScriptError::Value(message)
-        });
-    }
-    let train = match call.value("training").or(call.value("train")) {
-        None => true,
-        Some(Value::Bool(b)) => *b,
-        Some(other) => {
-            return Err(ScriptError::Type(format!(
-                "dropout(): argument 'train' (position 3) must be bool, not {}",
-                other.type_name()
-            )))
-        }
-    };
-    let inplace = match call.value("inplace") {
-        Some(v) => {
-            let v = v.clone();
-            ev.truthy(&v)?
-        }
-        None => false,
-    };
-    let x = input.borrow().tensor.clone();
-    if p == 0.0 || !train || x.numel() == 0 {
-        return Ok(Value::Tensor(input));
-    }
-    let method = if inplace { "mul_" } else { "mul" };
-    let noise = if p == 1.0 {
-        let zero = ev.full(&[], Scalar::Float(0.0), x.dtype, "dropout")?;
-        Value::tensor(zero, "dropout", None)
-    } else {
-        dropout_noise(ev, &x, p)?
-    };
-    ev.method(Value::Tensor(input), method, vec![noise])
-}
-
-/// The noise of `dropout`: `empty_like(x).bernoulli_(1 - p).div_(1 - p)`.
-fn dropout_noise(ev: &mut Evaluator, x: &Tensor, p: f64) -> R<Value> {
-    let n = x.numel();
-    ev.check_work(n, "dropout")?;
-    // `empty_like` keeps a dense input's strides; the kernel draws in memory order.
-    let strides = if x.layout.is_non_overlapping_and_dense() {
-        x.strides().to_vec()
-    } else {
-        crate::core::tensor::layout::contiguous_strides(x.shape())
-    };
-    let keep = 1.0 - p;
-    let draws = random::bernoulli(&mut ev.torch.generator, &vec![keep; n as usize], true);
-    if !x.dtype.is_floating() {
-        return Err(ScriptError::Runtime(format!(
-            "result type Float can't be cast to the desired output type {}",
-            x.dtype.scalar_type_name()
-        )));
-    }
-    let scale = x.dtype.round(Scalar::Float(
-        1.0 / x.dtype.round(Scalar::Float(keep)).to_f64(),
-    ));
-    // The element at each logical index, from the draw at its place in memory.
-    let layout = crate::core::tensor::Layout {
-        shape: x.shape().to_vec(),
-        strides,
-        offset: 0,
-    };
-    let values: Vec<Scalar> = layout
-        .offsets()
-        .map(|at| {
-            if draws.get(at as usize).copied().unwrap_or(false) {
-                scale
-            } else {
-                Scalar::Float(0.0)
-            }
-        })
-        .collect();
-    let fresh = ev.tensor_from_values(x.shape(), x.dtype, &values, "dropout")?;
-    let noise = ev.empty_strided(x.shape(), &layout.strides, x.dtype, "dropout")?;
-    ev.copy_into(&noise, &fresh, false)?;
-    Ok(Value::tensor(noise, "dropout", None))
 }
 
 // ----- bilinear -----

@@ -6,6 +6,7 @@ mod conv_kernel;
 pub(crate) mod activation_backward;
 pub(crate) mod dense;
 pub(crate) mod dense_backward;
+mod dropout;
 pub(crate) mod functional;
 pub(crate) mod init;
 pub(crate) mod layers;
