@@ -180,6 +180,11 @@ fn parameters_without_grad_are_skipped_and_the_closure_runs() {
 }
 
 #[test]
+fn script_subclasses_of_optimizers_and_schedulers_work() {
+    check("subclasses");
+}
+
+#[test]
 fn schedulers_set_pytorchs_learning_rates() {
     check("schedulers");
 }

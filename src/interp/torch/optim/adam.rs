@@ -23,6 +23,7 @@ use crate::lang::ast::BinOp;
 /// `Adam` and `AdamW`.
 pub(crate) static CLASSES: &[ModuleDef] = &[
     ModuleDef {
+        class_methods: &[],
         name: "Adam",
         path: "torch.optim.adam",
         base: Some("Optimizer"),
@@ -41,6 +42,7 @@ pub(crate) static CLASSES: &[ModuleDef] = &[
         methods: &[("step", |ev, o, pos, kw| run_step(ev, o, pos, kw, update))],
     },
     ModuleDef {
+        class_methods: &[],
         name: "AdamW",
         path: "torch.optim.adamw",
         base: Some("Adam"),

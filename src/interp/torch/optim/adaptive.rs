@@ -22,6 +22,7 @@ use crate::interp::{Evaluator, R};
 /// `RMSprop` and `Adagrad`.
 pub(crate) static CLASSES: &[ModuleDef] = &[
     ModuleDef {
+        class_methods: &[],
         name: "RMSprop",
         path: "torch.optim.rmsprop",
         base: Some("Optimizer"),
@@ -31,6 +32,7 @@ pub(crate) static CLASSES: &[ModuleDef] = &[
         methods: &[("step", |ev, o, pos, kw| run_step(ev, o, pos, kw, rmsprop))],
     },
     ModuleDef {
+        class_methods: &[],
         name: "Adagrad",
         path: "torch.optim.adagrad",
         base: Some("Optimizer"),

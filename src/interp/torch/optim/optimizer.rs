@@ -20,6 +20,7 @@ pub(crate) type Entries = Vec<(Value, Value)>;
 
 /// `Optimizer`, the base class.
 pub(crate) static CLASSES: &[ModuleDef] = &[ModuleDef {
+    class_methods: &[],
     name: "Optimizer",
     path: "torch.optim.optimizer",
     base: None,

@@ -17,6 +17,7 @@ use crate::lang::ast::BinOp;
 /// `LRScheduler`, `StepLR` and `LambdaLR`.
 pub(crate) static CLASSES: &[ModuleDef] = &[
     ModuleDef {
+        class_methods: &[],
         name: "LRScheduler",
         path: "torch.optim.lr_scheduler",
         base: None,
@@ -57,6 +58,7 @@ pub(crate) static CLASSES: &[ModuleDef] = &[
         ],
     },
     ModuleDef {
+        class_methods: &[],
         name: "StepLR",
         path: "torch.optim.lr_scheduler",
         base: Some("LRScheduler"),
@@ -76,6 +78,7 @@ pub(crate) static CLASSES: &[ModuleDef] = &[
         methods: &[],
     },
     ModuleDef {
+        class_methods: &[],
         name: "LambdaLR",
         path: "torch.optim.lr_scheduler",
         base: Some("LRScheduler"),
@@ -218,7 +221,13 @@ fn step(ev: &mut Evaluator, o: &Rc<Instance>, epoch: Value) -> R<()> {
     let count = attr(o, "_step_count");
     if crate::interp::python::operators::values_equal(&count, &Value::Int(1)) {
         let called = attr(&opt, "_opt_called");
-        if !ev.truthy(&called)? {
+        // A script class's own `step` is not seen being called here: no warning then.
+        let own_step = opt
+            .class
+            .mro()
+            .iter()
+            .any(|c| c.native.is_none() && c.attrs.borrow().iter().any(|(n, _)| n == "step"));
+        if !own_step && !ev.truthy(&called)? {
             ev.recorder.warn("UserWarning: Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and later, you should call them in the opposite order: `optimizer.step()` before `lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first value of the learning rate schedule. See more details at https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate".into());
         }
     }

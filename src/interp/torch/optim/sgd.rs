@@ -16,6 +16,7 @@ use crate::interp::{Evaluator, R};
 
 /// `SGD`.
 pub(crate) static CLASSES: &[ModuleDef] = &[ModuleDef {
+    class_methods: &[],
     name: "SGD",
     path: "torch.optim.sgd",
     base: Some("Optimizer"),
@@ -154,10 +155,10 @@ fn update(ev: &mut Evaluator, o: &Rc<Instance>, mut state: Entries) -> R<Entries
                     vec![("alpha", Value::Float(weight_decay))],
                 )?;
             }
-            if momentum != 0.0 {
-                let buf = match &buffers[i] {
-                    Value::Tensor(_) => {
-                        let buf = buffers[i].clone();
+            if has_momentum {
+                let previous = buffers.get(i).cloned().unwrap_or(Value::None);
+                let buf = match previous {
+                    buf @ Value::Tensor(_) => {
                         let scaled =
                             call_method(ev, &buf, "mul_", vec![Value::Float(momentum)], vec![])?;
                         call_method(
@@ -174,7 +175,9 @@ fn update(ev: &mut Evaluator, o: &Rc<Instance>, mut state: Entries) -> R<Entries
                         call_method(ev, &detached, "clone", vec![], vec![])?
                     }
                 };
-                buffers[i] = buf.clone();
+                if let Some(slot) = buffers.get_mut(i) {
+                    *slot = buf.clone();
+                }
                 grad = if nesterov {
                     call_method(
                         ev,
