@@ -220,10 +220,22 @@ fn every_recorded_case_has_a_test() {
         "pool_errors",
         "pool_grad",
         "warning_and_work",
+        "adaptive_1d",
+        "meta",
     ];
     for name in cases().keys() {
         assert!(names.contains(&name.as_str()), "case {name} is not tested");
     }
+}
+
+#[test]
+fn adaptive_1d_poolings_are_the_2d_ones_squeezed() {
+    check("adaptive_1d");
+}
+
+#[test]
+fn meta_tensors_get_shapes_and_strides_without_values() {
+    check("meta");
 }
 
 #[test]

@@ -612,7 +612,6 @@ fn forward(
 ) -> R<Tensor> {
     let (geo, out_shape) = geometry(x.shape(), w.shape(), p);
     check_kernel(x, w, p, &out_shape)?;
-    check_work(ev, &geo, name)?;
     let format = if x.ndim() == 4
         && (x.layout.suggest_memory_format() == MemoryFormat::ChannelsLast
             || w.layout.suggest_memory_format() == MemoryFormat::ChannelsLast)
@@ -621,6 +620,10 @@ fn forward(
     } else {
         MemoryFormat::Contiguous
     };
+    if meta_op(ev) {
+        return empty_output(ev, &out_shape, format, x.dtype, name);
+    }
+    check_work(ev, &geo, name)?;
     let positions: i64 = out_shape.iter().skip(2).product();
     let values: Vec<Scalar> = if x.dtype.is_floating() {
         let (xv, wv) = (host(ev, x, Scalar::to_f64), host(ev, w, Scalar::to_f64));
@@ -663,6 +666,29 @@ fn add_bias<T: Elem>(out: &mut [T], bias: Option<&[T]>, positions: usize) {
             *v = v.plus(b);
         }
     }
+}
+
+/// Whether the op runs on the meta device (where it computes nothing): only there does
+/// `check_work` accept any size.
+pub(crate) fn meta_op(ev: &Evaluator) -> bool {
+    ev.check_work(i64::MAX, "").is_ok()
+}
+
+/// An output of `shape` in `format` whose values are not computed (a meta tensor).
+pub(crate) fn empty_output(
+    ev: &mut Evaluator,
+    shape: &[i64],
+    format: MemoryFormat,
+    dtype: DType,
+    what: &str,
+) -> R<Tensor> {
+    let format = if shape.len() == 4 {
+        format
+    } else {
+        MemoryFormat::Contiguous
+    };
+    let strides = Layout::with_format(shape, format).strides;
+    ev.empty_strided(shape, &strides, dtype, what)
 }
 
 /// Refuses convolutions too large for one op (`Limits::max_op_elements` for the tensors and

@@ -100,33 +100,37 @@ impl Geometry {
 const MR: usize = 4;
 const NR: usize = 8;
 
-/// `c (m x n) += a (m x k) @ b (k x n)`, all row-major: tiles of `MR x NR` accumulated over
-/// the whole of `k`, then added to `c`.
+/// `c (m x n) += a (m x k) @ b (k x n)`, all row-major: `b` packed in panels of `NR`
+/// columns, then tiles of `MR x NR` accumulated over the whole of `k` and added to `c`.
 fn gemm<T: Elem>(c: &mut [T], a: &[T], b: &[T], m: usize, k: usize, n: usize) {
     let full_cols = n - n % NR;
+    let panels = full_cols / NR;
+    let mut packed = vec![T::default(); panels * k * NR];
+    for p in 0..k {
+        let row = &b[p * n..p * n + full_cols];
+        for (jb, chunk) in row.chunks_exact(NR).enumerate() {
+            let at = (jb * k + p) * NR;
+            packed[at..at + NR].copy_from_slice(chunk);
+        }
+    }
     let mut i = 0;
     while i + MR <= m {
-        let mut j = 0;
-        while j < full_cols {
+        for (jb, panel) in packed.chunks_exact(k * NR).enumerate() {
             let mut acc = [[T::default(); NR]; MR];
-            for p in 0..k {
-                let Some(b_row) = b.get(p * n + j..p * n + j + NR) else {
-                    break;
-                };
+            for (p, b_row) in panel.chunks_exact(NR).enumerate() {
                 for (r, acc_row) in acc.iter_mut().enumerate() {
                     let a_rp = a[(i + r) * k + p];
-                    for (q, v) in acc_row.iter_mut().enumerate() {
-                        *v = v.mul_add(a_rp, b_row[q]);
+                    for (v, &bv) in acc_row.iter_mut().zip(b_row) {
+                        *v = v.mul_add(a_rp, bv);
                     }
                 }
             }
             for (r, acc_row) in acc.iter().enumerate() {
-                let at = (i + r) * n + j;
+                let at = (i + r) * n + jb * NR;
                 for (cv, &v) in c[at..at + NR].iter_mut().zip(acc_row) {
                     *cv = cv.plus(v);
                 }
             }
-            j += NR;
         }
         if full_cols < n {
             gemm_rows(c, a, b, (i, i + MR), k, n, full_cols);

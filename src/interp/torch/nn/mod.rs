@@ -18,3 +18,4 @@ mod orthogonal;
 pub(crate) mod pool;
 mod pool_backward;
 mod pool_kernel;
+mod pool_adaptive;

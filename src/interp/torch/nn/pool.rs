@@ -11,8 +11,9 @@
 use crate::core::tensor::layout::list_str;
 use crate::core::tensor::{DType, MemoryFormat, Scalar, ScriptError, Tensor};
 use crate::interp::torch::autograd::{Grad, GradOp};
-use crate::interp::torch::nn::conv::host_tensor;
+use crate::interp::torch::nn::conv::{empty_output, host_tensor, meta_op};
 use crate::interp::torch::nn::functional::functional;
+use crate::interp::torch::nn::pool_adaptive::{adaptive, adaptive_max_pool1d_function};
 use crate::interp::torch::nn::pool_backward::{ADAPTIVE_AVG, ADAPTIVE_MAX, AVG_POOL, MAX_POOL};
 use crate::interp::torch::nn::pool_kernel::{self as kernel, AccType, Num, Windows};
 use crate::interp::torch::registry::{Forms, OpCall, OpDef};
@@ -38,17 +39,33 @@ pub(crate) static OPS: &[OpDef] = &[
         Grad::UNTRACKED,
     ),
     functional(
-        &["adaptive_avg_pool2d"],
+        &["adaptive_avg_pool2d", "adaptive_avg_pool1d"],
         &["input, output_size"],
         adaptive,
         Grad::UNTRACKED,
     ),
     functional(
-        &["adaptive_max_pool2d"],
+        &["adaptive_max_pool2d", "adaptive_max_pool1d"],
         &["input, output_size, return_indices=False"],
         adaptive,
         Grad::UNTRACKED,
     ),
+    OpDef {
+        names: &["adaptive_avg_pool1d"],
+        schemas: &["Tensor input, int[1] output_size"],
+        forms: Forms::Function,
+        rule: adaptive,
+        grad: Grad::UNTRACKED,
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["adaptive_max_pool1d"],
+        schemas: &["Tensor input, int[1] output_size"],
+        forms: Forms::Function,
+        rule: adaptive_max_pool1d_function,
+        grad: Grad::UNTRACKED,
+        ..OpDef::PLAIN
+    },
     OpDef {
         names: &["max_pool1d", "max_pool2d"],
         schemas: &["Tensor input, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False"],
@@ -67,12 +84,12 @@ pub(crate) static OPS: &[OpDef] = &[
     },
 ];
 
-fn runtime(msg: String) -> ScriptError {
+pub(super) fn runtime(msg: String) -> ScriptError {
     ScriptError::Runtime(msg)
 }
 
 /// The input tensor object, PyTorch's message otherwise.
-fn input_value(call: &OpCall) -> R<Value> {
+pub(super) fn input_value(call: &OpCall) -> R<Value> {
     match call.value("input") {
         Some(v @ Value::Tensor(_)) => Ok(v.clone()),
         other => Err(ScriptError::Type(format!(
@@ -83,7 +100,7 @@ fn input_value(call: &OpCall) -> R<Value> {
     }
 }
 
-fn tensor_of(v: &Value) -> R<Tensor> {
+pub(super) fn tensor_of(v: &Value) -> R<Tensor> {
     v.as_tensor()
         .ok_or_else(|| runtime("pooling: the input is not a tensor".into()))
 }
@@ -102,7 +119,7 @@ fn given_ints(ev: &mut Evaluator, call: &OpCall, name: &str) -> R<Option<Vec<i64
 }
 
 /// A bool parameter (Python's truthiness), `default` when absent.
-fn flag(ev: &mut Evaluator, call: &OpCall, name: &str, default: bool) -> R<bool> {
+pub(super) fn flag(ev: &mut Evaluator, call: &OpCall, name: &str, default: bool) -> R<bool> {
     match call.value(name) {
         Some(v) => {
             let v = v.clone();
@@ -233,7 +250,7 @@ fn pair(v: &[i64], message: &str) -> R<[i64; 2]> {
 }
 
 /// The windows of a checked 2-d pooling of `x` (3-d or 4-d).
-fn windows(
+pub(super) fn windows(
     x: &Tensor,
     k: [i64; 2],
     s: [i64; 2],
@@ -256,7 +273,7 @@ fn windows(
     }
 }
 
-fn out_shape(x: &Tensor, out: [usize; 2]) -> Vec<i64> {
+pub(super) fn out_shape(x: &Tensor, out: [usize; 2]) -> Vec<i64> {
     let sh = x.shape();
     let mut shape = sh[..sh.len() - 2].to_vec();
     shape.extend(out.iter().map(|&n| n as i64));
@@ -264,7 +281,7 @@ fn out_shape(x: &Tensor, out: [usize; 2]) -> Vec<i64> {
 }
 
 /// `"name" not implemented for 'Dtype'`.
-fn not_implemented(name: &str, dtype: DType) -> ScriptError {
+pub(super) fn not_implemented(name: &str, dtype: DType) -> ScriptError {
     ScriptError::NotImplemented(format!(
         "\"{name}\" not implemented for '{}'",
         dtype.scalar_type_name()
@@ -452,21 +469,40 @@ fn pool2d_value(
 }
 
 /// Computes a planned pooling: the values and (max kinds) the indices.
-fn run(ev: &mut Evaluator, x: &Tensor, pool: &Pool, name: &str) -> R<(Tensor, Option<Tensor>)> {
+pub(super) fn run(
+    ev: &mut Evaluator,
+    x: &Tensor,
+    pool: &Pool,
+    name: &str,
+) -> R<(Tensor, Option<Tensor>)> {
     let elements = (pool.windows.planes as i64).saturating_mul(
         (pool.windows.in_size[0] * pool.windows.in_size[1]) as i64
             + (pool.windows.out_size[0] * pool.windows.out_size[1]) as i64,
     );
+    let format = if x.ndim() == 4 {
+        x.layout.suggest_memory_format()
+    } else {
+        MemoryFormat::Contiguous
+    };
+    if meta_op(ev) {
+        let values = empty_output(ev, &pool.out_shape, format, x.dtype, name)?;
+        let indices = match pool.kind {
+            Kind::Max | Kind::AdaptiveMax => Some(empty_output(
+                ev,
+                &pool.out_shape,
+                format,
+                DType::Int64,
+                name,
+            )?),
+            _ => None,
+        };
+        return Ok((values, indices));
+    }
     ev.check_work(elements, name)?;
     let (values, indices) = match AccType::of(x.dtype) {
         AccType::F32 => compute::<f32>(ev, x, pool),
         AccType::F64 => compute::<f64>(ev, x, pool),
         AccType::I64 => compute::<i64>(ev, x, pool),
-    };
-    let format = if x.ndim() == 4 {
-        x.layout.suggest_memory_format()
-    } else {
-        MemoryFormat::Contiguous
     };
     let values = host_tensor(ev, &pool.out_shape, format, x.dtype, &values, name)?;
     let indices = match indices {
@@ -585,146 +621,9 @@ fn avg_pool(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     pool2d_value(ev, &input, kind, (k, s, p, [1, 1]), ceil, false)
 }
 
-/// `F.adaptive_avg_pool2d(input, output_size)`, `F.adaptive_max_pool2d(input, output_size,
-/// return_indices=False)`.
-fn adaptive(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
-    let input = input_value(call)?;
-    let x = tensor_of(&input)?;
-    let max = call.name == "adaptive_max_pool2d";
-    let sh = x.shape().to_vec();
-    // `_list_with_default(output_size, input.size())`.
-    let size: Vec<i64> = match call.value("output_size").cloned() {
-        None => {
-            return Err(ScriptError::Type(
-                "object of type 'NoneType' has no len()".into(),
-            ))
-        }
-        Some(Value::Int(n)) => vec![n, n],
-        Some(Value::Tuple(items) | Value::List(items)) => {
-            if sh.len() <= items.len() {
-                return Err(ScriptError::Value(format!(
-                    "Input dimension should be at least {}",
-                    items.len() + 1
-                )));
-            }
-            let defaults = &sh[sh.len() - items.len()..];
-            let mut out = Vec::with_capacity(items.len());
-            for (v, d) in items.iter().zip(defaults) {
-                out.push(match v {
-                    Value::None => *d,
-                    v => ev.index_int(v)?,
-                });
-            }
-            out
-        }
-        Some(v) => ev.int_list(&v, &call.name, "output_size")?,
-    };
-    let name = call.name.as_str();
-    if max {
-        if !matches!(sh.len(), 3 | 4) {
-            return Err(runtime(format!(
-                "adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {}",
-                list_str(&sh)
-            )));
-        }
-        nonzero_check(name, &sh)?;
-        if size.len() != 2 {
-            return Err(runtime(
-                "adaptive_max_pool2d(): internal error: output_size.size() must be 2".into(),
-            ));
-        }
-        let mut full = sh[..sh.len() - 2].to_vec();
-        full.extend_from_slice(&size);
-        ev.check_shape(&full)?;
-    } else {
-        if size.len() != 2 {
-            return Err(runtime("adaptive_avg_pool2d: output_size must be 2".into()));
-        }
-        if size[0] < 0 || size[1] < 0 {
-            return Err(runtime(format!(
-                "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {{{}, {}}}",
-                size[0], size[1]
-            )));
-        }
-        if size == [1, 1] {
-            return mean_pool(ev, input, &x);
-        }
-        nonzero_check(name, &sh)?;
-        if !matches!(sh.len(), 3 | 4) {
-            return Err(runtime(format!(
-                "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {}",
-                list_str(&sh)
-            )));
-        }
-    }
-    if !x.dtype.is_floating() {
-        return Err(not_implemented(name, x.dtype));
-    }
-    let zero = [0, 0];
-    let mut windows = windows(&x, zero, zero, zero, [1, 1], [size[0], size[1]]);
-    windows.kernel = [1, 1];
-    let kind = if max {
-        Kind::AdaptiveMax
-    } else {
-        Kind::AdaptiveAvg
-    };
-    let pool = Pool {
-        kind,
-        out_shape: out_shape(&x, windows.out_size),
-        windows,
-    };
-    let (values, indices) = run(ev, &x, &pool, name)?;
-    let values = Value::tensor(values, name, None);
-    let out = match indices {
-        Some(i) if max && flag(ev, call, "return_indices", false)? => {
-            Value::Tuple(vec![values, Value::tensor(i, name, None)])
-        }
-        _ => values,
-    };
-    record(ev, &input, &pool, &out);
-    Ok(out)
-}
-
-/// `Expected input to have non-zero size for non-batch dimensions`.
-fn nonzero_check(name: &str, sh: &[i64]) -> R<()> {
-    for (i, &n) in sh.iter().enumerate().skip(1) {
-        if n <= 0 {
-            return Err(runtime(format!(
-                "{name}(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {} with dimension {i} being empty",
-                list_str(sh)
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// `adaptive_avg_pool2d` to 1x1: `input.mean((-1, -2), keepdim=True)` (channels_last kept).
-fn mean_pool(ev: &mut Evaluator, input: Value, x: &Tensor) -> R<Value> {
-    let dims = Value::Tuple(vec![Value::Int(-1), Value::Int(-2)]);
-    let mean = ev.call(
-        Value::Method(Box::new(input), "mean".into()),
-        vec![dims],
-        vec![("keepdim".into(), Value::Bool(true))],
-    )?;
-    // TensorIterator gives the mean the input's channels_last strides; they differ from the
-    // contiguous ones only in the dimensions of size 1 (so the bytes are the same).
-    if x.ndim() == 4 && x.layout.suggest_memory_format() == MemoryFormat::ChannelsLast {
-        if let Value::Tensor(t) = &mean {
-            let mut object = t.borrow_mut();
-            let shape = object.tensor.shape().to_vec();
-            if shape.len() == 4 && shape[2] == 1 && shape[3] == 1 {
-                object.tensor.layout.strides =
-                    crate::core::tensor::Layout::with_format(&shape, MemoryFormat::ChannelsLast)
-                        .strides;
-            }
-        }
-    }
-    Ok(mean)
-}
-
 /// Records the pooling's node on its output, with the input as its operand and the windows
 /// as its arguments.
-fn record(ev: &mut Evaluator, input: &Value, pool: &Pool, out: &Value) {
+pub(super) fn record(ev: &mut Evaluator, input: &Value, pool: &Pool, out: &Value) {
     let w = &pool.windows;
     let pair = |v: [i64; 2]| Value::Tuple(vec![Value::Int(v[0]), Value::Int(v[1])]);
     let (grad, name, extra) = match pool.kind {
