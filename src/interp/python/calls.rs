@@ -67,7 +67,7 @@ impl Evaluator {
                     "layout" => return Ok(Value::Printed("torch.strided".into())),
                     // `x.data`: the same storage and layout, as a tensor that is not a leaf of
                     // autograd (a new object, like `detach()`).
-                    "data" => return Ok(Value::tensor(tensor, "data", None)),
+                    "data" => return Ok(self.data_attribute(tensor)),
                     // Autograd's bookkeeping (`eval/autograd.rs`); no gradient is computed,
                     // so `grad` stays `None`.
                     "requires_grad" => {
@@ -85,7 +85,7 @@ impl Evaluator {
                         })
                     }
                     "retains_grad" => return Ok(Value::Bool(self.retains_grad(t))),
-                    "_version" => return Ok(Value::Int(self.memory.version(tensor.storage) as i64)),
+                    "_version" => return Ok(Value::Int(self.tensor_version(t) as i64)),
                     "grad" if t.borrow().grad_fn.is_some() && !self.retains_grad(t) => {
                         self.recorder.warn_once(crate::interp::torch::autograd::api::NON_LEAF_GRAD);
                         return Ok(Value::None);

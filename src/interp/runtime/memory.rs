@@ -132,6 +132,11 @@ impl Memory {
         self.versions.get(&id).copied().unwrap_or(0)
     }
 
+    /// Sets the version counter of storage `id` (a write through `x.data` counts apart).
+    pub(crate) fn set_version(&mut self, id: StorageId, version: u64) {
+        self.versions.insert(id, version);
+    }
+
     /// Marks a fresh storage as uninitialized memory (`torch.empty`): drawn as such until a
     /// write; its bytes read as zeros.
     pub(crate) fn mark_uninitialized(&mut self, id: StorageId) {

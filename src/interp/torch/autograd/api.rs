@@ -382,11 +382,12 @@ impl Evaluator {
     /// runs on `inputs` (in order; `formula` says which of them its node would save): an
     /// in-place op on one, and saving one for backward.
     pub(crate) fn check_inference(
-        &self,
+        &mut self,
         name: &str,
         formula: Option<&crate::interp::torch::autograd::Formula>,
         inputs: &[&Value],
     ) -> R<()> {
+        self.note_data_write(name, inputs.first().copied());
         if self.torch.autograd.inference {
             return Ok(());
         }
@@ -422,7 +423,8 @@ impl Evaluator {
 
     /// After in-place op `name` wrote into `target`: PyTorch's refusal of an inference
     /// tensor updated in place outside inference mode (the values are written already).
-    pub(crate) fn check_inference_inplace(&self, name: &str, target: Option<&Value>) -> R<()> {
+    pub(crate) fn check_inference_inplace(&mut self, name: &str, target: Option<&Value>) -> R<()> {
+        self.end_data_write(target);
         let inference = matches!(target, Some(Value::Tensor(t)) if t
             .try_borrow()
             .is_ok_and(|t| self.torch.autograd.is_inference(t.tensor.storage)));
@@ -436,12 +438,64 @@ impl Evaluator {
 
     /// [`Evaluator::check_inference`] for Python's operators (`a * b`).
     pub(crate) fn check_inference_operator(
-        &self,
+        &mut self,
         op: crate::lang::ast::BinOp,
         a: &Value,
         b: &Value,
     ) -> R<()> {
         let formula = crate::interp::torch::autograd::operator_formula(op);
         self.check_inference("", formula, &[a, b])
+    }
+}
+
+impl Evaluator {
+    /// `x.data`: a new tensor on `x`'s storage and layout that autograd does not track,
+    /// with a version counter of its own.
+    pub(crate) fn data_attribute(&mut self, tensor: crate::core::tensor::Tensor) -> Value {
+        let alias = Value::tensor(tensor, "data", None);
+        if let Value::Tensor(t) = &alias {
+            self.torch.autograd.note_data_alias(t);
+        }
+        alias
+    }
+
+    /// `t._version`: its storage's in-place writes (a `x.data` tensor counts its own).
+    pub(crate) fn tensor_version(&mut self, t: &TensorRef) -> u64 {
+        if let Some(v) = self.torch.autograd.data_alias(t) {
+            return *v;
+        }
+        let storage = t.borrow().tensor.storage;
+        self.memory.version(storage)
+    }
+
+    /// Before in-place op `name` on `target`: remembers the storage's version when the
+    /// target is a `x.data` tensor.
+    fn note_data_write(&mut self, name: &str, target: Option<&Value>) {
+        self.torch.autograd.data_write = None;
+        let Some(Value::Tensor(t)) = target else {
+            return;
+        };
+        if !name.ends_with('_') || self.torch.autograd.data_alias(t).is_none() {
+            return;
+        }
+        let storage = t.borrow().tensor.storage;
+        self.torch.autograd.data_write = Some((storage, self.memory.version(storage)));
+    }
+
+    /// After an in-place op: a write through a `x.data` tensor counts for it, not for the
+    /// storage's other tensors.
+    fn end_data_write(&mut self, target: Option<&Value>) {
+        let Some((storage, before)) = self.torch.autograd.data_write.take() else {
+            return;
+        };
+        if self.memory.version(storage) == before {
+            return;
+        }
+        self.memory.set_version(storage, before);
+        if let Some(Value::Tensor(t)) = target {
+            if let Some(v) = self.torch.autograd.data_alias(t) {
+                *v += 1;
+            }
+        }
     }
 }

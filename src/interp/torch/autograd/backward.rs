@@ -452,10 +452,29 @@ impl Evaluator {
     /// The gradient for each operand of `node` (None: the operand needs none), by its
     /// formula.
     fn node_grads(&mut self, node: &GradNode, grad: &Value) -> R<Vec<Option<Value>>> {
-        match node.formula {
-            Some(formula) => (formula.backward)(self, &Backward { node, grad }),
-            None => Err(unsupported(node)),
+        let mut grads = match node.formula {
+            Some(formula) => (formula.backward)(self, &Backward { node, grad })?,
+            None => return Err(unsupported(node)),
+        };
+        // With `create_graph`, ATen computes these gradients with an op of their own, whose
+        // node the gradient shows (`SigmoidBackwardBackward0`).
+        let own = match &*node.name {
+            "SigmoidBackward0" => "SigmoidBackwardBackward0",
+            "TanhBackward0" => "TanhBackwardBackward0",
+            "ReluBackward0" => "ThresholdBackwardBackward0",
+            _ => "",
+        };
+        if self.torch.grad_enabled && !own.is_empty() {
+            for g in grads.iter_mut().flatten() {
+                if let Value::Tensor(t) = g {
+                    let renamed = t.borrow().grad_fn.as_ref().map(|n| renamed(n, own));
+                    if let Some(node) = renamed {
+                        t.borrow_mut().grad_fn = Some(node);
+                    }
+                }
+            }
         }
+        Ok(grads)
     }
 
     pub(crate) fn neg_value(&mut self, v: &Value) -> R<Value> {
@@ -540,8 +559,13 @@ fn mark_needed(items: &mut HashMap<usize, Item>, inputs: &[Option<usize>]) {
 
 /// The node of a leaf's first gradient under `create_graph`: PyTorch's `CopyBackwards`.
 fn copy_backwards(node: &Rc<GradNode>) -> Rc<GradNode> {
+    renamed(node, "CopyBackwards")
+}
+
+/// `node` under another name.
+fn renamed(node: &Rc<GradNode>, name: &str) -> Rc<GradNode> {
     Rc::new(GradNode {
-        name: "CopyBackwards".into(),
+        name: name.into(),
         formula: node.formula,
         operands: node.operands.clone(),
         result: node.result.clone(),

@@ -676,8 +676,15 @@ fn sqrt(ev: &mut Evaluator, g: Value, y: Value) -> R<Value> {
 }
 
 fn relu(ev: &mut Evaluator, g: Value, y: Value) -> R<Value> {
-    let off = ev.binary(BinOp::Le, y, Value::Int(0))?;
-    ev.method(g, "masked_fill", vec![off, Value::Float(0.0)])
+    let off = ev.binary(BinOp::Le, y.clone(), Value::Int(0))?;
+    let masked = ev.method(g, "masked_fill", vec![off, Value::Float(0.0)])?;
+    if !ev.torch.grad_enabled {
+        return Ok(masked);
+    }
+    // With `create_graph`, ATen's `threshold_backward(grad, result)` depends on `result`
+    // with a zero gradient: the same values, on the graph.
+    let zero = ev.binary(BinOp::Mul, y, Value::Int(0))?;
+    ev.binary(BinOp::Add, masked, zero)
 }
 
 fn sigmoid(ev: &mut Evaluator, g: Value, y: Value) -> R<Value> {

@@ -29,6 +29,12 @@ pub(crate) struct AutogradState {
     next_seq: Cell<u64>,
     /// Whether `torch.inference_mode()` is on.
     pub(crate) inference: bool,
+    /// The tensors `x.data` made, each with its own version counter (their in-place writes
+    /// do not count for `x`).
+    data_aliases: Vec<(Weak<RefCell<TensorObject>>, u64)>,
+    /// An in-place op through a `x.data` tensor running now: its storage and the storage's
+    /// version before it.
+    pub(crate) data_write: Option<(crate::core::tensor::StorageId, u64)>,
     /// The storages made in inference mode: their tensors are inference tensors.
     inference_storages: std::collections::BTreeSet<crate::core::tensor::StorageId>,
 }
@@ -79,6 +85,20 @@ impl AutogradState {
             }
         };
         &mut self.tensors[at].1
+    }
+
+    /// Registers `t`, made by `x.data`, with a version counter of its own.
+    pub(crate) fn note_data_alias(&mut self, t: &TensorRef) {
+        self.data_aliases.retain(|(w, _)| w.strong_count() > 0);
+        self.data_aliases.push((Rc::downgrade(t), 0));
+    }
+
+    /// The version counter of `t` when `x.data` made it.
+    pub(crate) fn data_alias(&mut self, t: &TensorRef) -> Option<&mut u64> {
+        self.data_aliases
+            .iter_mut()
+            .find(|(w, _)| std::ptr::eq(w.as_ptr(), Rc::as_ptr(t)))
+            .map(|(_, v)| v)
     }
 
     /// Registers `hook` on `t`; returns its handle's id.

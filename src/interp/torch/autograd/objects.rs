@@ -313,8 +313,85 @@ fn saved_slots(node: &GradNode) -> Vec<(&'static str, Slot)> {
             ("self", when(needs(1), Slot::Operand(0))),
             ("tensor", when(needs(0), Slot::Operand(1))),
         ],
+        "SelectBackward0" | "SliceBackward0" => index_slots(node).unwrap_or_default(),
         _ => generic_slots(node),
     }
+}
+
+/// An index as PyTorch's `SymInt` slots show it: a negative one as its unsigned 64-bit
+/// wrap (`-1` shows as `18446744073709551615`).
+fn sym_int(v: i64) -> Value {
+    if v >= 0 {
+        Value::Int(v)
+    } else {
+        Value::Printed((v as u64).to_string())
+    }
+}
+
+/// The length of `start:stop:step` over a dimension of `n`.
+fn slice_len(n: i64, start: Option<i64>, stop: Option<i64>, step: Option<i64>) -> i64 {
+    let step = step.unwrap_or(1);
+    if step <= 0 {
+        return n;
+    }
+    let norm = |v: i64| if v < 0 { (v + n).max(0) } else { v.min(n) };
+    let a = start.map_or(0, norm);
+    let b = stop.map_or(n, norm);
+    if b <= a {
+        0
+    } else {
+        (b - a + step - 1) / step
+    }
+}
+
+/// `x[i]` (`SelectBackward0`) and `x[a:b:c]` (`SliceBackward0`): the last indexing step's
+/// dimension, index or bounds, and the size of what it indexed.
+fn index_slots(node: &GradNode) -> Option<Vec<(&'static str, Slot)>> {
+    let index = node
+        .args
+        .iter()
+        .find(|(k, _)| k == "index")
+        .map(|(_, v)| v)?;
+    let items: Vec<&Value> = match index {
+        Value::Tuple(items) => items.iter().collect(),
+        other => vec![other],
+    };
+    let mut shape = node.operands.first()?.shape.clone();
+    let mut dim = 0usize;
+    let last = items.len().checked_sub(1)?;
+    for (i, item) in items.into_iter().enumerate() {
+        match item {
+            Value::Int(v) if i == last => {
+                return Some(vec![
+                    ("dim", Slot::Plain(Value::Int(dim as i64))),
+                    ("index", Slot::Plain(sym_int(*v))),
+                    ("self_sym_sizes", Slot::Plain(ints(&shape))),
+                ]);
+            }
+            Value::Int(_) if dim < shape.len() => {
+                shape.remove(dim);
+            }
+            Value::Slice(a, b, c) if i == last => {
+                return Some(vec![
+                    ("dim", Slot::Plain(Value::Int(dim as i64))),
+                    ("end", Slot::Plain(b.map_or(Value::Int(i64::MAX), sym_int))),
+                    ("self_sym_sizes", Slot::Plain(ints(&shape))),
+                    ("start", Slot::Plain(sym_int(a.unwrap_or(0)))),
+                    ("step", Slot::Plain(Value::Int(c.unwrap_or(1)))),
+                ]);
+            }
+            Value::Slice(a, b, c) if dim < shape.len() => {
+                shape[dim] = slice_len(shape[dim], *a, *b, *c);
+                dim += 1;
+            }
+            Value::None => {
+                shape.insert(dim.min(shape.len()), 1);
+                dim += 1;
+            }
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// The slots of a node not listed above: what its formula saves, and the arguments it keeps.
