@@ -194,7 +194,8 @@ impl Evaluator {
             step.stdout = Some(printed);
         }
         step.substeps = std::mem::take(&mut self.recorder.substeps);
-        step.warnings = self.recorder.take_warnings();
+        let warnings = self.recorder.take_warnings();
+        step.warnings = self.filter_warnings(warnings);
         self.collect_garbage();
         self.finish_step(step, &before)
     }

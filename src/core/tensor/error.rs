@@ -127,6 +127,11 @@ pub const EXCEPTION_CLASSES: &[(&str, &str)] = &[
     ("RecursionError", "RuntimeError"),
     ("OverflowError", "ArithmeticError"),
     ("ZeroDivisionError", "ArithmeticError"),
+    ("Warning", "Exception"),
+    ("UserWarning", "Warning"),
+    ("DeprecationWarning", "Warning"),
+    ("FutureWarning", "Warning"),
+    ("RuntimeWarning", "Warning"),
 ];
 
 /// Whether exception class `class` is `base` or derives from it.

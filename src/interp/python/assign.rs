@@ -81,6 +81,7 @@ impl Evaluator {
                         Ok(())
                     }
                     Value::NdArray(a) => self.ndarray_set_item(&a, &index, &value),
+                    Value::Storage(id, dtype) => self.storage_set_item(id, dtype, &index, &value),
                     Value::Instance(o) => self.instance_set_item(&o, index, value),
                     Value::List(items) => self.set_list_item(object_expr, items, &index, value),
                     Value::OrderedDict(mut entries) => {

@@ -48,6 +48,7 @@ pub(crate) const BUILTINS: &[&str] = &[
     "staticmethod",
     "classmethod",
     "callable",
+    "dir",
 ];
 
 impl Evaluator {
@@ -129,6 +130,7 @@ impl Evaluator {
                 return self.attribute_builtin(name, pos);
             }
             "issubclass" => return self.issubclass(&pos),
+            "dir" => return self.dir_builtin(&pos),
             "super" => return self.make_super(&pos),
             "staticmethod" | "classmethod" if pos.len() == 1 && kw.is_empty() => {
                 let f = Box::new(pos.into_iter().next().unwrap_or(Value::None));
@@ -247,6 +249,7 @@ impl Evaluator {
                 })?)),
                 Value::Bool(b) => Ok(Value::Int(i64::from(*b))),
                 Value::Float(f) => Ok(Value::Float(f.abs())),
+                Value::Complex(re, im) => Ok(Value::Float(re.hypot(*im))),
                 Value::Tensor(_) => {
                     let f = Value::Method(Box::new(x.clone()), "abs".into());
                     self.call(f, vec![], vec![])

@@ -105,6 +105,15 @@ impl Evaluator {
                                 }
                                 return Ok(result);
                             }
+                            // `random.shuffle(xs)`: the list is shuffled where it is stored.
+                            Value::Module(m)
+                                if m == "random" && name == "shuffle" && args.len() == 1 =>
+                            {
+                                let list = self.eval(&args[0])?;
+                                let shuffled = self.random_shuffle(list)?;
+                                self.store_back(&args[0], shuffled)?;
+                                return Ok(Value::None);
+                            }
                             receiver => self.attribute(receiver, name)?,
                         }
                     }
@@ -311,7 +320,8 @@ impl Evaluator {
             Value::Str(s) => {
                 return format_with_spec(Formattable::Str(s), spec).map_err(ScriptError::Value)
             }
-            Value::Tensor(t) if !spec.is_empty() => {
+            // `Tensor.__format__`: a 0-d tensor formats its item, even with no spec.
+            Value::Tensor(t) if !spec.is_empty() || t.borrow().tensor.ndim() == 0 => {
                 let tensor = t.borrow().tensor.clone();
                 if tensor.ndim() != 0 {
                     return Err(ScriptError::Type(

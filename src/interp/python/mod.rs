@@ -15,4 +15,5 @@ pub(crate) mod iteration;
 pub(crate) mod operators;
 pub(crate) mod repr;
 pub(crate) mod statements;
+pub(crate) mod stdlib;
 pub(crate) mod str_list;

@@ -143,6 +143,10 @@ pub(crate) fn python_binary(op: BinOp, a: &Value, b: &Value) -> R<Value> {
                 "can't multiply sequence by non-int of type '{}'",
                 other.type_name()
             ))),
+            (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge, Tuple(x), Tuple(y))
+            | (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge, List(x), List(y)) => {
+                crate::interp::python::stdlib::sequence_order(op, x, y)
+            }
             _ => unsupported(),
         },
     }

@@ -327,6 +327,7 @@ impl Evaluator {
         let mut value = match top {
             "torch" => Value::Torch,
             "numpy" | "math" | "torchvision" | "collections" => Value::Module(top.to_string()),
+            m if crate::interp::python::stdlib::is_module(m) => Value::Module(m.to_string()),
             other => {
                 return Err(ScriptError::ModuleNotFound(format!(
                     "No module named '{other}'"

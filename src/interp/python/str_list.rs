@@ -580,6 +580,9 @@ impl Evaluator {
             // `self.items.append(x)`: the list is stored back into the attribute.
             ExprKind::Attribute { object, name } => {
                 let owner = self.eval(object)?;
+                if let Value::Module(m) = &owner {
+                    self.set_stdlib_attribute(m, name, value.clone());
+                }
                 self.set_class_attribute(&owner, name, value)?;
                 Ok(())
             }

@@ -11,4 +11,5 @@ pub(crate) mod registry;
 pub(crate) mod signature;
 pub(crate) mod state;
 pub(crate) mod storage;
+pub(crate) mod storage_write;
 pub(crate) mod typeinfo;

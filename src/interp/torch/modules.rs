@@ -20,6 +20,9 @@ impl Evaluator {
         if let Some(value) = self.torch_env_module_attribute(module, name) {
             return Ok(value);
         }
+        if let Some(value) = self.stdlib_attribute(module, name) {
+            return value;
+        }
         match (module, name) {
             ("torch.nn", "functional") => Ok(Value::Module("torch.nn.functional".into())),
             ("torch.nn", "init") => Ok(Value::Module("torch.nn.init".into())),
@@ -78,6 +81,9 @@ impl Evaluator {
     ) -> R<Value> {
         if let Some(value) = self.call_torch_env_module(module, name) {
             return Ok(value);
+        }
+        if let Some(value) = self.call_stdlib(module, name, &pos, &kw) {
+            return value;
         }
         match module {
             "torch.nn" if name == "Parameter" => self.parameter_call(pos, kw),

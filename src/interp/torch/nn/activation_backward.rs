@@ -51,7 +51,7 @@ fn pointwise_steps(
         .zip(&g.values)
         .map(|(&x, &g)| f(x, g, &r))
         .collect();
-    out[0] = Some(ev.from_host(&g.shape, g.dtype, &values)?);
+    out[0] = Some(ev.host_tensor(&g.shape, g.dtype, &values)?);
     Ok(out)
 }
 
@@ -421,7 +421,7 @@ fn softmax(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
             dx[i] = sign * y.values[i] * (g.values[i] - dot);
         }
     }
-    out[0] = Some(ev.from_host(&y.shape, x.dtype, &dx)?);
+    out[0] = Some(ev.host_tensor(&y.shape, x.dtype, &dx)?);
     Ok(out)
 }
 
@@ -441,6 +441,6 @@ fn log_softmax(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
             dx[i] = g.values[i] - y.values[i].exp() * sum;
         }
     }
-    out[0] = Some(ev.from_host(&y.shape, y.dtype, &dx)?);
+    out[0] = Some(ev.host_tensor(&y.shape, y.dtype, &dx)?);
     Ok(out)
 }

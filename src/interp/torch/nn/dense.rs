@@ -548,7 +548,7 @@ fn bilinear(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     }
     let mut shape = a.shape()[..a.ndim().saturating_sub(1)].to_vec();
     shape.push(o_n);
-    ev.from_host(&shape, a.dtype, &out)
+    ev.host_tensor(&shape, a.dtype, &out)
 }
 
 // ----- l1_loss and clamp_min/clamp_max -----

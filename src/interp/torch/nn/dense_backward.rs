@@ -40,7 +40,7 @@ impl Evaluator {
     }
 
     /// A new contiguous tensor of `shape` holding `values`, each rounded to `dtype`.
-    pub(crate) fn from_host(&mut self, shape: &[i64], dtype: DType, values: &[f64]) -> R<Value> {
+    pub(crate) fn host_tensor(&mut self, shape: &[i64], dtype: DType, values: &[f64]) -> R<Value> {
         let scalars: Vec<Scalar> = values
             .iter()
             .map(|&v| dtype.round(Scalar::Float(v)))
@@ -201,11 +201,11 @@ fn clamp_grads(
         }
     }
     if b.needs(0) {
-        out[0] = Some(ev.from_host(&shape, g.dtype, &dx)?);
+        out[0] = Some(ev.host_tensor(&shape, g.dtype, &dx)?);
     }
     for (slot, values) in [(slots.0, dlow), (slots.1, dhigh)] {
         if let Some(i) = slot.filter(|i| b.needs(*i)) {
-            let full = ev.from_host(&shape, g.dtype, &values)?;
+            let full = ev.host_tensor(&shape, g.dtype, &values)?;
             out[i] = Some(ev.sum_to(full, &b.shape(i))?);
         }
     }
@@ -346,7 +346,7 @@ fn embedding(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
             *slot = round(*slot + round(gv * scale));
         }
     }
-    out[1] = Some(ev.from_host(&weight_shape, g.dtype, &dw)?);
+    out[1] = Some(ev.host_tensor(&weight_shape, g.dtype, &dw)?);
     Ok(out)
 }
 
@@ -404,7 +404,7 @@ fn bilinear(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     ];
     for (slot, shape, values) in grads {
         if b.needs(slot) {
-            out[slot] = Some(ev.from_host(&shape, g.dtype, &values)?);
+            out[slot] = Some(ev.host_tensor(&shape, g.dtype, &values)?);
         }
     }
     if b.needs(3) {
