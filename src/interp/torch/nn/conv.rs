@@ -252,7 +252,6 @@ fn conv(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
 
 /// `padding='same'`: the total padding `d * (k - 1)` split with the odd one after (ATen pads
 /// the input on the right for an even kernel), which only stride 1 allows.
-#[allow(clippy::type_complexity)]
 fn same_padding(
     ev: &mut Evaluator,
     weight: &Tensor,

@@ -76,13 +76,22 @@ fn convolution_backward(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>
     let (geo, _) = geometry(&xs, weight.shape(), &params);
     let mut out = b.none();
     let dtype = input.dtype;
+    let channels_last = input.ndim() == 4
+        && [&input, &weight]
+            .iter()
+            .any(|t| t.layout.suggest_memory_format() == MemoryFormat::ChannelsLast);
+    let format = if channels_last {
+        MemoryFormat::ChannelsLast
+    } else {
+        MemoryFormat::Contiguous
+    };
     if dtype.is_floating() {
         let grads = compute(ev, &geo, &params, [&input, &weight, &grad], Scalar::to_f64)?;
-        finish(ev, b, grads, dtype, &mut out, Scalar::Float)?;
+        finish(ev, b, grads, (dtype, format), &mut out, Scalar::Float)?;
     } else {
         let of = Scalar::to_wrapped_int;
         let grads = compute(ev, &geo, &params, [&input, &weight, &grad], of)?;
-        finish(ev, b, grads, dtype, &mut out, Scalar::Int)?;
+        finish(ev, b, grads, (dtype, format), &mut out, Scalar::Int)?;
     }
     Ok(out)
 }
@@ -128,11 +137,13 @@ fn compute<T: Elem>(
 }
 
 /// The gradients as tensors of their operands' shapes, for the operands that need them.
+/// The input's and weight's gradients come in the convolution's memory format
+/// (channels_last when the input or the weight suggests it), the bias's dense.
 fn finish<T: Copy>(
     ev: &mut Evaluator,
     b: &Backward,
     grads: [Vec<T>; 3],
-    dtype: DType,
+    (dtype, format): (DType, MemoryFormat),
     out: &mut [Option<Value>],
     to: fn(T) -> Scalar,
 ) -> R<()> {
@@ -142,14 +153,12 @@ fn finish<T: Copy>(
         }
         let shape = b.shape(i);
         let values: Vec<Scalar> = values.into_iter().map(to).collect();
-        let t = host_tensor(
-            ev,
-            &shape,
-            MemoryFormat::Contiguous,
-            dtype,
-            &values,
-            "backward",
-        )?;
+        let format = if i < 2 {
+            format
+        } else {
+            MemoryFormat::Contiguous
+        };
+        let t = host_tensor(ev, &shape, format, dtype, &values, "backward")?;
         out[i] = Some(Value::tensor(t, "backward", None));
     }
     Ok(())
