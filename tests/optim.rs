@@ -185,6 +185,11 @@ fn script_subclasses_of_optimizers_and_schedulers_work() {
 }
 
 #[test]
+fn multistep_exponential_and_cosine_schedulers_are_pytorchs() {
+    check("more_schedulers");
+}
+
+#[test]
 fn schedulers_set_pytorchs_learning_rates() {
     check("schedulers");
 }

@@ -10,12 +10,13 @@
 //! picks for CPU tensors) as the same tensor ops in the same order, through the evaluator,
 //! so every intermediate rounds as PyTorch's does: [`optimizer`] holds the base class,
 //! [`sgd`], [`adam`] and [`adaptive`] (`RMSprop`, `Adagrad`) the algorithms, [`scheduler`]
-//! the schedulers.
+//! and [`scheduler_more`] the schedulers.
 
 pub(crate) mod adam;
 pub(crate) mod adaptive;
 pub(crate) mod optimizer;
 pub(crate) mod scheduler;
+pub(crate) mod scheduler_more;
 pub(crate) mod sgd;
 
 use std::rc::Rc;
@@ -27,13 +28,14 @@ use crate::interp::{Evaluator, R};
 use crate::lang::ast::BinOp;
 
 /// Every class of `torch.optim` and `torch.optim.lr_scheduler`.
-pub(crate) fn tables() -> [&'static [ModuleDef]; 5] {
+pub(crate) fn tables() -> [&'static [ModuleDef]; 6] {
     [
         optimizer::CLASSES,
         sgd::CLASSES,
         adam::CLASSES,
         adaptive::CLASSES,
         scheduler::CLASSES,
+        scheduler_more::CLASSES,
     ]
 }
 
@@ -43,7 +45,7 @@ pub(crate) fn exports(module: &str, name: &str) -> bool {
     let among = |tables: &[&[ModuleDef]]| tables.iter().any(|t| t.iter().any(|d| d.name == name));
     match module {
         "torch.optim" => among(&tables()[..4]),
-        "torch.optim.lr_scheduler" => among(&[scheduler::CLASSES]),
+        "torch.optim.lr_scheduler" => among(&[scheduler::CLASSES, scheduler_more::CLASSES]),
         _ => false,
     }
 }

@@ -145,7 +145,7 @@ fn optimizer(o: &Rc<Instance>) -> R<Rc<Instance>> {
 }
 
 /// Each group's `key` (`_param_groups_val_list`).
-fn group_values(ev: &mut Evaluator, opt: &Rc<Instance>, key: &str) -> R<Vec<Value>> {
+pub(crate) fn group_values(ev: &mut Evaluator, opt: &Rc<Instance>, key: &str) -> R<Vec<Value>> {
     let mut out = Vec::new();
     for group in param_groups(opt) {
         if !has(&group, key) {
@@ -163,6 +163,15 @@ fn group_values(ev: &mut Evaluator, opt: &Rc<Instance>, key: &str) -> R<Vec<Valu
 }
 
 /// `LRScheduler.__init__(optimizer, last_epoch)`.
+pub(crate) fn scheduler_setup(
+    ev: &mut Evaluator,
+    o: &Rc<Instance>,
+    optimizer: Value,
+    last_epoch: Value,
+) -> R<()> {
+    setup(ev, o, optimizer, last_epoch)
+}
+
 fn setup(ev: &mut Evaluator, o: &Rc<Instance>, optimizer: Value, last_epoch: Value) -> R<()> {
     let is_optimizer = matches!(&optimizer, Value::Instance(opt)
         if std::iter::successors(native_of(&opt.class), |d| {
@@ -278,6 +287,11 @@ fn next_lrs(ev: &mut Evaluator, o: &Rc<Instance>, epoch: Value) -> R<Value> {
         if kind(o) == "StepLR" {
             return closed_form(ev, o);
         }
+        if let Some(values) =
+            crate::interp::torch::optim::scheduler_more::closed_form(ev, o, kind(o))?
+        {
+            return Ok(values);
+        }
     }
     let method = ev.instance_attribute(o, "get_lr")?;
     ev.call(method, vec![], vec![])
@@ -324,7 +338,7 @@ fn get_lr(ev: &mut Evaluator, o: &Rc<Instance>) -> R<Value> {
             }
             Ok(Value::List(out))
         }
-        _ => Err(ScriptError::NotImplemented(String::new())),
+        other => crate::interp::torch::optim::scheduler_more::get_lr(ev, o, &opt, other),
     }
 }
 
