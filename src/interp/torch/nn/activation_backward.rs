@@ -405,6 +405,9 @@ fn softmax(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     let y = ev.saved_input(b, "result")?;
     let y = ev.host(&y);
     let g = ev.host(b.grad);
+    if x.values.len() != y.values.len() || g.values.len() != y.values.len() {
+        return Err(unsupported(b.node));
+    }
     let dim = softmax_dim(b, y.shape.len())?;
     let rows = rows(&y.shape, dim);
     let sign = match is_softmin(&x.values, &y.values, &rows) {
@@ -433,6 +436,9 @@ fn log_softmax(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     let y = ev.saved_input(b, "result")?;
     let y = ev.host(&y);
     let g = ev.host(b.grad);
+    if g.values.len() != y.values.len() {
+        return Err(unsupported(b.node));
+    }
     let dim = softmax_dim(b, y.shape.len())?;
     let mut dx = vec![0.0; y.values.len()];
     for row in rows(&y.shape, dim) {

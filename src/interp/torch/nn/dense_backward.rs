@@ -375,6 +375,14 @@ fn bilinear(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     };
     let (o_n, i_n, j_n) = (o_n as usize, i_n as usize, j_n as usize);
     let batch = g.values.len() / o_n.max(1);
+    // The saved inputs must still hold the forward's elements (a `resize_` would not).
+    if x1.values.len() != batch * i_n
+        || x2.values.len() != batch * j_n
+        || w.values.len() != o_n * i_n * j_n
+        || g.values.len() != batch * o_n
+    {
+        return Err(unsupported(b.node));
+    }
     let w_at = |o: usize, i: usize, j: usize| w.values[(o * i_n + i) * j_n + j];
     let mut d1 = vec![0.0; batch * i_n];
     let mut d2 = vec![0.0; batch * j_n];

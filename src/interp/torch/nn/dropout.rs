@@ -191,7 +191,16 @@ fn dropout_noise(
     let n = layout.numel();
     ev.check_work(n, "dropout")?;
     let keep = 1.0 - p;
-    let draws = random::bernoulli(&mut ev.torch.generator, &vec![keep; n as usize], true);
+    // One draw after another, so drawing in chunks draws the same values.
+    const CHUNK: usize = 4096;
+    let n = n.max(0) as usize;
+    let mut draws = Vec::with_capacity(n);
+    let probabilities = vec![keep; CHUNK.min(n)];
+    while draws.len() < n {
+        let take = CHUNK.min(n - draws.len());
+        let chunk = random::bernoulli(&mut ev.torch.generator, &probabilities[..take], true);
+        draws.extend(chunk);
+    }
     if !dtype.is_floating() {
         return Err(ScriptError::Runtime(format!(
             "result type Float can't be cast to the desired output type {}",
