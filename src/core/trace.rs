@@ -95,8 +95,12 @@ pub struct TensorRecord {
     pub contiguous: bool,
     pub channels_last: bool,
     pub element_size: usize,
-    /// Elements in logical row-major order; null when the tensor is too large to record.
+    /// Elements in logical row-major order; null when the tensor is too large to record,
+    /// and for a meta tensor (which has no values).
     pub values: Option<Vec<TraceScalar>>,
+    /// The device when it is not the CPU: `meta` for a meta tensor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
     /// For a NumPy array drawn as a view (only in the page's steps, never in the trace's
     /// `tensors`): its strides in bytes, as `a.strides` reports them.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -141,8 +145,12 @@ pub struct StorageRecord {
     pub nbytes: usize,
     /// The variable that first held a tensor on this storage (its owner).
     pub owner: Option<String>,
-    /// Elements in storage order; null when the storage is too large to record.
+    /// Elements in storage order; null when the storage is too large to record, and for a
+    /// meta storage (which has no bytes).
     pub values: Option<Vec<TraceScalar>>,
+    /// The device when it is not the CPU: `meta` for a meta storage.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
     /// Never written since it was allocated by `empty`/`empty_like`/`empty_strided`: the
     /// values are whatever the memory held (they read as zeros here).
     #[serde(skip_serializing_if = "std::ops::Not::not")]

@@ -3,6 +3,7 @@
 
 pub mod cpu;
 pub mod gpu;
+pub mod meta;
 pub mod mirror;
 pub mod window;
 

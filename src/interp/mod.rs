@@ -75,7 +75,8 @@ type R<T> = Result<T, ScriptError>;
 
 /// Runs scripts on an engine and records traces.
 pub struct Evaluator {
-    /// The engine that holds the bytes (a `WindowEngine` around the engine given to `new`).
+    /// The engine that holds the bytes (a `WindowEngine` around a `MetaEngine` around the
+    /// engine given to `new`).
     engine: Box<dyn Engine>,
     /// Where `read_image` finds image files (see [`Evaluator::set_images`]).
     images: Box<dyn ImageSource>,
@@ -107,13 +108,14 @@ pub fn trace_script(source: &str) -> Trace {
 impl Evaluator {
     /// An evaluator on `engine`.
     pub fn new(engine: Box<dyn Engine>, limits: Limits) -> Evaluator {
-        let (engine, windows) = WindowEngine::new(engine);
+        let (engine, meta) = crate::engines::meta::MetaEngine::new(engine);
+        let (engine, windows) = WindowEngine::new(Box::new(engine));
         Evaluator {
             engine: Box::new(engine),
             images: Box::new(ImageLibrary::default()),
             limits,
             scope: Scope::default(),
-            memory: Memory::new(windows),
+            memory: Memory::new(windows, meta),
             recorder: Recorder::default(),
             torch: TorchState::new(),
             handling: Vec::new(),
@@ -202,6 +204,10 @@ impl Evaluator {
 
     /// Refuses an op that would touch more than `max_op_elements` elements.
     pub(crate) fn check_work(&self, elements: i64, what: &str) -> R<()> {
+        // An op on meta tensors computes nothing, whatever its size.
+        if self.torch.device.meta_op {
+            return Ok(());
+        }
         if elements > self.limits.max_op_elements || elements < 0 {
             return Err(ScriptError::Runtime(format!(
                 "{what}: {elements} elements is more than Stridescope processes in one op ({}); use smaller shapes",

@@ -427,6 +427,7 @@ impl Evaluator {
                         "only one element tensors can be converted to Python scalars".into(),
                     ));
                 }
+                self.check_item_not_meta(&t)?;
                 self.engine
                     .values(&t)
                     .first()

@@ -59,10 +59,11 @@ impl Evaluator {
                         return Ok(Value::Int(tensor.numel() * tensor.dtype.item_size() as i64))
                     }
                     "itemsize" => return Ok(Value::Int(tensor.dtype.item_size() as i64)),
-                    "is_cuda" | "is_sparse" | "is_quantized" | "is_meta" | "is_mkldnn" => {
+                    "is_cuda" | "is_sparse" | "is_quantized" | "is_mkldnn" => {
                         return Ok(Value::Bool(false))
                     }
-                    "is_cpu" => return Ok(Value::Bool(true)),
+                    "is_meta" => return Ok(Value::Bool(self.is_meta(&tensor))),
+                    "is_cpu" => return Ok(Value::Bool(!self.is_meta(&tensor))),
                     // Every tensor here is dense: `torch.strided`.
                     "layout" => return Ok(Value::Printed("torch.strided".into())),
                     // `x.data`: the same storage and layout, as a tensor that is not a leaf of
@@ -96,7 +97,9 @@ impl Evaluator {
                             None => Value::None,
                         })
                     }
-                    "device" => return Ok(Value::Device("cpu".into())),
+                    "device" => {
+                        return Ok(Value::Device(self.device_of(&tensor).name().into()))
+                    }
                     "real" | "imag" => return self.complex_attribute(&tensor, name),
                     // A complex adjoint is a lazily conjugated view, which is not modelled.
                     "mH" | "H" if tensor.dtype.is_complex() => {
@@ -255,6 +258,11 @@ impl Evaluator {
     /// `object[index]`.
     pub(crate) fn get_item(&mut self, object: Value, index: &Value) -> R<Value> {
         match &object {
+            // Indexing a meta tensor (with indices on any device) runs on the meta device.
+            Value::Tensor(_) if self.device_to_enter(&[&object])?.is_some() => {
+                let device = crate::interp::torch::device::Device::Meta;
+                self.on_device(device, |ev| ev.get_item(object.clone(), index))
+            }
             Value::Tensor(t) => {
                 let tensor = t.borrow().tensor.clone();
                 let out = self.index_view(&tensor, index)?;

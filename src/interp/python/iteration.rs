@@ -80,6 +80,7 @@ impl Evaluator {
                     };
                     return Err(ScriptError::Runtime(msg.into()));
                 }
+                self.check_item_not_meta(&tensor)?;
                 self.engine
                     .values(&tensor)
                     .first()

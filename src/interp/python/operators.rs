@@ -304,6 +304,9 @@ impl Evaluator {
             (UnaryOp::Invert, Value::Int(i)) => Ok(Value::Int(!i)),
             (UnaryOp::Invert, Value::Bool(b)) => Ok(Value::Int(!i64::from(*b))),
             (_, Value::Tensor(t)) => {
+                if let Some(device) = self.device_to_enter(&[&v])? {
+                    return self.on_device(device, |ev| ev.unary(op, v.clone()));
+                }
                 let tensor = t.borrow().tensor.clone();
                 let out = match op {
                     UnaryOp::Neg => self.neg(&tensor)?,

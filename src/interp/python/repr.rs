@@ -49,6 +49,7 @@ impl Evaluator {
                 };
                 format!("Parameter containing:\n{}", self.repr(&plain)?)
             }
+            Value::Tensor(t) if self.is_meta(&t.borrow().tensor) => self.meta_repr(t),
             Value::Tensor(t) => {
                 let suffix = match (&t.borrow().grad_fn, t.borrow().requires_grad) {
                     (Some(node), _) => Some(format!("grad_fn=<{}>", node.name())),

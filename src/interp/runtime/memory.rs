@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::core::print::human_bytes;
 use crate::core::tensor::{DType, ScriptError, StorageId, Tensor};
+use crate::engines::meta::MetaTable;
 use crate::engines::window::WindowTable;
 use crate::engines::Engine;
 use crate::interp::value::Value;
@@ -29,6 +30,8 @@ pub(crate) struct StorageInfo {
     /// For a window of another storage's bytes (`torch.from_numpy` of an array that starts
     /// inside its memory): that storage and the byte where the window starts.
     pub(crate) window: Option<(StorageId, usize)>,
+    /// On the meta device: a size but no bytes (nothing allocated, no values).
+    pub(crate) meta: bool,
 }
 
 /// The storages alive now and what the evaluator knows of each (see the module's docs).
@@ -43,17 +46,21 @@ pub(crate) struct Memory {
     pub(super) windows: WindowTable,
     /// The version counter of each storage written in place (`t._version`).
     versions: BTreeMap<StorageId, u64>,
+    /// The meta storages of the engine (a `MetaEngine` inside the evaluator's engine).
+    pub(crate) meta: MetaTable,
 }
 
 impl Memory {
-    /// No storage yet; `windows` is the table of the engine's windows.
-    pub(crate) fn new(windows: WindowTable) -> Memory {
+    /// No storage yet; `windows` is the table of the engine's windows, `meta` of its meta
+    /// storages.
+    pub(crate) fn new(windows: WindowTable, meta: MetaTable) -> Memory {
         Memory {
             storages: BTreeMap::new(),
             next_address: 0x5581_2a40_0000,
             owners: BTreeMap::new(),
             windows,
             versions: BTreeMap::new(),
+            meta,
         }
     }
 
@@ -72,7 +79,23 @@ impl Memory {
         self.storages.iter().map(|(id, info)| (*id, info))
     }
 
-    /// Bytes of every live storage (windows allocate nothing).
+    /// Whether storage `id` is on the meta device.
+    pub(crate) fn is_meta(&self, id: StorageId) -> bool {
+        self.storages.get(&id).is_some_and(|s| s.meta)
+    }
+
+    /// Bytes of every live storage that holds bytes (windows and meta storages allocate
+    /// nothing): what the memory limit counts.
+    pub(crate) fn host_bytes(&self) -> usize {
+        self.storages
+            .values()
+            .filter(|s| s.window.is_none() && !s.meta)
+            .map(|s| s.nbytes)
+            .sum()
+    }
+
+    /// Bytes of every live storage (windows allocate nothing; meta storages count their
+    /// size, as PyTorch counts them).
     pub(crate) fn live_bytes(&self) -> usize {
         self.storages
             .values()
@@ -83,7 +106,7 @@ impl Memory {
 
     /// Refuses an allocation of `nbytes` that would pass `limit` bytes alive at once.
     pub(crate) fn check(&self, nbytes: usize, limit: usize, what: &str) -> R<()> {
-        let live = self.live_bytes();
+        let live = self.host_bytes();
         if nbytes > limit.saturating_sub(live) {
             return Err(ScriptError::Runtime(format!(
                 "{what}: not enough memory: you tried to allocate {nbytes} bytes ({}), but Stridescope's memory limit is {} with {} in use. Use smaller shapes (the limit keeps a browser tab alive).",
@@ -104,7 +127,7 @@ impl Memory {
         }
         self.storages
             .iter()
-            .find(|(_, info)| info.nbytes == 0 && info.window.is_none())
+            .find(|(_, info)| info.nbytes == 0 && info.window.is_none() && !info.meta)
             .map(|(id, _)| *id)
     }
 
@@ -123,6 +146,23 @@ impl Memory {
                 base_address,
                 uninitialized: false,
                 window: None,
+                meta: false,
+            },
+        );
+    }
+
+    /// Registers a meta storage: its address is 0 (PyTorch's meta tensors report a null
+    /// `data_ptr()`), and it is never drawn as uninitialized memory.
+    pub(crate) fn register_meta(&mut self, id: StorageId, nbytes: usize, dtype: DType) {
+        self.storages.insert(
+            id,
+            StorageInfo {
+                dtype: dtype.real_part(),
+                nbytes,
+                base_address: 0,
+                uninitialized: false,
+                window: None,
+                meta: true,
             },
         );
     }
@@ -140,7 +180,8 @@ impl Memory {
     /// Marks a fresh storage as uninitialized memory (`torch.empty`): drawn as such until a
     /// write; its bytes read as zeros.
     pub(crate) fn mark_uninitialized(&mut self, id: StorageId) {
-        if let Some(info) = self.storages.get_mut(&id) {
+        // A meta storage has no memory, initialized or not.
+        if let Some(info) = self.storages.get_mut(&id).filter(|i| !i.meta) {
             info.uninitialized = true;
         }
     }
@@ -339,11 +380,19 @@ impl Reach<'_> {
 impl Evaluator {
     /// Refuses an allocation of `nbytes` that would pass the memory limit.
     pub(crate) fn check_memory(&self, nbytes: usize, what: &str) -> R<()> {
+        // An op on the meta device allocates nothing.
+        if self.torch.device.meta_op {
+            return Ok(());
+        }
         self.memory.check(nbytes, self.limits.memory_bytes, what)
     }
 
-    /// Allocates a storage for a new tensor, enforcing the memory limit.
+    /// Allocates a storage for a new tensor, enforcing the memory limit (on the meta device
+    /// while an op on meta tensors runs: then nothing is allocated nor counted).
     pub(crate) fn allocate(&mut self, nbytes: usize, dtype: DType, what: &str) -> R<StorageId> {
+        if self.torch.device.meta_op {
+            return Ok(self.allocate_meta(nbytes, dtype));
+        }
         if let Some(id) = self.memory.live_empty_storage(nbytes) {
             return Ok(id);
         }
@@ -361,6 +410,9 @@ impl Evaluator {
         what: &str,
     ) -> R<StorageId> {
         let nbytes = bytes.len();
+        if self.torch.device.meta_op {
+            return Ok(self.allocate_meta(nbytes, dtype));
+        }
         if let Some(id) = self.memory.live_empty_storage(nbytes) {
             return Ok(id);
         }
@@ -368,6 +420,16 @@ impl Evaluator {
         let id = self.engine.allocate_with(bytes);
         self.register_storage(id, nbytes, dtype);
         Ok(id)
+    }
+
+    /// Makes a meta storage of `nbytes` bytes: no memory, no limit, no values.
+    pub(crate) fn allocate_meta(&mut self, nbytes: usize, dtype: DType) -> StorageId {
+        let id = crate::engines::meta::allocate_meta(&mut *self.engine, &self.memory.meta, nbytes);
+        self.memory.register_meta(id, nbytes, dtype);
+        // Nothing is allocated: the step's allocated bytes do not grow.
+        self.recorder.note_allocation(id, 0);
+        self.torch.autograd.note_storage(id);
+        id
     }
 
     /// Registers a fresh storage in memory and in the running step's allocations.

@@ -158,6 +158,10 @@ impl Recorder {
 impl Evaluator {
     /// The values of `view` (row-major), when the trace's budget allows them.
     pub(crate) fn record_values(&mut self, view: &Tensor) -> Option<Vec<TraceScalar>> {
+        // A meta tensor has no values.
+        if self.memory.is_meta(view.storage) {
+            return None;
+        }
         if !self
             .recorder
             .may_record(view.numel().max(0) as usize, &self.limits)
@@ -212,11 +216,12 @@ impl Evaluator {
                 stride: tensor.layout.strides.clone(),
                 storage_offset: tensor.layout.offset,
                 storage: self.memory.storage_key(tensor.storage),
-                storage_nbytes: info.map(|i| i.nbytes).unwrap_or(0),
+                storage_nbytes: info.as_ref().map(|i| i.nbytes).unwrap_or(0),
                 contiguous: tensor.layout.is_contiguous(),
                 channels_last: tensor.layout.is_channels_last_contiguous(),
                 element_size: tensor.dtype.item_size(),
                 values,
+                device: info.as_ref().filter(|i| i.meta).map(|_| "meta".to_string()),
                 ndarray_strides: None,
                 requires_grad: obj.requires_grad && obj.grad_fn.is_none(),
                 grad_fn: obj.grad_fn.as_ref().map(|node| node.name().to_string()),
@@ -263,7 +268,7 @@ impl Evaluator {
                 continue;
             }
             let n = info.nbytes / info.dtype.item_size();
-            let values = if !self.recorder.may_record(n, &self.limits) {
+            let values = if info.meta || !self.recorder.may_record(n, &self.limits) {
                 None
             } else {
                 let bytes = self.engine.read_storage(id);
@@ -279,6 +284,7 @@ impl Evaluator {
                 dtype: info.dtype,
                 nbytes: info.nbytes,
                 values,
+                device: info.meta.then(|| "meta".to_string()),
                 uninitialized: info.uninitialized,
             });
         }

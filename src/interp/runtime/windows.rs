@@ -141,6 +141,7 @@ impl Memory {
                         base_address: base_info.base_address.saturating_add(at as u64),
                         uninitialized: base_info.uninitialized,
                         window: Some((base, at)),
+                        meta: false,
                     },
                 );
                 id

@@ -185,6 +185,9 @@ impl Evaluator {
     ) -> R<crate::interp::python::statements::Flow> {
         let before = (self.torch.grad_enabled, self.torch.autograd.inference);
         let manager = self.eval(context)?;
+        if let Value::Device(_) = manager {
+            return self.exec_with_device(&manager, name, body);
+        }
         if !self.enter_mode(&manager) {
             (self.torch.grad_enabled, self.torch.autograd.inference) = before;
             return Err(ScriptError::Type(format!(

@@ -285,7 +285,8 @@ impl Evaluator {
             if !entry.def.complex {
                 crate::interp::torch::ops::check_complex_support(&op)?;
             }
-            let out = (entry.def.rule)(self, &op)?;
+            let device = self.op_device(&op)?;
+            let out = self.on_device(device, |ev| (entry.def.rule)(ev, &op))?;
             self.record_table_grad(entry.def, &op, &out);
             Ok(out)
         })
@@ -352,7 +353,8 @@ impl Evaluator {
             if !entry.def.complex {
                 crate::interp::torch::ops::check_complex_support(&op)?;
             }
-            let out = (entry.def.rule)(self, &op)?;
+            let device = self.op_device(&op)?;
+            let out = self.on_device(device, |ev| (entry.def.rule)(ev, &op))?;
             self.record_table_grad(entry.def, &op, &out);
             Ok(out)
         }))

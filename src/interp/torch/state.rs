@@ -18,6 +18,8 @@ pub(crate) struct TorchState {
     pub(crate) nn_classes: Vec<(&'static str, std::rc::Rc<crate::interp::value::ClassObject>)>,
     /// Autograd's hooks, retained gradients, node order and inference mode.
     pub(crate) autograd: crate::interp::torch::autograd::hooks::AutogradState,
+    /// The device of the op running now and the default device (`with torch.device(..)`).
+    pub(crate) device: crate::interp::torch::device::DeviceState,
 }
 
 impl TorchState {
@@ -29,6 +31,7 @@ impl TorchState {
             generator: CpuGenerator::new(CpuGenerator::DEFAULT_SEED),
             nn_classes: Vec::new(),
             autograd: Default::default(),
+            device: Default::default(),
         }
     }
 }

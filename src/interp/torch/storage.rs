@@ -77,6 +77,9 @@ impl Evaluator {
         dtype: Option<DType>,
         index: &Value,
     ) -> R<Value> {
+        if self.memory.is_meta(id) {
+            return Err(meta_storage_values());
+        }
         let len = self.storage_len(id, dtype);
         let i = match index {
             Value::Int(i) => *i,
@@ -112,7 +115,9 @@ impl Evaluator {
     ) -> R<Value> {
         match name {
             "dtype" if dtype.is_some() => Ok(Value::DType(element_dtype(dtype))),
-            "device" => Ok(Value::Device("cpu".into())),
+            "device" => Ok(Value::Device(
+                if self.memory.is_meta(id) { "meta" } else { "cpu" }.into(),
+            )),
             "nbytes" | "data_ptr" | "size" | "element_size" | "tolist" | "type" | "untyped"
             | "is_shared" | "cpu" => Ok(Value::Method(
                 Box::new(Value::Storage(id, dtype)),
@@ -152,6 +157,7 @@ impl Evaluator {
                 Some(d) => format!("torch.{}Storage", d.scalar_type_name()),
                 None => "torch.UntypedStorage".into(),
             }),
+            _ if self.memory.is_meta(id) => return Err(meta_storage_values()),
             _ => {
                 let n = self.storage_len(id, dtype);
                 self.check_work(n, "tolist")?;
@@ -167,6 +173,13 @@ impl Evaluator {
     /// `repr(s)`: one element a line, then the storage's class, dtype and size.
     pub(crate) fn storage_repr(&mut self, id: StorageId, dtype: Option<DType>) -> R<String> {
         let n = self.storage_len(id, dtype);
+        if self.memory.is_meta(id) {
+            let class = match dtype {
+                Some(d) => format!("TypedStorage(dtype={}, device=meta)", d.torch_repr()),
+                None => "UntypedStorage(device=meta)".into(),
+            };
+            return Ok(format!("...\n[torch.storage.{class} of size {n}]"));
+        }
         self.check_work(n, "repr")?;
         let d = element_dtype(dtype);
         let bytes = self.engine.read_storage(id);
@@ -195,4 +208,9 @@ fn storage_class(dtype: Option<DType>) -> &'static str {
     } else {
         "UntypedStorage"
     }
+}
+
+/// PyTorch's error for reading the elements of a meta storage.
+fn meta_storage_values() -> ScriptError {
+    ScriptError::NotImplemented("Not available for 'meta' device type".into())
 }

@@ -76,7 +76,9 @@ fn with_words<R>(f: impl FnOnce(&CellWords) -> R) -> R {
 /// tens of thousands of cells.
 pub fn tensor_cells_html(t: &TensorRecord, written: &std::collections::HashSet<i64>) -> String {
     use std::fmt::Write;
-    let Some(values) = &t.values else {
+    // A meta tensor has no values: its cells are drawn empty.
+    let meta = t.values.is_none() && t.device.as_deref() == Some("meta");
+    let Some(values) = t.values.as_deref().or(meta.then_some(&[][..])) else {
         let count = crate::core::tensor::layout::numel_of(&t.shape).to_string();
         let text = with_words(|w| fill(&w.too_many, &[("count", &count)]));
         return format!("<p class=\"muted\">{text}</p>");

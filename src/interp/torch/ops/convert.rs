@@ -209,7 +209,7 @@ fn device(_: &mut Evaluator, call: &OpCall) -> R<Value> {
 fn check_device(text: &str) -> R<()> {
     let (kind, _) = parse_device(text)?;
     match kind.as_str() {
-        "cpu" => Ok(()),
+        "cpu" | "meta" => Ok(()),
         "cuda" => Err(ScriptError::Runtime("No CUDA GPUs are available".into())),
         "mps" => Err(ScriptError::Runtime(
             "PyTorch is not linked with support for mps devices".into(),
@@ -238,7 +238,9 @@ fn to(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         None => call.dtype("dtype").unwrap_or(t.dtype),
     };
     let format = call.memory_format("memory_format", MemoryFormat::Preserve);
-    let copy = call.flag("copy", false);
+    // A move between devices is a copy (the op runs on the target's device).
+    let moving = ev.torch.device.meta_op != ev.is_meta(&t);
+    let copy = call.flag("copy", false) || moving;
     convert_to(ev, &this, &t, dtype, format, copy, "to")
 }
 

@@ -112,6 +112,20 @@ impl Evaluator {
 
     /// `a <op> b` where at least one side is a tensor.
     pub(in crate::interp) fn tensor_binary(&mut self, op: BinOp, a: &Value, b: &Value) -> R<Value> {
+        let matmul = match (op, a, b) {
+            (BinOp::MatMul, Value::Tensor(x), Value::Tensor(y)) => {
+                let (x, y) = (&x.borrow().tensor, &y.borrow().tensor);
+                self.matmul_device("matmul", x, y)
+            }
+            _ => None,
+        };
+        let enter = match matmul {
+            Some(device) => Some(device).filter(|d| *d != self.device_of_op()),
+            None => self.device_to_enter(&[a, b])?,
+        };
+        if let Some(device) = enter {
+            return self.on_device(device, |ev| ev.tensor_binary(op, a, b));
+        }
         if op == BinOp::MatMul {
             let (Value::Tensor(x), Value::Tensor(y)) = (a, b) else {
                 return Err(ScriptError::Type(format!(

@@ -545,6 +545,15 @@ fn sequential_order(dst: &Tensor, inputs: &[&Tensor]) -> Option<Vec<Vec<i64>>> {
     if dst.numel() <= 1 || !inputs.iter().any(|t| t.storage == dst.storage) {
         return None;
     }
+    // An input that is the output itself (`w.add_(w)`) reads each element just before it is
+    // written, and no other: no element sees another's write.
+    let is_dst_or_apart = |t: &Tensor| {
+        t.storage != dst.storage
+            || (t.layout == dst.layout && t.dtype.item_size() == dst.dtype.item_size())
+    };
+    if dst.layout.is_non_overlapping_and_dense() && inputs.iter().all(|t| is_dst_or_apart(t)) {
+        return None;
+    }
     let shape = dst.shape();
     let byte_strides = |t: &Tensor| -> Vec<i64> {
         let size = t.dtype.item_size() as i64;

@@ -42,6 +42,11 @@ fn numpy(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         ));
     }
     crate::interp::torch::ops::complex::refuse_complex_dtype("numpy", dtype)?;
+    if ev.is_meta(&this.borrow().tensor) {
+        return Err(crate::core::tensor::ScriptError::Type(
+            "can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.".into(),
+        ));
+    }
     ev.tensor_numpy(&this)
 }
 

@@ -175,6 +175,7 @@ fn item(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             t.numel()
         )));
     }
+    ev.check_item_not_meta(&t)?;
     if t.dtype.is_complex() {
         let values = ev.engine.values(&t);
         return Ok(crate::interp::torch::ops::complex::complex_tolist(
@@ -193,6 +194,11 @@ fn item(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
 
 fn tolist(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let t = call.self_tensor()?;
+    if ev.is_meta(&t) {
+        return Err(ScriptError::NotImplemented(
+            crate::interp::torch::device::COPY_OUT_OF_META.into(),
+        ));
+    }
     ev.check_work(t.numel(), "tolist")?;
     let values = ev.engine.values(&t);
     if t.dtype.is_complex() {

@@ -293,7 +293,10 @@ impl Evaluator {
         self.check_shape(&shape)?;
         let numel = crate::core::tensor::layout::numel_of(&shape);
         self.check_work(numel, name)?;
-        let t = if dtype.is_complex() {
+        // On the meta device nothing is drawn (and the generator does not move).
+        let t = if self.torch.device.meta_op {
+            self.empty(&shape, dtype, crate::core::tensor::MemoryFormat::Contiguous, name)?
+        } else if dtype.is_complex() {
             // ATen draws a complex tensor as its `view_as_real`.
             let dist = crate::interp::torch::ops::complex::real_distribution(dist, name)?;
             let mut halves = shape.clone();
@@ -338,6 +341,9 @@ impl Evaluator {
         };
         self.check_work(like.numel(), name)?;
         let t = self.empty_strided(&layout.shape, &layout.strides, dtype, name)?;
+        if self.torch.device.meta_op {
+            return Ok(Value::tensor(t, name, None));
+        }
         // A complex tensor is drawn as its `view_as_real`, as ATen does.
         let (drawn, dist) = if dtype.is_complex() {
             (
@@ -364,6 +370,9 @@ impl Evaluator {
         let t = this.borrow().tensor.clone();
         self.check_no_internal_overlap(&t)?;
         self.check_work(t.numel(), "random")?;
+        if self.torch.device.meta_op {
+            return Ok(Value::Tensor(this));
+        }
         // A complex tensor is drawn as its `view_as_real`, as ATen does.
         let (t, dist) = if t.dtype.is_complex() {
             (

@@ -402,6 +402,12 @@ impl Evaluator {
 
     /// A user's tensor as an index (its values read from the engine).
     fn tensor_index(&mut self, t: &Tensor) -> R<IndexTensor> {
+        // A mask becomes its `nonzero`, which a meta tensor cannot give.
+        if t.dtype == crate::core::tensor::DType::Bool && self.is_meta(t) {
+            return Err(ScriptError::NotImplemented(
+                crate::interp::torch::device::NONZERO_OF_META.into(),
+            ));
+        }
         self.check_work(t.numel(), "index")?;
         let values = if t.dtype.is_floating() {
             Vec::new()

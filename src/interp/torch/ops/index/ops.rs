@@ -73,6 +73,11 @@ fn index_put(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
 /// The coordinates of `t`'s nonzero elements as `nonzero` lays them out: shape `[n, ndim]`
 /// with strides `[1, n]` (column by column, as ATen's CPU kernel writes them).
 fn nonzero_tensor(ev: &mut Evaluator, t: &Tensor) -> R<Tensor> {
+    if ev.is_meta(t) {
+        return Err(crate::core::tensor::ScriptError::NotImplemented(
+            crate::interp::torch::device::NONZERO_OF_META.into(),
+        ));
+    }
     ev.check_work(t.numel(), "nonzero")?;
     let shape = t.shape().to_vec();
     let values = ev.engine.values(t);
