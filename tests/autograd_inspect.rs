@@ -17,7 +17,7 @@ use stridescope::interp::trace_script;
 fn autograd_scripts_trace_as_pytorch_ran_them() {
     let path = common::fixture("autograd/inspect.torch.jsonl");
     let cases = common::read_cases(&path);
-    assert_eq!(cases.len(), 7, "recorded cases in {}", path.display());
+    assert_eq!(cases.len(), 9, "recorded cases in {}", path.display());
     let problems: Vec<String> = cases
         .iter()
         .flat_map(|case| common::compare_case(case).problems())

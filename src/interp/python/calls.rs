@@ -87,7 +87,11 @@ impl Evaluator {
                     }
                     "retains_grad" => return Ok(Value::Bool(self.retains_grad(t))),
                     "_version" => return Ok(Value::Int(self.tensor_version(t) as i64)),
-                    "grad" if t.borrow().grad_fn.is_some() && !self.retains_grad(t) => {
+                    "grad"
+                        if t.borrow().grad_fn.is_some()
+                            && t.borrow().grad.is_none()
+                            && !self.retains_grad(t) =>
+                    {
                         self.recorder.warn_once(crate::interp::torch::autograd::api::NON_LEAF_GRAD);
                         return Ok(Value::None);
                     }

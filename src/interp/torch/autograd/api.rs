@@ -130,11 +130,18 @@ impl Evaluator {
             "inputs",
         ];
         let args = bind("backward", &PARAMS, pos, kw)?;
-        if get(&args, "inputs").is_some() {
-            return Err(ScriptError::NotImplemented(
-                "backward(inputs=...) is not supported by Stridescope".into(),
-            ));
-        }
+        let inputs = match get(&args, "inputs") {
+            Some(v) => {
+                let inputs = tensor_list(&v, "backward")?;
+                if inputs.is_empty() {
+                    return Err(ScriptError::Runtime(
+                        "`inputs` argument to `backward()` cannot be empty.".into(),
+                    ));
+                }
+                Some(inputs)
+            }
+            None => None,
+        };
         let Some(tensors) = get(&args, "tensors") else {
             return Err(ScriptError::Type(
                 "backward() missing required argument 'tensors'".into(),
@@ -158,9 +165,15 @@ impl Evaluator {
         let run = Run {
             retain_graph,
             create_graph,
-            inputs: None,
+            inputs: inputs.as_deref(),
         };
-        self.run_engine(seeded, &run)?;
+        let found = self.run_engine(seeded, &run)?;
+        // `inputs=`: only those tensors' `.grad` accumulate (a non-leaf's too).
+        for (t, g) in inputs.iter().flatten().zip(found) {
+            if let Some(g) = g {
+                self.accumulate(t, g, create_graph)?;
+            }
+        }
         Ok(Value::None)
     }
 

@@ -309,7 +309,12 @@ impl Evaluator {
 
     /// Adds `grad` into `leaf.grad` (in place, as AccumulateGrad does; out of place with
     /// `create_graph`), or makes it the leaf's gradient: a dense copy in the leaf's dtype.
-    fn accumulate(&mut self, leaf: &TensorRef, grad: Value, create_graph: bool) -> R<()> {
+    pub(crate) fn accumulate(
+        &mut self,
+        leaf: &TensorRef,
+        grad: Value,
+        create_graph: bool,
+    ) -> R<()> {
         let existing = leaf.borrow().grad.clone();
         match existing {
             Some(g) if create_graph => {
