@@ -13,6 +13,8 @@ pub(crate) mod layers;
 pub(crate) mod losses;
 pub(crate) mod norm;
 mod norm_backward;
+mod norm_kernel;
+mod norm_rows;
 pub(crate) mod module;
 mod orthogonal;
 pub(crate) mod pool;

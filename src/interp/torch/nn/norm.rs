@@ -12,6 +12,8 @@ use crate::interp::torch::nn::functional::tensor_arg;
 use crate::interp::torch::nn::norm_backward::{
     Plan, BATCH_NORM_GRAD, GROUP_NORM_GRAD, LAYER_NORM_GRAD,
 };
+use crate::interp::torch::nn::norm_kernel;
+use crate::interp::torch::nn::norm_rows;
 use crate::interp::torch::registry::{Forms, OpCall, OpDef};
 use crate::interp::value::{TensorRef, Value};
 use crate::interp::{Evaluator, R};
@@ -148,6 +150,19 @@ fn check_not_differentiable(
     Ok(())
 }
 
+/// What a normalization's node keeps: its entry's [`Grad`], the plan, the statistics the
+/// backward reads, whether they were the batch's own, and whether `batch_norm`'s kernels of
+/// [`crate::interp::torch::nn::norm_kernel`] computed it.
+struct NodeData<'a> {
+    grad: &'a Grad,
+    plan: Plan,
+    mean: &'a [f64],
+    invstd: &'a [f64],
+    training: bool,
+    /// `Some(channels_last)` when `batch_norm`'s kernels computed it.
+    batch_kernel: Option<bool>,
+}
+
 fn dtype_of(t: &Option<TensorRef>) -> Option<DType> {
     t.as_ref().map(|t| t.borrow().tensor.dtype)
 }
@@ -168,7 +183,7 @@ impl Evaluator {
         input: &TensorRef,
         values: &[Scalar],
         format: MemoryFormat,
-        grad: (&Grad, Plan, &[f64], &[f64], bool),
+        node: NodeData,
         weight: &Option<TensorRef>,
         bias: &Option<TensorRef>,
     ) -> R<Value> {
@@ -176,17 +191,19 @@ impl Evaluator {
         let t = self.empty(x.shape(), x.dtype, format, name)?;
         self.nn_write_host(&t, values);
         let out = Value::tensor(t, name, None);
-        let (grad, plan, mean, invstd, training) = grad;
         let floats = |v: &[f64]| Value::Tuple(v.iter().map(|&f| Value::Float(f)).collect());
-        let plan_v = plan.to_value();
-        let (mean_v, invstd_v, training_v) = (floats(mean), floats(invstd), Value::Bool(training));
+        let plan_v = node.plan.to_value();
+        let (mean_v, invstd_v) = (floats(node.mean), floats(node.invstd));
+        let training_v = Value::Bool(node.training);
         let affine_v = Value::Bool(weight.is_some());
-        let args: [(&str, &Value); 5] = [
+        let kernel_v = node.batch_kernel.map_or(Value::None, Value::Bool);
+        let args: [(&str, &Value); 6] = [
             ("plan", &plan_v),
             ("mean", &mean_v),
             ("invstd", &invstd_v),
             ("training", &training_v),
             ("affine", &affine_v),
+            ("batch_kernel", &kernel_v),
         ];
         let operand = |t: &Option<TensorRef>| t.clone().map_or(Value::None, Value::Tensor);
         let inputs = [
@@ -198,13 +215,26 @@ impl Evaluator {
         self.record_grad(
             GradOp::Named {
                 name,
-                grad,
+                grad: node.grad,
                 args: &args,
             },
             &refs,
             &out,
         );
         Ok(out)
+    }
+
+    /// Writes a running statistic's new values (rounded to its dtype), if it is given.
+    fn write_running(&mut self, t: &Option<TensorRef>, values: &[f64]) {
+        let Some(t) = t else {
+            return;
+        };
+        let t = t.borrow().tensor.clone();
+        let scalars: Vec<Scalar> = values
+            .iter()
+            .map(|&v| t.dtype.round(Scalar::Float(v)))
+            .collect();
+        self.nn_write_host(&t, &scalars);
     }
 
     /// An empty output of `input`'s shape (no elements to normalize).
@@ -360,33 +390,68 @@ fn batch_norm(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         channels,
     };
     let values = ev.nn_read_host(&x);
+    let w = ev.optional_values(&weight);
+    let b = ev.optional_values(&bias);
+    let format = suggested_format(&x);
+    let channels_last = norm_kernel::takes_channels_last(&x.layout);
+    if norm_kernel::exact_dtype(x.dtype) {
+        let (mean, invstd, backward_invstd) = if training {
+            let old_mean = ev.optional_values(&running_mean).unwrap_or_default();
+            let old_var = ev.optional_values(&running_var).unwrap_or_default();
+            let stats = norm_kernel::batch_stats(
+                &values,
+                &plan,
+                x.dtype,
+                eps,
+                momentum,
+                (&old_mean, &old_var),
+                channels_last,
+            );
+            ev.write_running(&running_mean, &stats.running_mean);
+            ev.write_running(&running_var, &stats.running_var);
+            (stats.mean, stats.invstd.clone(), stats.invstd)
+        } else {
+            let rv = ev.optional_values(&running_var).unwrap_or_default();
+            (
+                ev.optional_values(&running_mean).unwrap_or_default(),
+                norm_kernel::eval_invstd(&rv, x.dtype, eps),
+                norm_kernel::eval_invstd_backward(&rv, x.dtype, eps),
+            )
+        };
+        let out = norm_kernel::batch_output(
+            &values,
+            &plan,
+            (&mean, &invstd),
+            w.as_deref(),
+            b.as_deref(),
+            x.dtype,
+        );
+        let node = NodeData {
+            grad: &BATCH_NORM_GRAD,
+            plan,
+            mean: &mean,
+            invstd: &backward_invstd,
+            training,
+            batch_kernel: Some(channels_last),
+        };
+        return ev.norm_output(OP, &input, &out, format, node, &weight, &bias);
+    }
     let (mean, var) = if training {
         let (mean, var, count) = plan.moments(&values);
-        if let (Some(rm), Some(rv)) = (&running_mean, &running_var) {
-            let rm_t = rm.borrow().tensor.clone();
-            let rv_t = rv.borrow().tensor.clone();
-            let old_mean = ev.nn_read_host(&rm_t);
-            let old_var = ev.nn_read_host(&rv_t);
-            let new_mean: Vec<Scalar> = old_mean
-                .iter()
-                .zip(&mean)
-                .map(|(r, m)| {
-                    rm_t.dtype
-                        .round(Scalar::Float(momentum * m + (1.0 - momentum) * r))
-                })
-                .collect();
-            let new_var: Vec<Scalar> = old_var
-                .iter()
-                .zip(var.iter().zip(&count))
-                .map(|(r, (v, n))| {
-                    let unbiased = v * n / (n - 1.0);
-                    rv_t.dtype
-                        .round(Scalar::Float(momentum * unbiased + (1.0 - momentum) * r))
-                })
-                .collect();
-            ev.nn_write_host(&rm_t, &new_mean);
-            ev.nn_write_host(&rv_t, &new_var);
-        }
+        let old_mean = ev.optional_values(&running_mean).unwrap_or_default();
+        let old_var = ev.optional_values(&running_var).unwrap_or_default();
+        let new_mean: Vec<f64> = old_mean
+            .iter()
+            .zip(&mean)
+            .map(|(r, m)| momentum * m + (1.0 - momentum) * r)
+            .collect();
+        let new_var: Vec<f64> = old_var
+            .iter()
+            .zip(var.iter().zip(&count))
+            .map(|(r, (v, n))| momentum * (v * n / (n - 1.0)) + (1.0 - momentum) * r)
+            .collect();
+        ev.write_running(&running_mean, &new_mean);
+        ev.write_running(&running_var, &new_var);
         (mean, var)
     } else {
         (
@@ -395,12 +460,16 @@ fn batch_norm(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         )
     };
     let invstd: Vec<f64> = var.iter().map(|v| 1.0 / (v + eps).sqrt()).collect();
-    let w = ev.optional_values(&weight);
-    let b = ev.optional_values(&bias);
     let out = plan.normalize(&values, &mean, &invstd, w.as_deref(), b.as_deref(), x.dtype);
-    let format = suggested_format(&x);
-    let grad = (&BATCH_NORM_GRAD, plan, &mean[..], &invstd[..], training);
-    ev.norm_output(OP, &input, &out, format, grad, &weight, &bias)
+    let node = NodeData {
+        grad: &BATCH_NORM_GRAD,
+        plan,
+        mean: &mean,
+        invstd: &invstd,
+        training,
+        batch_kernel: None,
+    };
+    ev.norm_output(OP, &input, &out, format, node, &weight, &bias)
 }
 
 /// `F.layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05)`.
@@ -572,28 +641,41 @@ fn normalize_rows(
 ) -> R<Value> {
     let x = input.borrow().tensor.clone();
     let values = ev.nn_read_host(&x);
+    let w = ev.optional_values(weight);
+    let b = ev.optional_values(bias);
+    let layer = op == "layer_norm";
+    // The node keeps the exact moments (the backward is computed in double).
     let (mean, var, _) = plan.moments(&values);
     let invstd: Vec<f64> = var
         .iter()
         .map(|v| 1.0 / (v.max(0.0) + eps).sqrt())
         .collect();
-    let w = ev.optional_values(weight);
-    let b = ev.optional_values(bias);
-    let out = plan.normalize(&values, &mean, &invstd, w.as_deref(), b.as_deref(), x.dtype);
+    let out = if norm_rows::rows_dtype(x.dtype) && (layer || format == MemoryFormat::Contiguous) {
+        let (row_mean, rstd) = norm_rows::row_stats(&values, &plan, x.dtype, eps, layer);
+        let stats = (&row_mean[..], &rstd[..]);
+        let (w, b) = (w.as_deref(), b.as_deref());
+        if layer {
+            norm_rows::layer_output(&values, &plan, stats, w, b, x.dtype)
+        } else {
+            norm_rows::group_output(&values, &plan, stats, w, b, x.dtype)
+        }
+    } else {
+        plan.normalize(&values, &mean, &invstd, w.as_deref(), b.as_deref(), x.dtype)
+    };
     let grad = if op == "layer_norm" {
         &LAYER_NORM_GRAD
     } else {
         &GROUP_NORM_GRAD
     };
-    ev.norm_output(
-        op,
-        input,
-        &out,
-        format,
-        (grad, plan, &mean, &invstd, true),
-        weight,
-        bias,
-    )
+    let node = NodeData {
+        grad,
+        plan,
+        mean: &mean,
+        invstd: &invstd,
+        training: true,
+        batch_kernel: None,
+    };
+    ev.norm_output(op, input, &out, format, node, weight, bias)
 }
 
 /// An `int[]` argument of the ATen function (`normalized_shape`): a tuple, list or

@@ -23,7 +23,8 @@ pub(super) struct Plan {
 }
 
 impl Plan {
-    fn stat(&self, i: usize) -> usize {
+    /// The statistics group of element `i`.
+    pub(super) fn stat(&self, i: usize) -> usize {
         (i / self.stat_span.max(1)) % self.stats.max(1)
     }
 
@@ -120,7 +121,14 @@ pub(super) const GROUP_NORM_GRAD: Grad = Grad::named("NativeGroupNormBackward0",
 static NORM: Formula = Formula {
     inputs: &["input", "weight", "bias"],
     saves: &["input", "weight"],
-    args: &["plan", "mean", "invstd", "training", "affine"],
+    args: &[
+        "plan",
+        "mean",
+        "invstd",
+        "training",
+        "affine",
+        "batch_kernel",
+    ],
     backward: norm_backward,
 };
 
@@ -180,6 +188,26 @@ fn norm_backward(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
         }
         _ => return Ok(out),
     };
+    if let Some(Value::Bool(channels_last)) = b.arg("batch_kernel") {
+        let channels_last = *channels_last;
+        let grads = crate::interp::torch::nn::norm_kernel::batch_backward(
+            &x,
+            &g,
+            &plan,
+            (&mean, &invstd),
+            weight.as_deref(),
+            training,
+            dtype,
+            channels_last,
+        );
+        let shapes = [b.shape(0), b.shape(1), b.shape(2)];
+        for (i, values) in [grads.input, grads.weight, grads.bias].iter().enumerate() {
+            if b.needs(i) {
+                out[i] = Some(ev.grad_tensor(&shapes[i], dtype, values)?);
+            }
+        }
+        return Ok(out);
+    }
     let w_of = |c: usize| {
         weight
             .as_ref()
