@@ -103,6 +103,9 @@ const NR: usize = 8;
 /// `c (m x n) += a (m x k) @ b (k x n)`, all row-major: `b` packed in panels of `NR`
 /// columns, then tiles of `MR x NR` accumulated over the whole of `k` and added to `c`.
 fn gemm<T: Elem>(c: &mut [T], a: &[T], b: &[T], m: usize, k: usize, n: usize) {
+    if m == 0 || k == 0 || n == 0 {
+        return;
+    }
     let full_cols = n - n % NR;
     let panels = full_cols / NR;
     let mut packed = vec![T::default(); panels * k * NR];
