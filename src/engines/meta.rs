@@ -91,7 +91,11 @@ impl Engine for MetaEngine {
     /// [`MAX_META_READ`] bytes.
     fn read_storage(&mut self, id: StorageId) -> Vec<u8> {
         if let Some(&n) = self.meta.borrow().get(&id) {
-            return if n <= MAX_META_READ { vec![0; n] } else { Vec::new() };
+            return if n <= MAX_META_READ {
+                vec![0; n]
+            } else {
+                Vec::new()
+            };
         }
         self.inner.read_storage(id)
     }
@@ -144,7 +148,9 @@ impl Engine for MetaEngine {
     /// them writes into a meta storage, so what it computes is never seen).
     fn values(&mut self, view: &Tensor) -> Vec<Scalar> {
         if self.any_meta(&[view]) {
-            let zero = view.dtype.read(&vec![0u8; view.dtype.item_size().max(1)], 0);
+            let zero = view
+                .dtype
+                .read(&vec![0u8; view.dtype.item_size().max(1)], 0);
             return vec![zero; view.numel().max(0) as usize];
         }
         self.inner.values(view)

@@ -183,7 +183,9 @@ impl Evaluator {
                     _ => None,
                 };
                 let a = op.this.as_ref().map(|t| t.borrow().tensor.clone());
-                let b = first("other").or_else(|| first("mat2")).or_else(|| first("weight"));
+                let b = first("other")
+                    .or_else(|| first("mat2"))
+                    .or_else(|| first("weight"));
                 if let (Some(a), Some(b)) = (a, b) {
                     if let Some(device) = self.matmul_device(&op.name, &a, &b) {
                         return Ok(device);
@@ -274,7 +276,7 @@ impl Evaluator {
     /// meta tensor's values cannot go to the CPU. For callers outside the op table
     /// (`Module.to("meta")`).
     #[allow(dead_code)]
-    pub(crate) fn to_device(&mut self, t: &TensorRef, device: Device) -> R<Value> {
+    pub(crate) fn move_to_device(&mut self, t: &TensorRef, device: Device) -> R<Value> {
         let tensor = t.borrow().tensor.clone();
         let from = self.device_of(&tensor);
         if from == device {

@@ -115,9 +115,10 @@ impl Evaluator {
     ) -> R<Value> {
         match name {
             "dtype" if dtype.is_some() => Ok(Value::DType(element_dtype(dtype))),
-            "device" => Ok(Value::Device(
-                if self.memory.is_meta(id) { "meta" } else { "cpu" }.into(),
-            )),
+            "device" => {
+                let meta = self.memory.is_meta(id);
+                Ok(Value::Device(if meta { "meta" } else { "cpu" }.into()))
+            }
             "nbytes" | "data_ptr" | "size" | "element_size" | "tolist" | "type" | "untyped"
             | "is_shared" | "cpu" => Ok(Value::Method(
                 Box::new(Value::Storage(id, dtype)),

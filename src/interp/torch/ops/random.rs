@@ -295,7 +295,8 @@ impl Evaluator {
         self.check_work(numel, name)?;
         // On the meta device nothing is drawn (and the generator does not move).
         let t = if self.torch.device.meta_op {
-            self.empty(&shape, dtype, crate::core::tensor::MemoryFormat::Contiguous, name)?
+            let format = crate::core::tensor::MemoryFormat::Contiguous;
+            self.empty(&shape, dtype, format, name)?
         } else if dtype.is_complex() {
             // ATen draws a complex tensor as its `view_as_real`.
             let dist = crate::interp::torch::ops::complex::real_distribution(dist, name)?;
