@@ -110,7 +110,14 @@ pub struct ExceptHandler {
 #[derive(Clone, Debug, PartialEq)]
 pub struct FunctionDef {
     pub name: String,
+    /// The positional-or-keyword parameters.
     pub params: Vec<(String, Option<Expr>)>,
+    /// `*args` (its name), or an empty name for a bare `*` before keyword-only parameters.
+    pub star: Option<String>,
+    /// The keyword-only parameters (after `*` or `*args`), with their defaults.
+    pub kwonly: Vec<(String, Option<Expr>)>,
+    /// `**kwargs` (its name).
+    pub double_star: Option<String>,
     pub body: Vec<Statement>,
     /// The `@decorator` lines above the `def`, outermost first (applied innermost first).
     pub decorators: Vec<Expr>,

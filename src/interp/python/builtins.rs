@@ -301,6 +301,9 @@ impl Evaluator {
             }),
             // A class shows as `<class '...'>` with no quotes: the text is the value's repr.
             "type" => Ok(Value::Printed(match x {
+                Value::Tensor(t) if t.borrow().is_parameter => {
+                    "<class 'torch.nn.parameter.Parameter'>".to_string()
+                }
                 Value::Tensor(_) => "<class 'torch.Tensor'>".to_string(),
                 Value::NdArray(_) => "<class 'numpy.ndarray'>".to_string(),
                 Value::NpScalar(d, _) => {

@@ -332,7 +332,9 @@ impl Evaluator {
             "__name__" => return Ok(Value::Str(class.name.clone())),
             "__qualname__" => return Ok(Value::Str(class.qualname.clone())),
             "__module__" => {
-                return Ok(Value::Str(class.native.map_or("__main__", |d| d.path).into()))
+                return Ok(Value::Str(
+                    class.native.map_or("__main__", |d| d.path).into(),
+                ))
             }
             "__bases__" => {
                 return Ok(Value::Tuple(vec![match &class.base {
@@ -349,6 +351,12 @@ impl Evaluator {
         }
         if let Some(value) = class_lookup(class, name) {
             return Ok(self.bind(value, &Value::Class(Rc::clone(class)), class));
+        }
+        if crate::interp::torch::nn::module::native_class_method(class, name).is_some() {
+            return Ok(Value::Method(
+                Box::new(Value::Class(Rc::clone(class))),
+                name.into(),
+            ));
         }
         match name {
             "__doc__" => Ok(Value::None),
@@ -559,6 +567,12 @@ impl Evaluator {
         if let Value::Instance(object) = receiver {
             if let Some(result) = self.call_native_method(object, name, pos.clone(), kw.clone()) {
                 return result;
+            }
+        }
+        if let Value::Class(class) = receiver {
+            if let Some(method) = crate::interp::torch::nn::module::native_class_method(class, name)
+            {
+                return method(self, class, pos, kw);
             }
         }
         match name {

@@ -139,7 +139,7 @@ impl Evaluator {
 
     /// The (key, value) pairs of a dict, or of an iterable of pairs (`dict(zip(a, b))`).
     pub(crate) fn dict_pairs(&mut self, source: &Value) -> R<Vec<(Value, Value)>> {
-        if let Value::Dict(entries) = source {
+        if let Value::Dict(entries) | Value::OrderedDict(entries) = source {
             return Ok(entries.clone());
         }
         let mut pairs = Vec::new();

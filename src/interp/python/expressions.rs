@@ -120,9 +120,34 @@ impl Evaluator {
                     _ => self.eval(func)?,
                 };
                 let args = self.eval_all(args)?;
-                let mut kw = Vec::with_capacity(kwargs.len());
+                let mut kw: Vec<(String, Value)> = Vec::with_capacity(kwargs.len());
                 for (name, e) in kwargs {
-                    kw.push((name.clone(), self.eval(e)?));
+                    let value = self.eval(e)?;
+                    if name != "**" {
+                        kw.push((name.clone(), value));
+                        continue;
+                    }
+                    // `f(**mapping)`: each string key becomes a keyword argument.
+                    let entries = match value {
+                        Value::Dict(entries) | Value::OrderedDict(entries) => entries,
+                        other => {
+                            return Err(ScriptError::Type(format!(
+                                "argument after ** must be a mapping, not {}",
+                                other.type_name()
+                            )))
+                        }
+                    };
+                    for (key, value) in entries {
+                        let Value::Str(key) = key else {
+                            return Err(ScriptError::Type("keywords must be strings".into()));
+                        };
+                        if kw.iter().any(|(k, _)| *k == key) {
+                            return Err(ScriptError::Type(format!(
+                                "got multiple values for keyword argument '{key}'"
+                            )));
+                        }
+                        kw.push((key, value));
+                    }
                 }
                 self.call(func, args, kw)
             }

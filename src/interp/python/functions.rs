@@ -30,6 +30,8 @@ pub struct ScriptFunction {
     pub owner: std::cell::RefCell<std::rc::Weak<crate::interp::value::ClassObject>>,
     /// One per parameter: its default's value, evaluated when the `def` ran.
     pub defaults: Vec<Option<Value>>,
+    /// One per keyword-only parameter: its default's value.
+    pub kwonly_defaults: Vec<Option<Value>>,
 }
 
 /// A body running now: a function's call or a class's body (what qualified names and a
@@ -72,11 +74,19 @@ impl Evaluator {
                 None => None,
             });
         }
+        let mut kwonly_defaults = Vec::with_capacity(def.kwonly.len());
+        for (_, default) in &def.kwonly {
+            kwonly_defaults.push(match default {
+                Some(expr) => Some(self.eval(expr)?),
+                None => None,
+            });
+        }
         let function = ScriptFunction {
             def: Arc::clone(def),
             qualname: self.qualify(&def.name),
             owner: std::cell::RefCell::new(std::rc::Weak::new()),
             defaults,
+            kwonly_defaults,
         };
         Ok(Value::Function(Rc::new(function)))
     }
@@ -115,42 +125,76 @@ impl Evaluator {
     }
 }
 
-/// The call's arguments bound to the function's parameters, as Python binds them.
+/// The call's arguments bound to the function's parameters, as Python binds them:
+/// positional parameters, then `*args` (a tuple of the rest), keyword-only parameters and
+/// `**kwargs` (a dict of the unknown keywords).
 fn bind_arguments(
     function: &ScriptFunction,
-    pos: Vec<Value>,
+    mut pos: Vec<Value>,
     kw: Vec<(String, Value)>,
 ) -> R<Vec<(String, Value)>> {
     let def = &function.def;
     let name = &function.qualname;
     let count = def.params.len();
-    if pos.len() > count {
-        let required = function.defaults.iter().filter(|d| d.is_none()).count();
-        let takes = if required == count {
-            format!("{count} positional argument{}", plural(count))
-        } else {
-            format!("from {required} to {count} positional arguments")
-        };
-        let given = pos.len();
-        return Err(ScriptError::Type(format!(
-            "{name}() takes {takes} but {given} {} given",
-            if given == 1 { "was" } else { "were" }
-        )));
-    }
+    let varargs = def.star.as_deref().filter(|s| !s.is_empty());
+    let extra: Vec<Value> = if pos.len() > count {
+        if varargs.is_none() {
+            let required = function.defaults.iter().filter(|d| d.is_none()).count();
+            let takes = if required == count {
+                format!("{count} positional argument{}", plural(count))
+            } else {
+                format!("from {required} to {count} positional arguments")
+            };
+            let given = pos.len();
+            let kwonly_given = kw
+                .iter()
+                .filter(|(k, _)| def.kwonly.iter().any(|(p, _)| p == k))
+                .count();
+            let and_kwonly = if kwonly_given > 0 {
+                format!(
+                    " positional argument{} (and {kwonly_given} keyword-only argument{})",
+                    plural(given),
+                    plural(kwonly_given)
+                )
+            } else {
+                String::new()
+            };
+            let verb = if given == 1 && kwonly_given == 0 {
+                "was"
+            } else {
+                "were"
+            };
+            return Err(ScriptError::Type(if and_kwonly.is_empty() {
+                format!("{name}() takes {takes} but {given} {verb} given")
+            } else {
+                format!("{name}() takes {takes} but {given}{and_kwonly} were given")
+            }));
+        }
+        pos.split_off(count)
+    } else {
+        Vec::new()
+    };
     let mut values: Vec<Option<Value>> = pos.into_iter().map(Some).collect();
     values.resize(count, None);
+    let mut kwonly: Vec<Option<Value>> = vec![None; def.kwonly.len()];
+    let mut rest: Vec<(Value, Value)> = Vec::new();
     for (key, value) in kw {
-        let Some(i) = def.params.iter().position(|(p, _)| *p == key) else {
+        if let Some(i) = def.params.iter().position(|(p, _)| *p == key) {
+            if values[i].is_some() {
+                return Err(ScriptError::Type(format!(
+                    "{name}() got multiple values for argument '{key}'"
+                )));
+            }
+            values[i] = Some(value);
+        } else if let Some(i) = def.kwonly.iter().position(|(p, _)| *p == key) {
+            kwonly[i] = Some(value);
+        } else if def.double_star.is_some() {
+            rest.push((Value::Str(key), value));
+        } else {
             return Err(ScriptError::Type(format!(
                 "{name}() got an unexpected keyword argument '{key}'"
             )));
-        };
-        if values[i].is_some() {
-            return Err(ScriptError::Type(format!(
-                "{name}() got multiple values for argument '{key}'"
-            )));
         }
-        values[i] = Some(value);
     }
     let mut missing = Vec::new();
     for (i, slot) in values.iter_mut().enumerate() {
@@ -169,12 +213,42 @@ fn bind_arguments(
             english_list(&missing)
         )));
     }
-    Ok(def
+    let mut missing_kwonly = Vec::new();
+    for (i, slot) in kwonly.iter_mut().enumerate() {
+        if slot.is_none() {
+            match function.kwonly_defaults.get(i).cloned().flatten() {
+                Some(default) => *slot = Some(default),
+                None => missing_kwonly.push(format!("'{}'", def.kwonly[i].0)),
+            }
+        }
+    }
+    if !missing_kwonly.is_empty() {
+        return Err(ScriptError::Type(format!(
+            "{name}() missing {} required keyword-only argument{}: {}",
+            missing_kwonly.len(),
+            plural(missing_kwonly.len()),
+            english_list(&missing_kwonly)
+        )));
+    }
+    let mut bound: Vec<(String, Value)> = def
         .params
         .iter()
         .zip(values)
         .map(|((p, _), v)| (p.clone(), v.unwrap_or(Value::None)))
-        .collect())
+        .collect();
+    if let Some(star) = varargs {
+        bound.push((star.to_string(), Value::Tuple(extra)));
+    }
+    bound.extend(
+        def.kwonly
+            .iter()
+            .zip(kwonly)
+            .map(|((p, _), v)| (p.clone(), v.unwrap_or(Value::None))),
+    );
+    if let Some(double_star) = &def.double_star {
+        bound.push((double_star.clone(), Value::Dict(rest)));
+    }
+    Ok(bound)
 }
 
 fn plural(n: usize) -> &'static str {

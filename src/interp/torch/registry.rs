@@ -285,8 +285,11 @@ impl Evaluator {
             if !entry.def.complex {
                 crate::interp::torch::ops::check_complex_support(&op)?;
             }
+            let inputs: Vec<&Value> = op.args.values.iter().flatten().collect();
+            self.check_inference(&op.name, entry.def.grad.formula, &inputs)?;
             let device = self.op_device(&op)?;
             let out = self.on_device(device, |ev| (entry.def.rule)(ev, &op))?;
+            self.check_inference_inplace(&op.name, op.args.values.first().and_then(|v| v.as_ref()))?;
             self.record_table_grad(entry.def, &op, &out);
             Ok(out)
         })
@@ -353,8 +356,11 @@ impl Evaluator {
             if !entry.def.complex {
                 crate::interp::torch::ops::check_complex_support(&op)?;
             }
+            let inputs: Vec<&Value> = op.args.values.iter().flatten().collect();
+            self.check_inference(&op.name, entry.def.grad.formula, &inputs)?;
             let device = self.op_device(&op)?;
             let out = self.on_device(device, |ev| (entry.def.rule)(ev, &op))?;
+            self.check_inference_inplace(&op.name, op.args.values.first().and_then(|v| v.as_ref()))?;
             self.record_table_grad(entry.def, &op, &out);
             Ok(out)
         }))
@@ -552,7 +558,7 @@ mod tests {
                 "{list} names {name:?}, which is not an op of the table"
             );
         }
-        for layer in crate::interp::torch::nn::layers::LAYERS {
+        for layer in crate::interp::torch::nn::layers::activation::LAYERS {
             if let Some(f) = layer.forward {
                 assert!(
                     is_functional(f),

@@ -282,7 +282,7 @@ impl Script<'_> {
                 name,
                 body: self.block(header, context, context.in_loop)?,
             },
-            Clause::Def(name, params) => {
+            Clause::Def(name, signature) => {
                 let inner = Context {
                     in_loop: false,
                     in_function: true,
@@ -291,7 +291,10 @@ impl Script<'_> {
                 let body = self.block(header, inner, false)?;
                 StatementKind::FunctionDef(Arc::new(FunctionDef {
                     name,
-                    params,
+                    params: signature.params,
+                    star: signature.star,
+                    kwonly: signature.kwonly,
+                    double_star: signature.double_star,
                     body,
                     decorators: Vec::new(),
                 }))

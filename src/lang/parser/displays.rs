@@ -205,10 +205,15 @@ impl Parser<'_> {
             let token = self.peek().clone();
             let keyword = match &token.kind {
                 TokenKind::Op("**") => {
-                    return Err(SyntaxError::new(
-                        token.pos,
-                        "argument unpacking with '**' is not supported here",
-                    ))
+                    self.bump();
+                    let value = self.expr()?;
+                    height = height.max(value.height);
+                    kwargs.push(("**".to_string(), value.expr));
+                    if !self.eat_op(",") {
+                        self.expect_op(")")?;
+                        break;
+                    }
+                    continue;
                 }
                 TokenKind::Name(name)
                     if !is_keyword(name) && matches!(self.peek_at(1).kind, TokenKind::Op("=")) =>

@@ -256,28 +256,7 @@ impl<'a> Parser<'a> {
     /// `lambda a, b=1: body`.
     fn lambda(&mut self) -> Result<Node, SyntaxError> {
         let pos = self.bump().pos;
-        let mut params: Vec<(String, Option<Expr>)> = Vec::new();
-        while !self.is_op(":") {
-            let param = match &self.peek().kind {
-                TokenKind::Name(name) if !is_keyword(name) => name.clone(),
-                _ => {
-                    return Err(SyntaxError::new(
-                        self.peek().pos,
-                        "lambda parameters are plain names here",
-                    ))
-                }
-            };
-            self.bump();
-            let default = if self.eat_op("=") {
-                Some(self.expr()?.expr)
-            } else {
-                None
-            };
-            params.push((param, default));
-            if !self.eat_op(",") {
-                break;
-            }
-        }
+        let signature = self.parameters(":", false)?;
         self.expect_op(":")?;
         let body = self.nested(pos, |p| p.expr())?;
         let line = pos.line;
@@ -288,7 +267,10 @@ impl<'a> Parser<'a> {
         };
         let def = FunctionDef {
             name: "<lambda>".into(),
-            params,
+            params: signature.params,
+            star: signature.star,
+            kwonly: signature.kwonly,
+            double_star: signature.double_star,
             body: vec![statement],
             decorators: Vec::new(),
         };

@@ -163,10 +163,6 @@ fn unsupported_constructs() {
         err("the '<<' operator is not supported here", 1, 3)
     );
     assert_eq!(
-        error("f(**kw)"),
-        err("argument unpacking with '**' is not supported here", 1, 3)
-    );
-    assert_eq!(
         error("nonlocal x"),
         err("'nonlocal' statements are not supported here", 1, 1)
     );

@@ -27,6 +27,15 @@ const AUGMENTED: [(&str, Option<BinOp>); 13] = [
     (">>=", None),
 ];
 
+/// A `def`'s or `lambda`'s parameters.
+#[derive(Debug, Default)]
+pub(super) struct Signature {
+    pub params: Vec<(String, Option<Expr>)>,
+    pub star: Option<String>,
+    pub kwonly: Vec<(String, Option<Expr>)>,
+    pub double_star: Option<String>,
+}
+
 /// The clause a compound statement's header opens.
 #[derive(Debug)]
 pub(super) enum Clause {
@@ -47,7 +56,7 @@ pub(super) enum Clause {
     /// `finally:`
     Finally,
     /// `def name(params):`
-    Def(String, Vec<(String, Option<Expr>)>),
+    Def(String, Signature),
     /// `with context [as name]:`
     With(Expr, Option<String>),
     /// `class Name(bases, keywords):`
@@ -364,51 +373,105 @@ impl Parser<'_> {
         self.assignment()
     }
 
-    /// `name(params) [-> annotation]` after `def`: positional parameters, each with an
-    /// optional annotation (ignored) and default.
+    /// `name(params) [-> annotation]` after `def`: parameters, each with an optional
+    /// annotation (ignored) and default, `*args` or a bare `*`, keyword-only parameters and
+    /// `**kwargs`.
     fn def_header(&mut self) -> Result<Clause, SyntaxError> {
         let name = self.identifier()?;
         self.expect_op("(")?;
-        let mut params: Vec<(String, Option<Expr>)> = Vec::new();
-        while !self.is_op(")") {
-            if self.is_op("*") || self.is_op("**") || self.is_op("/") {
-                return Err(SyntaxError::new(
-                    self.peek().pos,
-                    "'*', '**' and '/' parameters are not supported here",
-                ));
-            }
-            let pos = self.peek().pos;
-            let param = self.identifier()?;
-            if self.eat_op(":") {
-                self.expr()?;
-            }
-            let default = if self.eat_op("=") {
-                Some(self.expr()?.expr)
-            } else {
-                None
-            };
-            if params.iter().any(|(n, _)| *n == param) {
-                return Err(SyntaxError::new(
-                    pos,
-                    format!("duplicate argument '{param}' in function definition"),
-                ));
-            }
-            if default.is_none() && params.iter().any(|(_, d)| d.is_some()) {
-                return Err(SyntaxError::new(
-                    pos,
-                    "parameter without a default follows parameter with a default",
-                ));
-            }
-            params.push((param, default));
-            if !self.eat_op(",") {
-                break;
-            }
-        }
+        let signature = self.parameters(")", true)?;
         self.expect_op(")")?;
         if self.eat_op("->") {
             self.expr()?;
         }
-        Ok(Clause::Def(name, params))
+        Ok(Clause::Def(name, signature))
+    }
+
+    /// A parameter list up to `close` (`)` for a `def`, `:` for a `lambda`).
+    pub(super) fn parameters(
+        &mut self,
+        close: &str,
+        annotations: bool,
+    ) -> Result<Signature, SyntaxError> {
+        let mut signature = Signature::default();
+        let mut names: Vec<String> = Vec::new();
+        while !self.is_op(close) {
+            let pos = self.peek().pos;
+            if self.is_op("/") {
+                return Err(SyntaxError::new(
+                    pos,
+                    "'/' parameters are not supported here",
+                ));
+            }
+            if signature.double_star.is_some() {
+                return Err(SyntaxError::new(
+                    pos,
+                    "arguments cannot follow var-keyword argument",
+                ));
+            }
+            let kind = if self.eat_op("**") {
+                2
+            } else if self.eat_op("*") {
+                1
+            } else {
+                0
+            };
+            if kind == 1 && signature.star.is_some() {
+                return Err(SyntaxError::new(pos, "* argument may appear only once"));
+            }
+            if kind == 1 && (self.is_op(",") || self.is_op(close)) {
+                if self.is_op(close) {
+                    return Err(SyntaxError::new(pos, "named arguments must follow bare *"));
+                }
+                signature.star = Some(String::new());
+                self.eat_op(",");
+                continue;
+            }
+            let param_pos = self.peek().pos;
+            let param = self.identifier()?;
+            if annotations && self.eat_op(":") {
+                self.expr()?;
+            }
+            if names.contains(&param) {
+                return Err(SyntaxError::new(
+                    param_pos,
+                    format!("duplicate argument '{param}' in function definition"),
+                ));
+            }
+            names.push(param.clone());
+            match kind {
+                1 => signature.star = Some(param),
+                2 => signature.double_star = Some(param),
+                _ => {
+                    let default = if self.eat_op("=") {
+                        Some(self.expr()?.expr)
+                    } else {
+                        None
+                    };
+                    if signature.star.is_some() {
+                        signature.kwonly.push((param, default));
+                    } else {
+                        if default.is_none() && signature.params.iter().any(|(_, d)| d.is_some()) {
+                            return Err(SyntaxError::new(
+                                param_pos,
+                                "parameter without a default follows parameter with a default",
+                            ));
+                        }
+                        signature.params.push((param, default));
+                    }
+                }
+            }
+            if !self.eat_op(",") {
+                break;
+            }
+        }
+        if matches!(&signature.star, Some(s) if s.is_empty()) && signature.kwonly.is_empty() {
+            return Err(SyntaxError::new(
+                self.peek().pos,
+                "named arguments must follow bare *",
+            ));
+        }
+        Ok(signature)
     }
 
     /// `Name[(bases, keyword=value)]` after `class`.

@@ -94,6 +94,7 @@ pub(crate) static MODULES: &[ModuleDef] = &[
             )
         }),
         extra_repr: Some(embedding_repr),
+        class_methods: &[("from_pretrained", from_pretrained)],
         methods: &[("reset_parameters", |ev, o, _, _| {
             embedding_reset(ev, o).map(|()| Value::None)
         })],
@@ -475,4 +476,48 @@ fn embedding_repr(ev: &mut Evaluator, o: &Rc<Instance>) -> R<String> {
         s.push_str(", sparse=True");
     }
     Ok(s)
+}
+
+/// `Embedding.from_pretrained(embeddings, freeze=True, padding_idx=None, ...)`: a layer
+/// whose weight is a `Parameter` viewing `embeddings` (no generator draw).
+fn from_pretrained(
+    ev: &mut Evaluator,
+    class: &Rc<crate::interp::value::ClassObject>,
+    pos: Vec<Value>,
+    kw: Vec<(String, Value)>,
+) -> R<Value> {
+    let args = bind_python(
+        "embeddings, freeze=True, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False",
+        "Embedding.from_pretrained",
+        &pos,
+        &kw,
+    )?;
+    let embeddings = arg(&args, "embeddings");
+    let shape = match &embeddings {
+        Value::Tensor(t) => t.borrow().tensor.shape().to_vec(),
+        _ => Vec::new(),
+    };
+    if shape.len() != 2 {
+        return Err(ScriptError::Other {
+            class: "AssertionError".into(),
+            message: "Embeddings parameter is expected to be 2-dimensional".into(),
+        });
+    }
+    let mut kw: Vec<(String, Value)> = [
+        "padding_idx",
+        "max_norm",
+        "norm_type",
+        "scale_grad_by_freq",
+        "sparse",
+    ]
+    .iter()
+    .map(|n| (n.to_string(), arg(&args, n)))
+    .collect();
+    kw.push(("_weight".into(), embeddings));
+    kw.push(("_freeze".into(), arg(&args, "freeze")));
+    ev.call(
+        Value::Class(Rc::clone(class)),
+        vec![Value::Int(shape[0]), Value::Int(shape[1])],
+        kw,
+    )
 }

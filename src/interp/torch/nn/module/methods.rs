@@ -23,6 +23,7 @@ pub(crate) static MODULES: &[ModuleDef] = &[ModuleDef {
     init: Some(init),
     forward: Some(missing_forward),
     extra_repr: Some(|_, _| Ok(String::new())),
+    class_methods: &[],
     methods: &[
         ("__repr__", |ev, o, _, _| ev.module_repr(o).map(Value::Str)),
         ("_get_name", |_, o, _, _| {

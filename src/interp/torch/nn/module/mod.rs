@@ -96,6 +96,10 @@ pub(crate) type InitFn =
 /// A built-in module's `forward` (or another method): the instance and the arguments.
 pub(crate) type MethodFn =
     fn(&mut Evaluator, &Rc<Instance>, Vec<Value>, Vec<(String, Value)>) -> R<Value>;
+/// A built-in class's class method (`Embedding.from_pretrained`, `Function.apply`): the
+/// class it was called on and the arguments.
+pub(crate) type ClassMethodFn =
+    fn(&mut Evaluator, &Rc<ClassObject>, Vec<Value>, Vec<(String, Value)>) -> R<Value>;
 /// A built-in module's `extra_repr`.
 pub(crate) type ReprFn = fn(&mut Evaluator, &Rc<Instance>) -> R<String>;
 
@@ -115,6 +119,8 @@ pub struct ModuleDef {
     pub extra_repr: Option<ReprFn>,
     /// The other methods it defines, by name, each with its rule.
     pub methods: &'static [(&'static str, MethodFn)],
+    /// Its class methods (and static methods), by name.
+    pub class_methods: &'static [(&'static str, ClassMethodFn)],
 }
 
 impl std::fmt::Debug for ModuleDef {
@@ -134,6 +140,7 @@ impl ModuleDef {
             forward: None,
             extra_repr: None,
             methods: &[],
+            class_methods: &[],
         }
     }
 }
@@ -174,6 +181,17 @@ pub(crate) fn native_has(def: &'static ModuleDef, name: &str) -> bool {
             || (name == "extra_repr" && d.extra_repr.is_some())
             || (name == "__init__" && d.init.is_some())
             || d.methods.iter().any(|(n, _)| *n == name)
+    })
+}
+
+/// The class method `name` of a class's built-in bases, if one defines it.
+pub(crate) fn native_class_method(class: &Rc<ClassObject>, name: &str) -> Option<ClassMethodFn> {
+    let def = native_of(class)?;
+    chain(def).find_map(|d| {
+        d.class_methods
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, f)| *f)
     })
 }
 
