@@ -134,8 +134,8 @@ impl Evaluator {
                 None => g,
             };
             pending.insert(k, sum);
-            if !items.contains_key(&k) {
-                items.insert(k, item(target.clone(), t));
+            if let std::collections::hash_map::Entry::Vacant(slot) = items.entry(k) {
+                slot.insert(item(target.clone(), t));
                 stack.push(target);
             }
         }
@@ -154,8 +154,8 @@ impl Evaluator {
                     continue;
                 };
                 let k = key(&child);
-                if !items.contains_key(&k) {
-                    items.insert(k, item(child.clone(), Rc::clone(t)));
+                if let std::collections::hash_map::Entry::Vacant(slot) = items.entry(k) {
+                    slot.insert(item(child.clone(), Rc::clone(t)));
                     stack.push(child);
                 }
                 if let Some(c) = items.get_mut(&k) {
@@ -331,7 +331,7 @@ impl Evaluator {
                 let copy = self.method(copy, "contiguous", vec![])?;
                 let copy = self.grad_in_dtype(copy, dtype)?;
                 if let Value::Tensor(g) = copy {
-                    let renamed = g.borrow().grad_fn.as_ref().map(|n| copy_backwards(n));
+                    let renamed = g.borrow().grad_fn.as_ref().map(copy_backwards);
                     let mut object = g.borrow_mut();
                     object.made_by = "grad".into();
                     if let Some(node) = renamed {
@@ -394,18 +394,16 @@ impl Evaluator {
             let op = op.strip_suffix("Backward").unwrap_or(op);
             format!(", which is output 0 of {op},")
         });
+        let shape = s
+            .tensor
+            .shape()
+            .iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
         Err(ScriptError::Runtime(format!(
-            "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.{} {}]{output} is at version {now}; expected version {} instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).",
+            "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.{} [{shape}]]{output} is at version {now}; expected version {} instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).",
             legacy_class(s.tensor.dtype),
-            format!(
-                "[{}]",
-                s.tensor
-                    .shape()
-                    .iter()
-                    .map(i64::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
             s.version
         )))
     }
