@@ -126,6 +126,7 @@ impl Evaluator {
         if let Some(device) = enter {
             return self.on_device(device, |ev| ev.tensor_binary(op, a, b));
         }
+        self.check_inference_operator(op, a, b)?;
         if op == BinOp::MatMul {
             let (Value::Tensor(x), Value::Tensor(y)) = (a, b) else {
                 return Err(ScriptError::Type(format!(
