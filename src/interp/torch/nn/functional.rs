@@ -54,7 +54,10 @@ pub(crate) static OPS: &[OpDef] = &[
         &["softmax", "log_softmax", "softmin"],
         &["input, dim=None, _stacklevel=3, dtype=None"],
         softmax,
-        Grad::by(crate::interp::torch::nn::activation_backward::softmax_node, Some(&crate::interp::torch::nn::activation_backward::SOFTMAX_FAMILY)),
+        Grad::by(
+            crate::interp::torch::nn::activation_backward::softmax_node,
+            Some(&crate::interp::torch::nn::activation_backward::SOFTMAX_FAMILY),
+        ),
     ),
     functional(
         &["gelu"],
@@ -100,13 +103,19 @@ pub(crate) static OPS: &[OpDef] = &[
         &["logsigmoid"],
         &["input"],
         logsigmoid,
-        Grad::named("LogSigmoidBackward0", &crate::interp::torch::nn::activation_backward::LOGSIGMOID),
+        Grad::named(
+            "LogSigmoidBackward0",
+            &crate::interp::torch::nn::activation_backward::LOGSIGMOID,
+        ),
     ),
     functional(
         &["relu6"],
         &["input, inplace=False"],
         hardtanh,
-        Grad::named("HardtanhBackward0", &crate::interp::torch::nn::activation_backward::RELU6),
+        Grad::named(
+            "HardtanhBackward0",
+            &crate::interp::torch::nn::activation_backward::RELU6,
+        ),
     ),
     functional(
         &["hardtanh"],
@@ -402,4 +411,3 @@ fn normalize(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let eps = number(call, "eps", 1e-12);
     ev.normalize(&t, p, dim, eps)
 }
-

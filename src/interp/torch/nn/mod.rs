@@ -1,9 +1,9 @@
 //! `torch.nn`: the functional API (entries of the op table) and the layers built on it.
 
+pub(crate) mod activation_backward;
 pub(crate) mod conv;
 mod conv_backward;
 mod conv_kernel;
-pub(crate) mod activation_backward;
 pub(crate) mod dense;
 pub(crate) mod dense_backward;
 mod dropout;
@@ -11,13 +11,13 @@ pub(crate) mod functional;
 pub(crate) mod init;
 pub(crate) mod layers;
 pub(crate) mod losses;
+pub(crate) mod module;
 pub(crate) mod norm;
 mod norm_backward;
 mod norm_kernel;
 mod norm_rows;
-pub(crate) mod module;
 mod orthogonal;
 pub(crate) mod pool;
+mod pool_adaptive;
 mod pool_backward;
 mod pool_kernel;
-mod pool_adaptive;

@@ -171,7 +171,7 @@ pub(crate) fn no_grad<T>(ev: &mut Evaluator, f: impl FnOnce(&mut Evaluator) -> R
 pub(crate) fn check_device(ev: &mut Evaluator, v: &Value) -> R<()> {
     match v {
         Value::None => Ok(()),
-        Value::Str(d) | Value::Device(d) if d == "cpu" => Ok(()),
+        Value::Str(d) | Value::Device(d) if d == "cpu" || d == "meta" => Ok(()),
         Value::Str(d) | Value::Device(d) => Err(ev.device_refusal(d)),
         other => Err(ScriptError::Type(format!(
             "empty() received an invalid combination of arguments - got (tuple, device={}), but expected one of:",

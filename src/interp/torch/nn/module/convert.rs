@@ -4,7 +4,9 @@
 use std::rc::Rc;
 
 use crate::core::tensor::ScriptError;
+use crate::interp::torch::device::Device;
 use crate::interp::torch::nn::module::methods::walk_modules;
+use crate::interp::torch::nn::module::{arg, bind_python};
 use crate::interp::value::{Instance, TensorRef, Value};
 use crate::interp::{Evaluator, R};
 
@@ -27,12 +29,15 @@ pub(super) fn convert(
         "cpu" => None,
         _ => {
             let mut dtype = None;
+            let mut device = None;
             for v in pos.iter().chain(kw.iter().map(|(_, v)| v)) {
+                if let Some(d) = Device::of_value(v) {
+                    device = Some(d);
+                    continue;
+                }
                 match v {
                     Value::DType(d) => dtype = Some(*d),
                     Value::Tensor(t) => dtype = Some(t.borrow().tensor.dtype),
-                    Value::Str(s) if s == "cpu" => {}
-                    Value::Device(d) if d == "cpu" => {}
                     Value::Bool(_) | Value::None => {}
                     Value::Str(s) | Value::Device(s) => {
                         return Err(ev.device_refusal(s));
@@ -45,9 +50,15 @@ pub(super) fn convert(
                     }
                 }
             }
+            if let Some(device) = device {
+                move_module(ev, o, device, false)?;
+            }
             dtype
         }
     };
+    if how == "cpu" {
+        move_module(ev, o, Device::Cpu, false)?;
+    }
     if !matches!(how, "float" | "double" | "half" | "bfloat16" | "cpu" | "to") {
         return Ok(Value::Instance(Rc::clone(o)));
     }
@@ -92,6 +103,134 @@ pub(super) fn convert(
             }
         }
     }
+    Ok(Value::Instance(Rc::clone(o)))
+}
+
+/// The tensors of every module under `o`: parameters and buffers, by module.
+type Registries = Vec<(
+    Rc<Instance>,
+    Vec<Option<TensorRef>>,
+    Vec<(String, Option<TensorRef>)>,
+)>;
+
+fn registries(o: &Rc<Instance>) -> Registries {
+    walk_modules(o, "")
+        .into_iter()
+        .filter_map(|(_, m)| {
+            let (params, buffers) = {
+                let state = m.module.borrow();
+                let s = state.as_ref()?;
+                (
+                    s.parameters.iter().map(|(_, p)| p.clone()).collect(),
+                    s.buffers.clone(),
+                )
+            };
+            Some((m, params, buffers))
+        })
+        .collect()
+}
+
+/// Moves every parameter (keeping its object, as `param.data = ...` does), its `.grad`
+/// and every buffer to `device`; with `empty`, the new tensors are uninitialized
+/// (`to_empty`) instead of copies (a meta tensor cannot be copied to the CPU).
+fn move_module(ev: &mut Evaluator, o: &Rc<Instance>, device: Device, empty: bool) -> R<()> {
+    let moved = |ev: &mut Evaluator, t: &TensorRef| -> R<Option<TensorRef>> {
+        let tensor = t.borrow().tensor.clone();
+        if ev.device_of(&tensor) == device && !empty {
+            return Ok(None);
+        }
+        let value = if empty {
+            let like = Value::Method(Box::new(Value::Torch), "empty_like".into());
+            let plain = Value::tensor(tensor, "to_empty", None);
+            ev.call(
+                like,
+                vec![plain],
+                vec![("device".into(), Value::Str(device.name().into()))],
+            )?
+        } else {
+            if ev.device_of(&tensor) == Device::Meta {
+                return Err(ScriptError::NotImplemented(
+                    "Cannot copy out of meta tensor; no data! Please use torch.nn.Module.to_empty() instead of torch.nn.Module.to() when moving module from meta to a different device.".into(),
+                ));
+            }
+            let plain = Rc::new(std::cell::RefCell::new(t.borrow().clone()));
+            ev.move_to_device(&plain, device)?
+        };
+        Ok(match value {
+            Value::Tensor(new) => Some(new),
+            _ => None,
+        })
+    };
+    let grad_mode = ev.torch.grad_enabled;
+    ev.torch.grad_enabled = false;
+    let mut result = Ok(());
+    'modules: for (m, params, buffers) in registries(o) {
+        for p in params.into_iter().flatten() {
+            match moved(ev, &p) {
+                Ok(Some(new)) => {
+                    let tensor = new.borrow().tensor.clone();
+                    p.borrow_mut().tensor = tensor;
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    result = Err(e);
+                    break 'modules;
+                }
+            }
+            let grad = p.borrow().grad.clone();
+            if let Some(g) = grad {
+                match moved(ev, &g) {
+                    Ok(Some(new)) => p.borrow_mut().grad = Some(new),
+                    Ok(None) => {}
+                    Err(e) => {
+                        result = Err(e);
+                        break 'modules;
+                    }
+                }
+            }
+        }
+        for (name, b) in buffers {
+            let Some(b) = b else { continue };
+            match moved(ev, &b) {
+                Ok(Some(new)) => {
+                    if let Some(state) = m.module.borrow_mut().as_mut() {
+                        if let Some(slot) = state.buffers.iter_mut().find(|(n, _)| *n == name) {
+                            slot.1 = Some(new);
+                        }
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    result = Err(e);
+                    break 'modules;
+                }
+            }
+        }
+    }
+    ev.torch.grad_enabled = grad_mode;
+    result
+}
+
+/// `module.to_empty(*, device, recurse=True)`: every parameter and buffer replaced by an
+/// uninitialized tensor of its shape on `device`.
+pub(super) fn to_empty(
+    ev: &mut Evaluator,
+    o: &Rc<Instance>,
+    pos: Vec<Value>,
+    kw: Vec<(String, Value)>,
+) -> R<Value> {
+    let args = bind_python("*, device, recurse=True", "Module.to_empty", &pos, &kw)?;
+    let target = arg(&args, "device");
+    let Some(device) = Device::of_value(&target) else {
+        return match target {
+            Value::Str(s) | Value::Device(s) => Err(ev.device_refusal(&s)),
+            other => Err(ScriptError::Type(format!(
+                "empty_like(): argument 'device' must be torch.device, not {}",
+                other.type_name()
+            ))),
+        };
+    };
+    move_module(ev, o, device, true)?;
     Ok(Value::Instance(Rc::clone(o)))
 }
 

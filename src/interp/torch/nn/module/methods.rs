@@ -6,7 +6,7 @@
 use std::rc::Rc;
 
 use crate::core::tensor::ScriptError;
-use crate::interp::torch::nn::module::convert::convert;
+use crate::interp::torch::nn::module::convert::{convert, to_empty};
 use crate::interp::torch::nn::module::registration::{
     add_module, get_parameter, get_submodule, register_buffer, register_parameter,
 };
@@ -59,6 +59,7 @@ pub(crate) static MODULES: &[ModuleDef] = &[ModuleDef {
         ("bfloat16", |ev, o, p, k| convert(ev, o, p, k, "bfloat16")),
         ("cpu", |ev, o, p, k| convert(ev, o, p, k, "cpu")),
         ("to", |ev, o, p, k| convert(ev, o, p, k, "to")),
+        ("to_empty", to_empty),
     ],
 }];
 

@@ -224,21 +224,31 @@ pub(crate) fn default_value(text: &str) -> Value {
     }
 }
 
-/// Binds a call's arguments to a Python signature (`"in_features, out_features,
-/// bias=True"`), with Python's messages naming `what` (`Linear.__init__`): every parameter
-/// by name, defaults filled in.
+/// Binds a method call's arguments to its Python signature without the receiver
+/// (`"in_features, out_features, bias=True"`), with Python's messages naming `what`
+/// (`Linear.__init__`), which count the receiver: every parameter by name, defaults
+/// filled in.
 pub(crate) fn bind_python(
     signature: &str,
     what: &str,
     pos: &[Value],
     kw: &[(String, Value)],
 ) -> R<Vec<(String, Value)>> {
-    let schema = Schema::parse_python(signature).map_err(ScriptError::Runtime)?;
+    // A method's signature counts its receiver (`self`, `cls`) in CPython's messages.
+    let with_self = if signature.trim().is_empty() {
+        "self".to_string()
+    } else {
+        format!("self, {signature}")
+    };
+    let schema = Schema::parse_python(&with_self).map_err(ScriptError::Runtime)?;
+    let mut all = Vec::with_capacity(pos.len() + 1);
+    all.push(Value::None);
+    all.extend_from_slice(pos);
     let bound = bind(
         std::slice::from_ref(&schema),
         &CallArgs {
             name: what,
-            pos,
+            pos: &all,
             kw,
         },
     )?;
@@ -246,6 +256,7 @@ pub(crate) fn bind_python(
         .params
         .iter()
         .zip(bound.values)
+        .skip(1)
         .map(|(p, v)| {
             let value =
                 v.unwrap_or_else(|| p.default.as_deref().map_or(Value::None, default_value));
@@ -345,7 +356,19 @@ impl Evaluator {
             match name {
                 "__init__" if d.init.is_some() => {
                     let init = d.init?;
-                    return Some(init(self, object, pos, kw).map(|()| Value::None));
+                    // `device="meta"`: what the layer creates is made on that device, as
+                    // its factory calls' `device=` would make it.
+                    let device = kw
+                        .iter()
+                        .find(|(k, _)| k == "device")
+                        .and_then(|(_, v)| crate::interp::torch::device::Device::of_value(v));
+                    let Some(device) = device else {
+                        return Some(init(self, object, pos, kw).map(|()| Value::None));
+                    };
+                    self.torch.device.defaults.push(device);
+                    let result = init(self, object, pos, kw);
+                    self.torch.device.defaults.pop();
+                    return Some(result.map(|()| Value::None));
                 }
                 "forward" if d.forward.is_some() => {
                     return Some((d.forward?)(self, object, pos, kw))
