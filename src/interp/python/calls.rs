@@ -286,7 +286,9 @@ impl Evaluator {
                 self.get_item(Value::Tuple(items), index)
             }
             Value::NdArray(a) => self.ndarray_get_item(a, index),
-            Value::Dict(entries) | Value::OrderedDict(entries) => self.dict_get_item(entries, index),
+            Value::Dict(entries) | Value::OrderedDict(entries) => {
+                self.dict_get_item(entries, index)
+            }
             Value::Instance(o) => self.instance_get_item(o, index),
             Value::Str(text) => {
                 let chars: Vec<char> = text.chars().collect();

@@ -11,6 +11,7 @@ pub(crate) mod dict;
 pub(crate) mod exceptions;
 pub(crate) mod expressions;
 pub(crate) mod functions;
+pub(crate) mod instance_protocols;
 pub(crate) mod iteration;
 pub(crate) mod operators;
 pub(crate) mod repr;

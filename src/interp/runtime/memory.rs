@@ -316,10 +316,12 @@ impl Reach<'_> {
                 self.live.insert(*id);
             }
             Value::Tuple(items) | Value::List(items) => items.iter().for_each(|i| self.value(i)),
-            Value::Dict(entries) | Value::OrderedDict(entries) => entries.iter().for_each(|(k, v)| {
-                self.value(k);
-                self.value(v);
-            }),
+            Value::Dict(entries) | Value::OrderedDict(entries) => {
+                entries.iter().for_each(|(k, v)| {
+                    self.value(k);
+                    self.value(v);
+                })
+            }
             Value::NamedTuple(_, fields) => fields.iter().for_each(|(_, v)| self.value(v)),
             Value::Method(receiver, _) => self.value(receiver),
             Value::Function(f) => f.defaults.iter().flatten().for_each(|v| self.value(v)),

@@ -50,11 +50,14 @@ impl Evaluator {
         Some(match name {
             "cuda" | "backends" | "accelerator" | "optim" => Value::Module(format!("torch.{name}")),
             "__version__" => Value::Str(TORCH_VERSION.into()),
-            "get_default_dtype" | "set_default_dtype" | "no_grad" | "enable_grad"
-            | "inference_mode" | "set_grad_enabled" | "is_grad_enabled"
-            | "is_inference_mode_enabled" => {
-                Value::Method(Box::new(Value::Torch), name.into())
-            }
+            "get_default_dtype"
+            | "set_default_dtype"
+            | "no_grad"
+            | "enable_grad"
+            | "inference_mode"
+            | "set_grad_enabled"
+            | "is_grad_enabled"
+            | "is_inference_mode_enabled" => Value::Method(Box::new(Value::Torch), name.into()),
             n if legacy_class_dtype(n).is_some() => {
                 Value::Method(Box::new(Value::Torch), name.into())
             }

@@ -289,7 +289,10 @@ impl Evaluator {
             self.check_inference(&op.name, entry.def.grad.formula, &inputs)?;
             let device = self.op_device(&op)?;
             let out = self.on_device(device, |ev| (entry.def.rule)(ev, &op))?;
-            self.check_inference_inplace(&op.name, op.args.values.first().and_then(|v| v.as_ref()))?;
+            self.check_inference_inplace(
+                &op.name,
+                op.args.values.first().and_then(|v| v.as_ref()),
+            )?;
             self.record_table_grad(entry.def, &op, &out);
             Ok(out)
         })
@@ -360,7 +363,10 @@ impl Evaluator {
             self.check_inference(&op.name, entry.def.grad.formula, &inputs)?;
             let device = self.op_device(&op)?;
             let out = self.on_device(device, |ev| (entry.def.rule)(ev, &op))?;
-            self.check_inference_inplace(&op.name, op.args.values.first().and_then(|v| v.as_ref()))?;
+            self.check_inference_inplace(
+                &op.name,
+                op.args.values.first().and_then(|v| v.as_ref()),
+            )?;
             self.record_table_grad(entry.def, &op, &out);
             Ok(out)
         }))

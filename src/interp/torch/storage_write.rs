@@ -43,10 +43,12 @@ impl Evaluator {
         let i = match index {
             Value::Int(i) => *i,
             Value::Bool(b) => i64::from(*b),
-            other => return Err(ScriptError::NotImplemented(format!(
+            other => {
+                return Err(ScriptError::NotImplemented(format!(
                 "UntypedStorage item assignment with a {} index is not supported by Stridescope",
                 other.type_name()
-            ))),
+            )))
+            }
         };
         if i < 0 || i >= len {
             return Err(ScriptError::Runtime("out of bounds".into()));

@@ -402,12 +402,7 @@ fn newer_expressions() {
 #[test]
 fn newer_expression_errors() {
     let cases = [
-        (
-            "lambda *: 0",
-            "named arguments must follow bare *",
-            1,
-            8,
-        ),
+        ("lambda *: 0", "named arguments must follow bare *", 1, 8),
         ("lambda x 0", "invalid syntax", 1, 10),
         ("{1, 2}", "set displays are not supported here", 1, 1),
         ("{1}", "set displays are not supported here", 1, 1),

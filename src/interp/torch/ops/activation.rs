@@ -17,7 +17,9 @@ pub(crate) static OPS: &[OpDef] = &[OpDef {
     schemas: &["Tensor self, int dim, ScalarType? dtype=None"],
     forms: Forms::Both,
     rule: softmax_rule,
-    grad: crate::interp::torch::autograd::Grad::formula(&crate::interp::torch::nn::activation_backward::SOFTMAX_FAMILY),
+    grad: crate::interp::torch::autograd::Grad::formula(
+        &crate::interp::torch::nn::activation_backward::SOFTMAX_FAMILY,
+    ),
     ..OpDef::PLAIN
 }];
 

@@ -38,8 +38,8 @@ mod views;
 use crate::interp::torch::registry::{OpCall, OpDef};
 use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
-pub(crate) use activation::Activation;
 pub(crate) use activation::erf;
+pub(crate) use activation::Activation;
 pub(crate) use complex::check_complex_support;
 pub(crate) use losses::Reduction;
 

@@ -174,7 +174,10 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: clamp,
-        grad: Grad::by(crate::interp::torch::nn::dense_backward::clamp_node, Some(&crate::interp::torch::nn::dense_backward::CLAMP)),
+        grad: Grad::by(
+            crate::interp::torch::nn::dense_backward::clamp_node,
+            Some(&crate::interp::torch::nn::dense_backward::CLAMP),
+        ),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -209,7 +212,10 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self"],
         forms: Forms::Both,
         rule: unary,
-        grad: Grad::named("AbsBackward0", &crate::interp::torch::nn::activation_backward::ABS),
+        grad: Grad::named(
+            "AbsBackward0",
+            &crate::interp::torch::nn::activation_backward::ABS,
+        ),
         ..OpDef::PLAIN
     },
     OpDef {

@@ -391,11 +391,7 @@ fn embedding_init(
         v => {
             let p = int_arg(ev, &v)?;
             if p >= n || p < -n {
-                let message = if p > 0 {
-                    "Padding_idx must be within num_embeddings"
-                } else {
-                    "Padding_idx must be within num_embeddings"
-                };
+                let message = "Padding_idx must be within num_embeddings";
                 return Err(ScriptError::Other {
                     class: "AssertionError".into(),
                     message: message.into(),

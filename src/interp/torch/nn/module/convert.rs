@@ -70,19 +70,8 @@ pub(super) fn convert(
             "nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}"
         )));
     }
-    for (_, m) in walk_modules(o, "") {
-        let (params, buffers): (
-            Vec<(String, Option<TensorRef>)>,
-            Vec<(String, Option<TensorRef>)>,
-        ) = {
-            let state = m.module.borrow();
-            match state.as_ref() {
-                Some(s) => (s.parameters.clone(), s.buffers.clone()),
-                None => continue,
-            }
-        };
-        for (_, p) in params.iter() {
-            let Some(p) = p else { continue };
+    for (m, params, buffers) in registries(o) {
+        for p in params.iter().flatten() {
             ev.convert_in_place(p, dtype)?;
             let grad = p.borrow().grad.clone();
             if let Some(g) = grad {

@@ -2,8 +2,6 @@
 //! storage as `data`, marked so that a module registers it (`Parameter containing:` in its
 //! repr).
 
-use std::rc::Rc;
-
 use crate::core::tensor::{DType, ScriptError};
 use crate::interp::torch::nn::module::{arg, bind_python};
 use crate::interp::value::{TensorRef, Value};
@@ -74,12 +72,4 @@ impl Evaluator {
 /// Whether a value is an `nn.Parameter`.
 pub(crate) fn is_parameter(value: &Value) -> bool {
     matches!(value, Value::Tensor(t) if t.borrow().is_parameter)
-}
-
-/// The parameter object of a value, if it is one.
-pub(crate) fn as_parameter(value: &Value) -> Option<TensorRef> {
-    match value {
-        Value::Tensor(t) if t.borrow().is_parameter => Some(Rc::clone(t)),
-        _ => None,
-    }
 }
