@@ -183,6 +183,7 @@ mod tests {
         e.fill(&view(m), Scalar::Int(7));
         assert_eq!(e.values(&view(m)), vec![Scalar::Int(0); 4]);
         e.free(m);
+        e.free(small);
         assert!(table.borrow().is_empty());
     }
 }
