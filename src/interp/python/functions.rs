@@ -32,6 +32,9 @@ pub struct ScriptFunction {
     pub defaults: Vec<Option<Value>>,
     /// One per keyword-only parameter: its default's value.
     pub kwonly_defaults: Vec<Option<Value>>,
+    /// For a function defined inside another one: the enclosing call's locals when the
+    /// `def` ran (what its free names read; a snapshot, where CPython shares cells).
+    pub closure: Vec<(String, Value)>,
 }
 
 /// A body running now: a function's call or a class's body (what qualified names and a
@@ -87,6 +90,10 @@ impl Evaluator {
             owner: std::cell::RefCell::new(std::rc::Weak::new()),
             defaults,
             kwonly_defaults,
+            closure: match self.bodies.last() {
+                Some(Body::Function(_)) => self.scope.frame_locals(),
+                _ => Vec::new(),
+            },
         };
         Ok(Value::Function(Rc::new(function)))
     }
@@ -98,7 +105,12 @@ impl Evaluator {
         pos: Vec<Value>,
         kw: Vec<(String, Value)>,
     ) -> R<Value> {
-        let locals = bind_arguments(function, pos, kw)?;
+        let mut locals = bind_arguments(function, pos, kw)?;
+        for (name, value) in &function.closure {
+            if !locals.iter().any(|(n, _)| n == name) {
+                locals.push((name.clone(), value.clone()));
+            }
+        }
         self.check_depth()?;
         self.scope.push_frame(locals);
         self.bodies.push(Body::Function(Rc::clone(function)));

@@ -324,7 +324,10 @@ impl Reach<'_> {
             }
             Value::NamedTuple(_, fields) => fields.iter().for_each(|(_, v)| self.value(v)),
             Value::Method(receiver, _) => self.value(receiver),
-            Value::Function(f) => f.defaults.iter().flatten().for_each(|v| self.value(v)),
+            Value::Function(f) => {
+                f.defaults.iter().flatten().for_each(|v| self.value(v));
+                f.closure.iter().for_each(|(_, v)| self.value(v));
+            }
             // An instance holds its attributes and its class; a class its attributes and
             // its base (walked by `reach` from `pending`).
             Value::Instance(object) => {

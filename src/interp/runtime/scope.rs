@@ -36,6 +36,11 @@ impl Scope {
             .map(|(_, v)| v)
     }
 
+    /// The running function's locals (empty outside functions).
+    pub(crate) fn frame_locals(&self) -> Vec<(String, Value)> {
+        self.frames.last().cloned().unwrap_or_default()
+    }
+
     /// Binds `name` in the running function's locals, or globally outside functions.
     pub(crate) fn bind(&mut self, name: &str, value: Value) {
         let scope = self.frames.last_mut().unwrap_or(&mut self.globals);

@@ -155,7 +155,29 @@ fn move_module(ev: &mut Evaluator, o: &Rc<Instance>, device: Device, empty: bool
     let mut result = Ok(());
     'modules: for (m, params, buffers) in registries(o) {
         for p in params.into_iter().flatten() {
+            let from = ev.device_of(&p.borrow().tensor);
             match moved(ev, &p) {
+                // Between devices PyTorch makes a new Parameter (the old object stays where
+                // it was); on one device the object takes the new data.
+                Ok(Some(new)) if from != device => {
+                    let requires_grad = p.borrow().requires_grad;
+                    let fresh = match ev.make_parameter(&new, requires_grad) {
+                        Ok(Value::Tensor(fresh)) => fresh,
+                        Ok(_) => continue,
+                        Err(e) => {
+                            result = Err(e);
+                            break 'modules;
+                        }
+                    };
+                    if let Some(state) = m.module.borrow_mut().as_mut() {
+                        for slot in state.parameters.iter_mut() {
+                            if slot.1.as_ref().is_some_and(|q| Rc::ptr_eq(q, &p)) {
+                                slot.1 = Some(Rc::clone(&fresh));
+                            }
+                        }
+                    }
+                    continue;
+                }
                 Ok(Some(new)) => {
                     let tensor = new.borrow().tensor.clone();
                     p.borrow_mut().tensor = tensor;

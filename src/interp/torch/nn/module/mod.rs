@@ -234,7 +234,29 @@ pub(crate) fn bind_python(
     pos: &[Value],
     kw: &[(String, Value)],
 ) -> R<Vec<(String, Value)>> {
-    // A method's signature counts its receiver (`self`, `cls`) in CPython's messages.
+    // A method's signature counts its receiver (`self`, `cls`) in CPython's messages (the
+    // binder already counts it for `__init__`).
+    if what.ends_with(".__init__") {
+        let schema = Schema::parse_python(signature).map_err(ScriptError::Runtime)?;
+        let bound = bind(
+            std::slice::from_ref(&schema),
+            &CallArgs {
+                name: what,
+                pos,
+                kw,
+            },
+        )?;
+        return Ok(schema
+            .params
+            .iter()
+            .zip(bound.values)
+            .map(|(p, v)| {
+                let value =
+                    v.unwrap_or_else(|| p.default.as_deref().map_or(Value::None, default_value));
+                (p.name.clone(), value)
+            })
+            .collect());
+    }
     let with_self = if signature.trim().is_empty() {
         "self".to_string()
     } else {
