@@ -19,15 +19,14 @@
 //! Every test prints per-script figures (steps exact / steps, error texts exact / errors) and
 //! the first failures, and asserts a floor on the steps exact.
 //!
-//! nn.Module, the layers, torch.optim, autograd inspection and the meta device are being
-//! implemented, so the tests are ignored and their floors are 0 for now; each floor is raised
-//! as the work lands (and the `#[ignore]` removed once a floor is what the code passes):
+//! The floors are what the code passes now (measured with `check.py` on the same fixtures);
+//! the tests stay ignored in the suite while the model corpus is below issue 18's 97%:
 //!
 //!     cargo test --release --test models -- --ignored --nocapture
 //!
-//! On 2026-11-27 at 15:23 UTC (while that work was landing): models 840/1007 steps exact (83.4%),
-//! error text 42/45, 20 of 40 scripts fully exact; init 2730/2730 (100%); optim 746/790 (94.4%),
-//! 6 of 12 configurations fully exact.
+//! On 2026-11-27 at 16:10 UTC: models 882/1007 steps exact (87.6%), error text 42/45, 25 of 40
+//! scripts fully exact; init 2730/2730 (100%); optim 746/790 (94.4%), 6 of 12 configurations
+//! fully exact.
 
 mod common;
 
@@ -36,11 +35,11 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 /// Steps of `models.torch.jsonl` that must match exactly, in percent (raised as the work lands).
-const MODELS_FLOOR: f64 = 0.0;
+const MODELS_FLOOR: f64 = 87.0;
 /// Steps of `init.torch.jsonl` that must match exactly, in percent (raised as the work lands).
-const INIT_FLOOR: f64 = 0.0;
+const INIT_FLOOR: f64 = 100.0;
 /// Steps of `optim.torch.jsonl` that must match exactly, in percent (raised as the work lands).
-const OPTIM_FLOOR: f64 = 0.0;
+const OPTIM_FLOOR: f64 = 94.0;
 /// A case that traces longer than this counts as failing (a loop that never ends).
 const CASE_TIMEOUT: Duration = Duration::from_secs(60);
 /// Failing steps printed per script (the first ones: later ones often follow from them).
