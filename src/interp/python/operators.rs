@@ -28,11 +28,21 @@ pub(crate) fn python_binary(op: BinOp, a: &Value, b: &Value) -> R<Value> {
     };
     let sym = binop_symbol(op);
     let unsupported = || {
-        Err(ScriptError::Type(format!(
-            "unsupported operand type(s) for {sym}: '{}' and '{}'",
-            a.type_name(),
-            b.type_name()
-        )))
+        Err(ScriptError::Type(
+            if matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) {
+                format!(
+                    "'{sym}' not supported between instances of '{}' and '{}'",
+                    a.type_name(),
+                    b.type_name()
+                )
+            } else {
+                format!(
+                    "unsupported operand type(s) for {sym}: '{}' and '{}'",
+                    a.type_name(),
+                    b.type_name()
+                )
+            },
+        ))
     };
     match (num(a), num(b)) {
         (Some(Ok(x)), Some(Ok(y))) => {
@@ -143,6 +153,10 @@ pub(crate) fn python_binary(op: BinOp, a: &Value, b: &Value) -> R<Value> {
                 "can't multiply sequence by non-int of type '{}'",
                 other.type_name()
             ))),
+            // Strings order by code point (UTF-8 bytes order the same way).
+            (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge, Str(x), Str(y)) => {
+                Ok(Value::Bool(compare_ord(op, Some(x.cmp(y)))))
+            }
             (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge, Tuple(x), Tuple(y))
             | (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge, List(x), List(y)) => {
                 crate::interp::python::stdlib::sequence_order(op, x, y)
