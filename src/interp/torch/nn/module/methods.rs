@@ -29,10 +29,18 @@ pub(crate) static MODULES: &[ModuleDef] = &[ModuleDef {
         ("_get_name", |_, o, _, _| {
             Ok(Value::Str(o.class.name.clone()))
         }),
-        ("parameters", parameters),
-        ("named_parameters", named_parameters),
-        ("buffers", buffers),
-        ("named_buffers", named_buffers),
+        ("parameters", |ev, o, p, k| {
+            tensor_listing(ev, o, (p, k), false, false)
+        }),
+        ("named_parameters", |ev, o, p, k| {
+            tensor_listing(ev, o, (p, k), false, true)
+        }),
+        ("buffers", |ev, o, p, k| {
+            tensor_listing(ev, o, (p, k), true, false)
+        }),
+        ("named_buffers", |ev, o, p, k| {
+            tensor_listing(ev, o, (p, k), true, true)
+        }),
         ("children", children),
         ("named_children", named_children),
         ("modules", modules),
@@ -180,78 +188,39 @@ pub(super) fn prefix_of(args: &[(String, Value)]) -> String {
     }
 }
 
-fn parameters(
+/// `parameters`, `named_parameters`, `buffers`, `named_buffers`: one registry of every
+/// module (or of this one, `recurse=False`), each tensor once, bare or with its full name.
+fn tensor_listing(
     ev: &mut Evaluator,
     o: &Rc<Instance>,
-    pos: Vec<Value>,
-    kw: Vec<(String, Value)>,
+    (pos, kw): (Vec<Value>, Vec<(String, Value)>),
+    buffers: bool,
+    named: bool,
 ) -> R<Value> {
-    let args = bind_python("recurse=True", "Module.parameters", &pos, &kw)?;
+    let what = match (named, buffers) {
+        (false, false) => "Module.parameters",
+        (true, false) => "Module.named_parameters",
+        (false, true) => "Module.buffers",
+        (true, true) => "Module.named_buffers",
+    };
+    let signature = if named {
+        "prefix='', recurse=True, remove_duplicate=True"
+    } else {
+        "recurse=True"
+    };
+    let args = bind_python(signature, what, &pos, &kw)?;
     let recurse = recurse_flag(ev, &args)?;
-    Ok(Value::List(
-        walk_tensors(o, "", recurse, false)
-            .into_iter()
-            .map(|(_, t)| Value::Tensor(t))
-            .collect(),
-    ))
-}
-
-fn named_parameters(
-    ev: &mut Evaluator,
-    o: &Rc<Instance>,
-    pos: Vec<Value>,
-    kw: Vec<(String, Value)>,
-) -> R<Value> {
-    let args = bind_python(
-        "prefix='', recurse=True, remove_duplicate=True",
-        "Module.named_parameters",
-        &pos,
-        &kw,
-    )?;
-    let recurse = recurse_flag(ev, &args)?;
-    Ok(pairs(
-        walk_tensors(o, &prefix_of(&args), recurse, false)
-            .into_iter()
-            .map(|(n, t)| (n, Value::Tensor(t)))
-            .collect(),
-    ))
-}
-
-fn buffers(
-    ev: &mut Evaluator,
-    o: &Rc<Instance>,
-    pos: Vec<Value>,
-    kw: Vec<(String, Value)>,
-) -> R<Value> {
-    let args = bind_python("recurse=True", "Module.buffers", &pos, &kw)?;
-    let recurse = recurse_flag(ev, &args)?;
-    Ok(Value::List(
-        walk_tensors(o, "", recurse, true)
-            .into_iter()
-            .map(|(_, t)| Value::Tensor(t))
-            .collect(),
-    ))
-}
-
-fn named_buffers(
-    ev: &mut Evaluator,
-    o: &Rc<Instance>,
-    pos: Vec<Value>,
-    kw: Vec<(String, Value)>,
-) -> R<Value> {
-    let args = bind_python(
-        "prefix='', recurse=True, remove_duplicate=True",
-        "Module.named_buffers",
-        &pos,
-        &kw,
-    )?;
-    let recurse = recurse_flag(ev, &args)?;
-    Ok(pairs(
-        walk_tensors(o, &prefix_of(&args), recurse, true)
-            .into_iter()
-            .map(|(n, t)| (n, Value::Tensor(t)))
-            .collect(),
-    ))
+    let tensors = walk_tensors(o, &prefix_of(&args), recurse, buffers);
+    Ok(if named {
+        pairs(
+            tensors
+                .into_iter()
+                .map(|(n, t)| (n, Value::Tensor(t)))
+                .collect(),
+        )
+    } else {
+        Value::List(tensors.into_iter().map(|(_, t)| Value::Tensor(t)).collect())
+    })
 }
 
 /// The direct submodules, each object once.
