@@ -87,6 +87,7 @@ impl Evaluator {
                     }
                     "retains_grad" => return Ok(Value::Bool(self.retains_grad(t))),
                     "_version" => return Ok(Value::Int(self.tensor_version(t) as i64)),
+                    "_base" => return Ok(self.tensor_base(t)),
                     "grad"
                         if t.borrow().grad_fn.is_some()
                             && t.borrow().grad.is_none()

@@ -17,6 +17,7 @@ pub(crate) mod formulas;
 pub(crate) mod hooks;
 pub(crate) mod nodes;
 pub(crate) mod objects;
+mod view_base;
 
 use std::cell::Cell;
 use std::rc::Rc;

@@ -139,8 +139,9 @@ impl Evaluator {
     pub(crate) fn call_grad_fn(&mut self, f: &FnRef, name: &str, pos: &[Value]) -> R<Value> {
         match name {
             "name" if pos.is_empty() => Ok(Value::Str(match f {
-                FnRef::Node(node) if &*node.name == "CopyBackwards" => {
-                    "torch::autograd::CopyBackwards".into()
+                // The nodes defined in C++ by hand (not generated) carry their namespace.
+                FnRef::Node(node) if matches!(&*node.name, "CopyBackwards" | "CopySlices") => {
+                    format!("torch::autograd::{}", node.name)
                 }
                 FnRef::Node(node) => node.name.to_string(),
                 FnRef::Accumulate(_) => "torch::autograd::AccumulateGrad".into(),
