@@ -440,6 +440,10 @@ impl Evaluator {
         name: &str,
         value: Value,
     ) -> R<bool> {
+        // A custom autograd function's `ctx` (`ctx.constant = 3`).
+        if let Value::GradFn(f) = object {
+            return Ok(self.set_ctx_attribute(f, name, value));
+        }
         if let Value::Instance(instance) = object {
             if self.module_set_attribute(instance, name, &value)? {
                 return Ok(true);

@@ -20,6 +20,9 @@ impl Evaluator {
         if let Some(value) = self.torch_env_module_attribute(module, name) {
             return Ok(value);
         }
+        if let Some(value) = self.autograd_module_attribute(module, name) {
+            return value;
+        }
         if let Some(value) = self.stdlib_attribute(module, name) {
             return value;
         }
@@ -84,6 +87,9 @@ impl Evaluator {
         }
         if let Some(value) = self.call_stdlib(module, name, &pos, &kw) {
             return value;
+        }
+        if crate::interp::torch::autograd::functions::handles(module, name) {
+            return self.call_autograd_function(module, name, pos, kw);
         }
         match module {
             "torch.nn" if name == "Parameter" => self.parameter_call(pos, kw),

@@ -12,6 +12,7 @@ use std::collections::{BinaryHeap, HashMap};
 use std::rc::Rc;
 
 use crate::core::tensor::{DType, Scalar, ScriptError};
+use crate::interp::torch::autograd::custom_function::{output_nr, output_objects};
 use crate::interp::torch::autograd::formulas::Backward;
 use crate::interp::torch::autograd::objects::FREED;
 use crate::interp::torch::autograd::{GradNode, Saved, SavedObject, SavedTensor};
@@ -122,14 +123,17 @@ impl Evaluator {
 
     fn run_graph(&mut self, roots: Vec<(TensorRef, Value)>, run: &Run) -> R<Vec<Option<Value>>> {
         let mut items: HashMap<usize, Item> = HashMap::new();
-        let mut pending: HashMap<usize, Value> = HashMap::new();
+        // A gradient waiting for its item, by the item and which of its node's outputs it
+        // is the gradient of (a custom function's node has several).
+        let mut pending: HashMap<(usize, usize), Value> = HashMap::new();
         let mut stack = Vec::new();
         for (t, g) in roots {
             let Some(target) = target_of(&t) else {
                 continue;
             };
             let k = key(&target);
-            let sum = match pending.remove(&k) {
+            let slot = (k, output_nr(&t));
+            let sum = match pending.remove(&slot) {
                 Some(before) => self.binary(BinOp::Add, before, g)?,
                 None => g,
             };
@@ -193,13 +197,27 @@ impl Evaluator {
                 it.children.clone(),
                 it.needed,
             );
-            let grad = pending.remove(&k);
+            let custom = matches!(&target, Target::Node(n) if n.custom.is_some());
+            let grad = match &target {
+                Target::Node(node) if custom => self.custom_grads_in(node, k, &mut pending)?,
+                _ => pending.remove(&(k, 0)),
+            };
             if let (Some(grad), true) = (grad, needed || input_keys.is_none()) {
-                let grad = self.tensor_hooks(&tensor, grad)?;
+                let grad = if custom {
+                    grad
+                } else {
+                    self.tensor_hooks(&tensor, grad)?
+                };
                 if let Some(keys) = &input_keys {
-                    for (slot, ik) in captured.iter_mut().zip(keys) {
+                    let asked = run.inputs.unwrap_or_default();
+                    for ((slot, ik), t) in captured.iter_mut().zip(keys).zip(asked) {
                         if *ik == Some(k) {
-                            *slot = Some(grad.clone());
+                            *slot = Some(match &grad {
+                                Value::Tuple(items) if custom => {
+                                    items.get(output_nr(t)).cloned().unwrap_or(Value::None)
+                                }
+                                g => g.clone(),
+                            });
                         }
                     }
                 }
@@ -250,7 +268,10 @@ impl Evaluator {
         if saves && node.freed.get() {
             return Err(ScriptError::Runtime(FREED.into()));
         }
-        let grads = self.node_grads(node, grad)?;
+        let grads = match &node.custom {
+            Some(_) => self.custom_node_grads(node, grad)?,
+            None => self.node_grads(node, grad)?,
+        };
         let tracked = node.operands.iter().zip(grads).filter_map(|(o, g)| {
             o.tracked.as_ref()?;
             Some(g)
@@ -275,13 +296,39 @@ impl Evaluator {
             let Some(g) = g else {
                 continue;
             };
-            let sum = match pending.remove(&k) {
+            let slot = (k, output_nr(t));
+            let sum = match pending.remove(&slot) {
                 Some(before) => self.binary(BinOp::Add, before, g)?,
                 None => g,
             };
             pending.insert(k, sum);
         }
         Ok(())
+    }
+
+    /// The gradients of all the outputs of a custom function's node (item `k`), as a tuple
+    /// (`None` for one that none reached), each through its output's hooks; `None` when
+    /// none arrived.
+    fn custom_grads_in(
+        &mut self,
+        node: &Rc<GradNode>,
+        k: usize,
+        pending: &mut HashMap<(usize, usize), Value>,
+    ) -> R<Option<Value>> {
+        let mut any = false;
+        let mut grads = Vec::new();
+        for (i, object) in output_objects(node).iter().enumerate() {
+            let Some(g) = pending.remove(&(k, i)) else {
+                grads.push(Value::None);
+                continue;
+            };
+            any = true;
+            grads.push(match object {
+                Some(t) => self.tensor_hooks(t, g)?,
+                None => g,
+            });
+        }
+        Ok(any.then_some(Value::Tuple(grads)))
     }
 
     /// Runs `t`'s hooks on its gradient (a hook's result, unless `None`, replaces it), then
@@ -380,7 +427,7 @@ impl Evaluator {
     }
 
     /// PyTorch's error for a saved tensor written in place since it was saved.
-    fn check_version(&self, node: &GradNode, s: &SavedTensor) -> R<()> {
+    pub(crate) fn check_version(&self, node: &GradNode, s: &SavedTensor) -> R<()> {
         let now = self.memory.version(s.tensor.storage);
         if now == s.version {
             return Ok(());
@@ -577,6 +624,7 @@ fn renamed(node: &Rc<GradNode>, name: &str) -> Rc<GradNode> {
         out_shape: node.out_shape.clone(),
         freed: std::cell::Cell::new(false),
         seq: node.seq,
+        custom: node.custom.clone(),
     })
 }
 

@@ -13,6 +13,10 @@
 
 pub(crate) mod api;
 pub(crate) mod backward;
+pub(crate) mod custom_backward;
+pub(crate) mod custom_function;
+pub(crate) mod functions;
+pub(crate) mod gradcheck;
 pub(crate) mod formulas;
 pub(crate) mod hooks;
 pub(crate) mod nodes;
@@ -79,6 +83,8 @@ pub struct GradNode {
     pub(crate) freed: Cell<bool>,
     /// The order nodes were made in: the engine runs the newest ready node first.
     pub(crate) seq: u64,
+    /// A custom `torch.autograd.Function`'s `ctx` (see [`custom_function`]).
+    pub(crate) custom: Option<Rc<custom_function::CustomNode>>,
 }
 
 /// One operand of a recorded op.
@@ -220,6 +226,9 @@ pub(crate) fn graph_storages(
         }
         if let Saved::Tensor(s) = &node.result {
             live.insert(s.tensor.storage);
+        }
+        if let Some(custom) = &node.custom {
+            custom.storages(live);
         }
         for operand in &node.operands {
             if let Saved::Tensor(s) = &operand.saved {
@@ -382,6 +391,7 @@ impl Evaluator {
                 out_shape: out_tensor.shape().to_vec(),
                 freed: Cell::new(false),
                 seq: self.torch.autograd.next_seq(),
+                custom: None,
             };
             if let Ok(mut object) = t.try_borrow_mut() {
                 object.grad_fn = Some(Rc::new(node));
@@ -449,6 +459,7 @@ impl Evaluator {
                 out_shape: object.tensor.shape().to_vec(),
                 freed: Cell::new(false),
                 seq: self.torch.autograd.next_seq(),
+                custom: None,
             }));
         }
     }

@@ -40,8 +40,13 @@ impl FnRef {
             FnRef::Node(node) => Rc::as_ptr(node) as *const () as usize as u64,
             FnRef::Accumulate(t) => Rc::as_ptr(t) as *const () as usize as u64 ^ 0x8_0000,
         };
+        // A custom function's node is a Python class of `torch.autograd.function`.
+        let module = match self {
+            FnRef::Node(node) if node.custom.is_some() => "torch.autograd.function.",
+            _ => "",
+        };
         format!(
-            "<{} object at 0x{:x}>",
+            "<{module}{} object at 0x{:x}>",
             self.class_name(),
             0x7f1c_0000_0000_u64 + (ptr & 0xff_fff0)
         )
@@ -99,6 +104,11 @@ fn ints(v: &[i64]) -> Value {
 impl Evaluator {
     /// `node.name` for a node object.
     pub(crate) fn grad_fn_attribute(&mut self, f: &FnRef, name: &str) -> R<Value> {
+        if let FnRef::Node(node) = f {
+            if let Some(found) = self.ctx_attribute(node, name) {
+                return found;
+            }
+        }
         let method = || {
             Ok(Value::Method(
                 Box::new(Value::GradFn(f.clone())),
@@ -137,6 +147,11 @@ impl Evaluator {
 
     /// A node object's method: `name()`.
     pub(crate) fn call_grad_fn(&mut self, f: &FnRef, name: &str, pos: &[Value]) -> R<Value> {
+        if let FnRef::Node(node) = f {
+            if let Some(result) = self.call_ctx_method(node, name, pos) {
+                return result;
+            }
+        }
         match name {
             "name" if pos.is_empty() => Ok(Value::Str(match f {
                 // The nodes defined in C++ by hand (not generated) carry their namespace.
@@ -220,7 +235,8 @@ fn next_functions(f: &FnRef) -> Value {
         .filter(|o| o.dtype.is_some() || o.tracked.is_some())
         .map(|o| {
             let next = o.tracked.as_ref().map_or(Value::None, fn_of);
-            Value::Tuple(vec![next, Value::Int(0)])
+            let nr = o.tracked.as_ref().map_or(0, super::custom_function::output_nr);
+            Value::Tuple(vec![next, Value::Int(nr as i64)])
         })
         .collect();
     Value::Tuple(pairs)
