@@ -10,7 +10,7 @@
 //! is a meta storage and the per-op work limit does not apply.
 
 use crate::core::tensor::{ScriptError, Tensor};
-use crate::interp::torch::registry::OpCall;
+use crate::interp::torch::registry::{Forms, OpCall, OpDef};
 use crate::interp::value::{TensorRef, Value};
 use crate::interp::{Evaluator, R};
 
@@ -22,6 +22,76 @@ pub(crate) const ITEM_OF_META: &str = "Tensor.item() cannot be called on meta te
 
 /// PyTorch's message for `nonzero` (and boolean-mask indexing) of a meta tensor.
 pub(crate) const NONZERO_OF_META: &str = "The register_meta function for torch.nonzero() raises unimplemented by default, as a correct data-independent implementation does not exist. This implementation returns a fake value, assuming all elements of the tensor are non-zero. To enable this registration, please set 'torch.fx.experimental._config.meta_nonzero_assume_all_nonzero' to True.";
+
+/// `torch.set_default_device(device)` and `torch.get_default_device()`.
+pub(crate) static OPS: &[OpDef] = &[
+    OpDef {
+        names: &["set_default_device"],
+        schemas: &["Any? device"],
+        forms: Forms::Function,
+        rule: set_default_device,
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["get_default_device"],
+        schemas: &[""],
+        forms: Forms::Function,
+        rule: get_default_device,
+        ..OpDef::PLAIN
+    },
+];
+
+/// The device types PyTorch's device strings may start with, in its message's order.
+const DEVICE_TYPES: &str = "cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone";
+
+/// `torch.set_default_device(device)`: the device factories use outside any `with
+/// torch.device(...):` block (`None`: the CPU again). A CUDA device fails as on a machine
+/// without a GPU.
+fn set_default_device(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    let device = match call.value("device") {
+        None | Some(Value::None) => None,
+        Some(v @ (Value::Str(_) | Value::Device(_))) => {
+            let (Value::Str(text) | Value::Device(text)) = v else {
+                return Ok(Value::None);
+            };
+            let kind = text.split(':').next().unwrap_or("");
+            match Device::of_value(v) {
+                Some(d) => Some(d),
+                None if DEVICE_TYPES.split(", ").any(|t| t == kind) => {
+                    return Err(ScriptError::Runtime(if kind == "cuda" {
+                        "No CUDA GPUs are available".to_string()
+                    } else {
+                        format!("Stridescope has no '{kind}' device (only cpu and meta)")
+                    }))
+                }
+                None => {
+                    return Err(ScriptError::Runtime(format!(
+                        "Expected one of {DEVICE_TYPES} device type at start of device string: {text}"
+                    )))
+                }
+            }
+        }
+        Some(Value::Int(_)) => {
+            return Err(ScriptError::Runtime("No CUDA GPUs are available".into()))
+        }
+        Some(other) => {
+            return Err(ScriptError::Type(format!(
+                "set_default_device(): argument 'device' must be torch.device, not {}",
+                other.type_name()
+            )))
+        }
+    };
+    ev.torch.device.global = device.filter(|d| *d != Device::Cpu);
+    Ok(Value::None)
+}
+
+/// `torch.get_default_device()`: the innermost `with torch.device(...):` block's device,
+/// else the one `set_default_device` set, else the CPU.
+fn get_default_device(ev: &mut Evaluator, _call: &OpCall) -> R<Value> {
+    Ok(Value::Device(
+        ev.torch.device.default_device().name().to_string(),
+    ))
+}
 
 /// A device a tensor can be on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,12 +134,19 @@ pub(crate) struct DeviceState {
     /// How many ops run now, one inside another: an op that another op runs checks no
     /// devices (its caller did) and runs on the meta device when any tensor of it is meta.
     pub(crate) depth: usize,
+    /// The process-wide default device `torch.set_default_device(d)` set (`None`: the CPU),
+    /// under every `with torch.device(...):` block.
+    pub(crate) global: Option<Device>,
 }
 
 impl DeviceState {
     /// The device factories use when given no `device=` (the CPU outside any block).
     pub(crate) fn default_device(&self) -> Device {
-        self.defaults.last().copied().unwrap_or(Device::Cpu)
+        self.defaults
+            .last()
+            .copied()
+            .or(self.global)
+            .unwrap_or(Device::Cpu)
     }
 }
 

@@ -26,6 +26,7 @@ mod ordered;
 mod pointwise;
 mod query;
 mod random;
+mod random_normal;
 mod reduce;
 mod reorder;
 mod rounding;
@@ -50,6 +51,8 @@ pub(crate) static FAMILIES: &[&[OpDef]] = &[
     split::OPS,
     crate::interp::torch::storage::OPS,
     random::OPS,
+    random_normal::OPS,
+    crate::interp::torch::device::OPS,
     join::OPS,
     reorder::OPS,
     indexed::OPS,
