@@ -9,6 +9,7 @@ pub(crate) mod nn;
 pub(crate) mod ops;
 pub(crate) mod optim;
 pub(crate) mod registry;
+pub(crate) mod serialization;
 pub(crate) mod signature;
 pub(crate) mod state;
 pub(crate) mod storage;

@@ -20,6 +20,8 @@ pub(crate) struct TorchState {
     pub(crate) autograd: crate::interp::torch::autograd::hooks::AutogradState,
     /// The device of the op running now and the default device (`with torch.device(..)`).
     pub(crate) device: crate::interp::torch::device::DeviceState,
+    /// The files `torch.save` wrote (see [`crate::interp::torch::serialization`]).
+    pub(crate) files: crate::interp::torch::serialization::Files,
 }
 
 impl TorchState {
@@ -32,6 +34,7 @@ impl TorchState {
             nn_classes: Vec::new(),
             autograd: Default::default(),
             device: Default::default(),
+            files: Default::default(),
         }
     }
 }
