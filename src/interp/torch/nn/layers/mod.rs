@@ -10,6 +10,7 @@ pub(crate) mod conv;
 pub(crate) mod linear;
 pub(crate) mod loss;
 pub(crate) mod norm;
+pub(crate) mod rnn;
 
 use std::rc::Rc;
 
@@ -19,13 +20,14 @@ use crate::interp::value::{Instance, TensorRef, Value};
 use crate::interp::{Evaluator, R};
 
 /// Every layer family's table.
-pub(crate) fn tables() -> [&'static [ModuleDef]; 5] {
+pub(crate) fn tables() -> [&'static [ModuleDef]; 6] {
     [
         activation::MODULES,
         linear::MODULES,
         conv::MODULES,
         norm::MODULES,
         loss::MODULES,
+        rnn::MODULES,
     ]
 }
 
