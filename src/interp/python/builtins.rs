@@ -49,6 +49,8 @@ pub(crate) const BUILTINS: &[&str] = &[
     "classmethod",
     "callable",
     "dir",
+    "iter",
+    "next",
 ];
 
 impl Evaluator {
@@ -131,6 +133,7 @@ impl Evaluator {
             }
             "issubclass" => return self.issubclass(&pos),
             "dir" => return self.dir_builtin(&pos),
+            "iter" | "next" => return self.call_iter_builtin(name, pos, kw),
             "super" => return self.make_super(&pos),
             "staticmethod" | "classmethod" if pos.len() == 1 && kw.is_empty() => {
                 let f = Box::new(pos.into_iter().next().unwrap_or(Value::None));

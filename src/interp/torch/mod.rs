@@ -15,3 +15,4 @@ pub(crate) mod state;
 pub(crate) mod storage;
 pub(crate) mod storage_write;
 pub(crate) mod typeinfo;
+pub(crate) mod utils;

@@ -17,6 +17,9 @@ impl Evaluator {
                 name.into(),
             ))
         };
+        if let Some(value) = self.utils_module_attribute(module, name) {
+            return value;
+        }
         if let Some(value) = self.torch_env_module_attribute(module, name) {
             return Ok(value);
         }
@@ -82,6 +85,9 @@ impl Evaluator {
         pos: Vec<Value>,
         kw: Vec<(String, Value)>,
     ) -> R<Value> {
+        if module.starts_with("torch.utils") {
+            return self.call_utils_module(module, name, pos, kw);
+        }
         if let Some(value) = self.call_torch_env_module(module, name) {
             return Ok(value);
         }

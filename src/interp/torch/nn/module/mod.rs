@@ -156,6 +156,7 @@ fn families() -> impl Iterator<Item = &'static ModuleDef> {
     .into_iter()
     .chain(crate::interp::torch::nn::layers::tables())
     .chain(crate::interp::torch::optim::tables())
+    .chain(crate::interp::torch::utils::tables())
     .chain([crate::interp::torch::autograd::custom_function::CLASSES])
     .flatten()
 }
