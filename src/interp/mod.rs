@@ -190,9 +190,11 @@ impl Evaluator {
         }
         if !self.recorder.stdout.is_empty() {
             let printed = std::mem::take(&mut self.recorder.stdout);
-            if step.output.is_none() {
-                step.output = Some(printed.strip_suffix('\n').unwrap_or(&printed).to_string());
-            }
+            // A notebook shows what the statement printed, then its value's repr.
+            step.output = Some(match step.output.take() {
+                Some(shown) => format!("{printed}{shown}"),
+                None => printed.strip_suffix('\n').unwrap_or(&printed).to_string(),
+            });
             step.stdout = Some(printed);
         }
         step.substeps = std::mem::take(&mut self.recorder.substeps);

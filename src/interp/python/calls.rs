@@ -442,6 +442,7 @@ impl Evaluator {
             Value::GradFn(f) => self.call_grad_fn(&f, &name, &pos),
             Value::HookHandle(id) => {
                 self.torch.autograd.remove_hook(id);
+                self.remove_module_hook(id);
                 Ok(Value::None)
             }
             Value::NdArray(a) => self.call_ndarray(&a, &name, pos, kw),
@@ -454,9 +455,8 @@ impl Evaluator {
             Value::Str(text) => self.call_str_method(&text, &name, &pos, &kw),
             // A list method called on a list that no name holds (the change is dropped).
             Value::List(items) => self.call_list_method(items, &name, &pos).map(|(v, _)| v),
-            Value::Dict(entries) | Value::OrderedDict(entries) => {
-                self.call_dict_method(entries, &name, &pos).map(|(v, _)| v)
-            }
+            Value::Dict(entries) => self.call_dict_method_of(entries, false, &name, &pos),
+            Value::OrderedDict(entries) => self.call_dict_method_of(entries, true, &name, &pos),
             other => Err(ScriptError::Type(format!(
                 "'{}' object is not callable",
                 other.type_name()

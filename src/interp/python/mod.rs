@@ -8,6 +8,7 @@ pub(crate) mod calls;
 pub(crate) mod classes;
 pub(crate) mod complex;
 pub(crate) mod dict;
+pub(crate) mod dict_views;
 pub(crate) mod exceptions;
 pub(crate) mod expressions;
 pub(crate) mod functions;

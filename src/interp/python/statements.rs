@@ -242,11 +242,11 @@ impl Evaluator {
                     self.set_class_attribute(&object, name, result)?;
                     return Ok(());
                 }
-                Err(ScriptError::Attribute(format!(
-                    "attribute '{}' of '{}' objects is not writable",
-                    name,
-                    object.type_name()
-                )))
+                // `w.data *= mask`: `w.data = w.data.__imul__(mask)`, refused by the setter
+                // for what is not writable.
+                let current = self.attribute(object.clone(), name)?;
+                let result = self.in_place_binary(op, current, value)?;
+                self.set_attribute(object, name, result)
             }
             Target::Tuple(_) | Target::Starred(_) => Err(ScriptError::Syntax {
                 line: 0,
@@ -299,12 +299,13 @@ impl Evaluator {
             }
             Target::Tuple(targets) => targets.iter().try_for_each(|t| self.delete(t)),
             Target::Starred(inner) => self.delete(inner),
-            Target::Subscript { object, .. } => {
-                let object = self.eval(object)?;
-                Err(ScriptError::Type(format!(
-                    "'{}' object doesn't support item deletion",
-                    object.type_name()
-                )))
+            Target::Subscript {
+                object: object_expr,
+                index,
+            } => {
+                let object = self.eval(object_expr)?;
+                let index = self.eval(index)?;
+                self.delete_item(object_expr, object, index)
             }
             Target::Attribute { object, name } => {
                 let object = self.eval(object)?;

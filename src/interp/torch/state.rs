@@ -20,6 +20,8 @@ pub(crate) struct TorchState {
     pub(crate) autograd: crate::interp::torch::autograd::hooks::AutogradState,
     /// The device of the op running now and the default device (`with torch.device(..)`).
     pub(crate) device: crate::interp::torch::device::DeviceState,
+    /// The module hooks' handles and the module calls waiting for their backward hooks.
+    pub(crate) module_hooks: crate::interp::torch::nn::module::hooks::HookRegistry,
     /// The files `torch.save` wrote (see [`crate::interp::torch::serialization`]).
     pub(crate) files: crate::interp::torch::serialization::Files,
 }
@@ -34,6 +36,7 @@ impl TorchState {
             nn_classes: Vec::new(),
             autograd: Default::default(),
             device: Default::default(),
+            module_hooks: Default::default(),
             files: Default::default(),
         }
     }

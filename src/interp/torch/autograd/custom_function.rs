@@ -74,6 +74,8 @@ pub(crate) struct CtxState {
     pub(crate) materialize: bool,
     /// The forward's outputs, in order (`None` for one that is not a tensor).
     pub(crate) outputs: Vec<Option<OutputMeta>>,
+    /// The node of the outputs (`ctx` is the node made before the forward ran).
+    pub(crate) node: Weak<GradNode>,
 }
 
 /// One tensor output of a custom function.
@@ -186,7 +188,7 @@ impl Evaluator {
         let node = Rc::new(GradNode {
             name: format!("{}Backward", class.name).into(),
             formula: None,
-            operands: inputs.iter().map(custom_operand).collect(),
+            operands: inputs.iter().map(|v| custom_operand(v, &[])).collect(),
             result: Saved::Missing,
             args: vec![],
             out_dtype: DType::Float32,
@@ -228,17 +230,33 @@ impl Evaluator {
     }
 
     /// The forward's outputs as `apply` returns them (see the module documentation), and
-    /// the tensors it saved, kept.
+    /// the tensors it saved, kept. The outputs' node is `ctx`'s made again with the same
+    /// state, now that the forward said which inputs it wrote: such an input's edge is its
+    /// history before (PyTorch's `rebase_history`).
     fn wrap_outputs(
         &mut self,
-        node: &Rc<GradNode>,
+        ctx: &Rc<GradNode>,
         inputs: &[Value],
         out: Value,
         executable: bool,
     ) -> R<Value> {
-        let Some(custom) = node.custom.clone() else {
+        let Some(custom) = ctx.custom.clone() else {
             return Ok(out);
         };
+        let dirty = custom.state.borrow().dirty.clone();
+        let node = Rc::new(GradNode {
+            name: ctx.name.clone(),
+            formula: None,
+            operands: inputs.iter().map(|v| custom_operand(v, &dirty)).collect(),
+            result: Saved::Missing,
+            args: vec![],
+            out_dtype: ctx.out_dtype,
+            out_shape: vec![],
+            freed: Cell::new(false),
+            seq: ctx.seq,
+            custom: Some(Rc::clone(&custom)),
+        });
+        let node = &node;
         let (items, tuple) = match out {
             Value::Tuple(items) => (items, true),
             other => (vec![other], false),
@@ -250,10 +268,7 @@ impl Evaluator {
                 _ => None,
             })
             .collect();
-        let (dirty, non_diff) = {
-            let state = custom.state.borrow();
-            (state.dirty.clone(), state.non_differentiable.clone())
-        };
+        let non_diff = custom.state.borrow().non_differentiable.clone();
         let mut wrapped = Vec::with_capacity(items.len());
         let mut metas = Vec::with_capacity(items.len());
         for item in items {
@@ -327,10 +342,12 @@ impl Evaluator {
                             object,
                         }));
                     }
-                    other => return Err(ScriptError::Type(format!(
+                    other => {
+                        return Err(ScriptError::Type(format!(
                         "save_for_backward can only save variables, but argument {i} is of type {}",
                         other.type_name()
-                    ))),
+                    )))
+                    }
                 }
             }
         }
@@ -338,6 +355,7 @@ impl Evaluator {
             let mut state = custom.state.borrow_mut();
             state.saved = saved;
             state.outputs = metas;
+            state.node = Rc::downgrade(node);
         }
         Ok(if tuple {
             Value::Tuple(wrapped)
@@ -471,10 +489,14 @@ impl Evaluator {
         let Some(custom) = &node.custom else {
             return Ok(Value::Tuple(vec![]));
         };
+        let (saved, outputs_node) = {
+            let state = custom.state.borrow();
+            (state.saved.clone(), state.node.upgrade())
+        };
+        let node = &outputs_node.unwrap_or_else(|| Rc::clone(node));
         if node.freed.get() {
             return Err(ScriptError::Runtime(FREED.into()));
         }
-        let saved = custom.state.borrow().saved.clone();
         let mut out = Vec::with_capacity(saved.len());
         for s in saved {
             let Some(s) = s else {
@@ -502,14 +524,27 @@ impl Evaluator {
     }
 }
 
-/// An argument of `apply` as the node keeps it: a tensor (tracked when it requires grad),
-/// or nothing for another value (it gets no gradient and no `next_functions` entry).
-fn custom_operand(v: &Value) -> Operand {
+/// An argument of `apply` as the node keeps it: a tensor (tracked when it requires grad;
+/// one of `dirty` with a history as an object of its own on that history), or nothing for
+/// another value (it gets no gradient and no `next_functions` entry).
+fn custom_operand(v: &Value, dirty: &[TensorRef]) -> Operand {
     match v {
         Value::Tensor(t) => {
             let object = t.borrow();
+            let before = match &object.grad_fn {
+                Some(history) if dirty.iter().any(|d| Rc::ptr_eq(d, t)) => {
+                    match Value::tensor(object.tensor.clone(), "inplace", None) {
+                        Value::Tensor(b) => {
+                            b.borrow_mut().grad_fn = Some(Rc::clone(history));
+                            b
+                        }
+                        _ => Rc::clone(t),
+                    }
+                }
+                _ => Rc::clone(t),
+            };
             Operand {
-                tracked: tracks_grad(&object).then(|| Rc::clone(t)),
+                tracked: tracks_grad(&object).then_some(before),
                 saved: Saved::Missing,
                 shape: object.tensor.shape().to_vec(),
                 dtype: Some(object.tensor.dtype),

@@ -3,9 +3,9 @@
 //! output and each input that requires grad, the numerical Jacobian (central differences,
 //! `(f(x + eps) - f(x - eps)) / (2 eps)` per element of the input) against the analytical
 //! one (`torch.autograd.grad` with each one-hot gradient of the output), compared as
-//! `allclose(analytical, numerical, rtol, atol)`. A mismatch raises `GradcheckError` with
-//! both Jacobians (rows: the input's elements, columns: the output's), or returns `False`
-//! with `raise_exception=False`.
+//! `allclose(analytical, numerical, rtol, atol)` (rows: the input's elements, columns: the
+//! output's). A mismatch raises `GradcheckError`, or returns `False` with
+//! `raise_exception=False`.
 
 use std::rc::Rc;
 
@@ -173,16 +173,10 @@ impl Evaluator {
                     .zip(&analytical[j])
                     .all(|(n, a)| (a - n).abs() <= atol + rtol * n.abs());
                 if !close {
-                    let (n_in, dtype) = {
-                        let t = t.borrow();
-                        (t.tensor.numel(), t.tensor.dtype)
-                    };
-                    let shape = [n_in, n_out as i64];
-                    let n = self.host_tensor(&shape, dtype, &numerical)?;
-                    let a = self.host_tensor(&shape, dtype, &analytical[j])?;
-                    let (n, a) = (self.repr(&n)?, self.repr(&a)?);
+                    // Errors keep the first line of their message, as the oracle records
+                    // them (PyTorch's goes on with both Jacobians).
                     return Ok(Some(format!(
-                        "Jacobian mismatch for output {o} with respect to input {j},\nnumerical:{n}\nanalytical:{a}\n"
+                        "Jacobian mismatch for output {o} with respect to input {j},"
                     )));
                 }
             }

@@ -55,7 +55,11 @@ impl FnRef {
     /// Whether two node objects are the same node (`is`).
     pub fn same(&self, other: &FnRef) -> bool {
         match (self, other) {
-            (FnRef::Node(a), FnRef::Node(b)) => Rc::ptr_eq(a, b),
+            (FnRef::Node(a), FnRef::Node(b)) => {
+                // A custom function's `ctx` is the node of its outputs.
+                Rc::ptr_eq(a, b)
+                    || matches!((&a.custom, &b.custom), (Some(x), Some(y)) if Rc::ptr_eq(x, y))
+            }
             (FnRef::Accumulate(a), FnRef::Accumulate(b)) => Rc::ptr_eq(a, b),
             _ => false,
         }

@@ -70,16 +70,9 @@ pub(crate) static MODULES: &[ModuleDef] = &[
                     matches!(pos.first(), Some(Value::Str(k)) if submodules(o).iter().any(|(n, _)| n == k)),
                 ))
             }),
-            ("keys", |_, o, _, _| Ok(keys(o))),
-            ("values", |_, o, _, _| Ok(module_values(o))),
-            ("items", |_, o, _, _| {
-                Ok(Value::List(
-                    submodules(o)
-                        .into_iter()
-                        .map(|(n, m)| Value::Tuple(vec![Value::Str(n), Value::Instance(m)]))
-                        .collect(),
-                ))
-            }),
+            ("keys", |ev, o, _, _| Ok(ev.dict_view(entries(o), "keys", false))),
+            ("values", |ev, o, _, _| Ok(ev.dict_view(entries(o), "values", false))),
+            ("items", |ev, o, _, _| Ok(ev.dict_view(entries(o), "items", false))),
             ("update", |ev, o, pos, _| {
                 if let Some(v) = pos.into_iter().next() {
                     dict_update(ev, o, v)?;
@@ -132,6 +125,14 @@ fn module_values(o: &Rc<Instance>) -> Value {
             .map(|(_, m)| Value::Instance(m))
             .collect(),
     )
+}
+
+/// A `ModuleDict`'s entries, as a dict's (what its views show).
+fn entries(o: &Rc<Instance>) -> Vec<(Value, Value)> {
+    submodules(o)
+        .into_iter()
+        .map(|(n, m)| (Value::Str(n), Value::Instance(m)))
+        .collect()
 }
 
 fn keys(o: &Rc<Instance>) -> Value {

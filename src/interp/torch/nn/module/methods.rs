@@ -7,6 +7,7 @@ use std::rc::Rc;
 
 use crate::core::tensor::ScriptError;
 use crate::interp::torch::nn::module::convert::{convert, to_empty};
+use crate::interp::torch::nn::module::hooks;
 use crate::interp::torch::nn::module::registration::{
     add_module, get_parameter, get_submodule, register_buffer, register_parameter,
 };
@@ -68,6 +69,11 @@ pub(crate) static MODULES: &[ModuleDef] = &[ModuleDef {
         ("cpu", |ev, o, p, k| convert(ev, o, p, k, "cpu")),
         ("to", |ev, o, p, k| convert(ev, o, p, k, "to")),
         ("to_empty", to_empty),
+        ("register_forward_hook", hooks::register_forward_hook),
+        ("register_forward_pre_hook", hooks::register_forward_pre_hook),
+        ("register_full_backward_hook", hooks::register_full_backward_hook),
+        ("register_full_backward_pre_hook", hooks::register_full_backward_pre_hook),
+        ("register_backward_hook", hooks::register_backward_hook),
     ],
 }];
 

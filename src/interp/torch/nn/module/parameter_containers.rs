@@ -79,13 +79,12 @@ pub(crate) static MODULES: &[ModuleDef] = &[
                 ev.register_parameter_value(o, key, value.clone())?;
                 Ok(Value::None)
             }),
-            ("keys", |_, o, _, _| {
-                Ok(Value::List(
-                    own_parameters(o)
-                        .into_iter()
-                        .map(|(n, _)| Value::Str(n))
-                        .collect(),
-                ))
+            ("keys", |ev, o, _, _| {
+                let entries = own_parameters(o)
+                    .into_iter()
+                    .map(|(n, t)| (Value::Str(n), t))
+                    .collect();
+                Ok(ev.dict_view(entries, "keys", false))
             }),
             ("values", |_, o, _, _| {
                 Ok(Value::List(
