@@ -137,7 +137,7 @@ impl Evaluator {
                 Some(before) => self.binary(BinOp::Add, before, g)?,
                 None => g,
             };
-            pending.insert(k, sum);
+            pending.insert(slot, sum);
             if let std::collections::hash_map::Entry::Vacant(slot) = items.entry(k) {
                 slot.insert(item(target.clone(), t));
                 stack.push(target);
@@ -262,7 +262,7 @@ impl Evaluator {
         node: &Rc<GradNode>,
         grad: &Value,
         children: &[usize],
-        pending: &mut HashMap<usize, Value>,
+        pending: &mut HashMap<(usize, usize), Value>,
     ) -> R<()> {
         let saves = node.formula.is_some_and(|f| !f.saves.is_empty());
         if saves && node.freed.get() {
@@ -301,7 +301,7 @@ impl Evaluator {
                 Some(before) => self.binary(BinOp::Add, before, g)?,
                 None => g,
             };
-            pending.insert(k, sum);
+            pending.insert(slot, sum);
         }
         Ok(())
     }
