@@ -191,6 +191,9 @@ impl Evaluator {
         if let Value::Device(_) = manager {
             return self.exec_with_device(&manager, name, body);
         }
+        if let Some(flow) = self.exec_with_saved_hooks(&manager, name, body) {
+            return flow;
+        }
         if !self.enter_mode(&manager) {
             (self.torch.grad_enabled, self.torch.autograd.inference) = before;
             return Err(ScriptError::Type(format!(

@@ -409,11 +409,15 @@ impl Evaluator {
     fn saved(&mut self, node: &GradNode, saved: &Saved) -> R<Value> {
         match saved {
             Saved::Tensor(s) => {
+                if let Some(unpacked) = self.unpack_saved(None, s) {
+                    return unpacked;
+                }
                 self.check_version(node, s)?;
                 if self.torch.grad_enabled {
                     let object = match &s.object {
                         SavedObject::Input(t) => Some(Rc::clone(t)),
                         SavedObject::Output(w) => w.upgrade(),
+                        SavedObject::Packed(p) => p.object(),
                     };
                     if let Some(t) = object {
                         return Ok(Value::Tensor(t));
@@ -435,6 +439,7 @@ impl Evaluator {
         let maker = match &s.object {
             SavedObject::Input(t) => t.borrow().grad_fn.as_ref().map(|n| n.name.to_string()),
             SavedObject::Output(_) => Some(node.name.to_string()),
+            SavedObject::Packed(_) => None,
         };
         let output = maker.map_or(String::new(), |name| {
             let op = name.trim_end_matches(|c: char| c.is_ascii_digit());

@@ -95,7 +95,7 @@ impl CustomNode {
             return;
         };
         for s in state.saved.iter().flatten() {
-            live.insert(s.tensor.storage);
+            crate::interp::torch::autograd::saved_hooks::saved_storages(s, live);
         }
         let mut values: Vec<&Value> = state.attrs.iter().map(|(_, v)| v).collect();
         values.extend(state.to_save.iter());
@@ -182,7 +182,7 @@ impl Evaluator {
         };
         let setup = self.class_attribute(class, "setup_context").ok();
         let inputs = match &setup {
-            Some(_) => bind_defaults(&forward, &pos, &kw),
+            Some(_) => bind_defaults(&forward, &pos, &kw)?,
             None => pos.clone(),
         };
         let node = Rc::new(GradNode {
@@ -221,7 +221,9 @@ impl Evaluator {
             None => {
                 let mut args = vec![ctx];
                 args.extend(pos);
+                let bound = forward.clone();
                 self.call(forward, args, kw)
+                    .map_err(|e| forward_binding_error(&bound, e))
             }
         };
         self.torch.grad_enabled = was;
@@ -339,7 +341,7 @@ impl Evaluator {
                         saved.push(Some(SavedTensor {
                             version: self.memory.version(tensor.storage),
                             tensor,
-                            object,
+                            object: self.with_saved_hooks(object),
                         }));
                     }
                     other => {
@@ -357,6 +359,7 @@ impl Evaluator {
             state.outputs = metas;
             state.node = Rc::downgrade(node);
         }
+        self.pack_saved(node);
         Ok(if tuple {
             Value::Tuple(wrapped)
         } else {
@@ -503,9 +506,14 @@ impl Evaluator {
                 out.push(Value::None);
                 continue;
             };
+            if let Some(unpacked) = self.unpack_saved(Some(node), &s) {
+                out.push(unpacked?);
+                continue;
+            }
             self.check_version(node, &s)?;
             let value = match &s.object {
                 SavedObject::Input(t) => Value::Tensor(Rc::clone(t)),
+                SavedObject::Packed(p) => p.object().map_or(Value::None, Value::Tensor),
                 SavedObject::Output(w) => {
                     let copy = Value::tensor(s.tensor.clone(), "saved", None);
                     if let Value::Tensor(c) = &copy {
@@ -560,18 +568,53 @@ fn custom_operand(v: &Value, dirty: &[TensorRef]) -> Operand {
 }
 
 /// The arguments of `apply` bound to `forward`'s parameters with their defaults (PyTorch's
-/// `bind_default_args` when `setup_context` is defined): the inputs `setup_context` sees.
-fn bind_defaults(forward: &Value, pos: &[Value], kw: &[(String, Value)]) -> Vec<Value> {
+/// `bind_default_args`, `inspect.signature(forward).bind`, when `setup_context` is defined):
+/// the inputs `setup_context` sees, or `inspect`'s error.
+fn bind_defaults(forward: &Value, pos: &[Value], kw: &[(String, Value)]) -> R<Vec<Value>> {
     let Value::Function(f) = forward else {
-        return pos.to_vec();
+        return Ok(pos.to_vec());
     };
+    let params = &f.def.params;
+    let varargs = f.def.star.as_deref().is_some_and(|s| !s.is_empty());
+    if pos.len() > params.len() && !varargs {
+        return Err(ScriptError::Type("too many positional arguments".into()));
+    }
+    if f.def.double_star.is_none() {
+        if let Some((k, _)) = kw.iter().find(|(k, _)| !params.iter().any(|(p, _)| p == k)) {
+            return Err(ScriptError::Type(format!(
+                "got an unexpected keyword argument '{k}'"
+            )));
+        }
+    }
     let mut out = pos.to_vec();
-    for (i, (name, _)) in f.def.params.iter().enumerate().skip(pos.len()) {
+    for (i, (name, _)) in params.iter().enumerate().skip(pos.len()) {
         let given = kw.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
         match given.or_else(|| f.defaults.get(i).cloned().flatten()) {
             Some(v) => out.push(v),
-            None => break,
+            None => {
+                return Err(ScriptError::Type(format!(
+                    "missing a required argument: '{name}'"
+                )))
+            }
         }
     }
-    out
+    Ok(out)
+}
+
+/// An error of binding `apply`'s keywords to `forward` names it `forward()`, as PyTorch's
+/// call from C does.
+fn forward_binding_error(forward: &Value, e: ScriptError) -> ScriptError {
+    let (Value::Function(f), ScriptError::Type(message)) = (forward, &e) else {
+        return e;
+    };
+    let prefix = format!("{}() got ", f.qualname);
+    match message.strip_prefix(&prefix) {
+        Some(rest)
+            if rest.starts_with("an unexpected keyword argument")
+                || rest.starts_with("multiple values") =>
+        {
+            ScriptError::Type(format!("forward() got {rest}"))
+        }
+        _ => e,
+    }
 }

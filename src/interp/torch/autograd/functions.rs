@@ -1,7 +1,9 @@
 //! The names of `torch.autograd` that custom functions use beside `torch.autograd.Function`
 //! (the class is [`crate::interp::torch::autograd::custom_function`]'s):
-//! `torch.autograd.function` (`once_differentiable`) and `torch.autograd.gradcheck` (see
-//! [`crate::interp::torch::autograd::gradcheck`]).
+//! `torch.autograd.function` (`once_differentiable`), `torch.autograd.gradcheck` (see
+//! [`crate::interp::torch::autograd::gradcheck`]) and `torch.autograd.graph`
+//! (`saved_tensors_hooks`, `save_on_cpu`: see
+//! [`crate::interp::torch::autograd::saved_hooks`]).
 
 use crate::core::tensor::ScriptError;
 use crate::interp::value::Value;
@@ -13,6 +15,10 @@ pub(crate) fn handles(module: &str, name: &str) -> bool {
         (module, name),
         ("torch.autograd" | "torch.autograd.gradcheck", "gradcheck")
             | ("torch.autograd.function", "once_differentiable")
+            | (
+                "torch.autograd.graph",
+                "saved_tensors_hooks" | "save_on_cpu"
+            )
     )
 }
 
@@ -61,6 +67,7 @@ impl Evaluator {
                     pos.len()
                 ))),
             },
+            "saved_tensors_hooks" | "save_on_cpu" => self.saved_hooks_manager(name, pos, kw),
             _ => Err(ScriptError::Attribute(format!(
                 "module '{module}' has no attribute '{name}'"
             ))),

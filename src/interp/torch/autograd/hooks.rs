@@ -29,6 +29,8 @@ pub(crate) struct AutogradState {
     next_seq: Cell<u64>,
     /// Whether `torch.inference_mode()` is on.
     pub(crate) inference: bool,
+    /// The `saved_tensors_hooks` managers entered, innermost last: (pack, unpack).
+    pub(crate) saved_hooks: Vec<(Value, Value)>,
     /// The tensors `x.data` made, each with its own version counter (their in-place writes
     /// do not count for `x`).
     data_aliases: Vec<(Weak<RefCell<TensorObject>>, u64)>,

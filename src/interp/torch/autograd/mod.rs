@@ -17,6 +17,7 @@ pub(crate) mod custom_backward;
 pub(crate) mod custom_function;
 pub(crate) mod functions;
 pub(crate) mod gradcheck;
+pub(crate) mod saved_hooks;
 pub(crate) mod formulas;
 pub(crate) mod hooks;
 pub(crate) mod nodes;
@@ -60,6 +61,9 @@ pub(crate) enum SavedObject {
     Input(TensorRef),
     /// The op's output (`_saved_result`), which holds the node: held weakly.
     Output(std::rc::Weak<std::cell::RefCell<TensorObject>>),
+    /// One of the above, saved under `saved_tensors_hooks`: the node keeps what the pack
+    /// hook returned (see [`saved_hooks`]).
+    Packed(Rc<saved_hooks::Packed>),
 }
 
 /// An autograd node: what made a non-leaf tensor, and how gradients flow back through it.
@@ -225,14 +229,14 @@ pub(crate) fn graph_storages(
             continue;
         }
         if let Saved::Tensor(s) = &node.result {
-            live.insert(s.tensor.storage);
+            saved_hooks::saved_storages(s, live);
         }
         if let Some(custom) = &node.custom {
             custom.storages(live);
         }
         for operand in &node.operands {
             if let Saved::Tensor(s) = &operand.saved {
-                live.insert(s.tensor.storage);
+                saved_hooks::saved_storages(s, live);
             }
             let Some(t) = &operand.tracked else {
                 continue;
@@ -393,9 +397,11 @@ impl Evaluator {
                 seq: self.torch.autograd.next_seq(),
                 custom: None,
             };
+            let node = Rc::new(node);
             if let Ok(mut object) = t.try_borrow_mut() {
-                object.grad_fn = Some(Rc::new(node));
+                object.grad_fn = Some(Rc::clone(&node));
             }
+            self.pack_saved(&node);
         }
     }
 
@@ -433,7 +439,7 @@ impl Evaluator {
         Saved::Tensor(SavedTensor {
             tensor: t.clone(),
             version: self.memory.version(t.storage),
-            object,
+            object: self.with_saved_hooks(object),
         })
     }
 

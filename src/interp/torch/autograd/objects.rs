@@ -188,9 +188,15 @@ impl Evaluator {
         if !matches!(saved, Saved::Missing) && node.freed.get() {
             return Err(ScriptError::Runtime(FREED.into()));
         }
+        if let Saved::Tensor(s) = saved {
+            if let Some(unpacked) = self.unpack_saved(None, s) {
+                return unpacked;
+            }
+        }
         match saved {
             Saved::Tensor(s) => Ok(match &s.object {
                 SavedObject::Input(t) => Value::Tensor(Rc::clone(t)),
+                SavedObject::Packed(p) => p.object().map_or(Value::None, Value::Tensor),
                 SavedObject::Output(w) => match w.upgrade() {
                     Some(t) => {
                         // PyTorch unpacks a saved output as a new tensor object on the same

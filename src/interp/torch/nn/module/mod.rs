@@ -158,6 +158,7 @@ fn families() -> impl Iterator<Item = &'static ModuleDef> {
     .chain(crate::interp::torch::optim::tables())
     .chain(crate::interp::torch::utils::tables())
     .chain([crate::interp::torch::autograd::custom_function::CLASSES])
+    .chain([crate::interp::torch::autograd::saved_hooks::CLASSES])
     .flatten()
 }
 
