@@ -26,7 +26,9 @@ const fn view(name: &'static str) -> ModuleDef {
         extra_repr: None,
         methods: &[
             ("__repr__", |ev, o, _, _| view_repr(ev, o).map(Value::Str)),
-            ("__iter__", |_, o, _, _| Ok(Value::List(items(o)))),
+            ("__iter__", |ev, o, _, _| {
+                ev.call_builtin("iter", vec![Value::List(items(o))], vec![])
+            }),
             ("__len__", |_, o, _, _| {
                 Ok(Value::Int(items(o).len() as i64))
             }),

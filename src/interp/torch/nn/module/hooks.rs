@@ -70,6 +70,9 @@ struct BackwardCall {
     /// arrived so far.
     inputs_expected: usize,
     grad_inputs: Vec<Option<Value>>,
+    /// The tensor arguments that do not require grad: their `grad_input` is zeros (the
+    /// identity node's gradients are materialized).
+    untracked: Vec<(usize, TensorRef)>,
     /// The number of outputs (1 for a tensor), where its tensors are, how many require
     /// grad, and the gradients arrived so far.
     n_outputs: usize,
@@ -228,8 +231,8 @@ pub(super) fn register_backward_hook(
     ))
 }
 
-/// The hooks of a module as its `_forward_hooks` (and the other registries) show them: a
-/// dict from handle id to hook.
+/// The hooks of a module as its `_forward_hooks` (and the other registries) show them: an
+/// `OrderedDict` from handle id to hook.
 pub(super) fn hook_dict(o: &Rc<Instance>, name: &str) -> Option<Value> {
     let kind = match name {
         "_forward_pre_hooks" => HookKind::ForwardPre,
@@ -239,10 +242,10 @@ pub(super) fn hook_dict(o: &Rc<Instance>, name: &str) -> Option<Value> {
         _ => return None,
     };
     o.module.borrow().as_ref()?;
-    Some(Value::Dict(
+    Some(Value::OrderedDict(
         hooks_of(o, kind)
             .into_iter()
-            .map(|h| (Value::Int((h.id - FIRST_ID) as i64), h.hook))
+            .map(|h| (Value::Int((h.id - FIRST_ID - 1) as i64), h.hook))
             .collect(),
     ))
 }
@@ -418,10 +421,12 @@ impl Evaluator {
         let id = registry.last_call;
         let (places, requires) = tensor_places(args);
         let mut expected = 0;
+        let mut untracked = Vec::new();
         if requires {
             for &i in &places {
                 let Value::Tensor(t) = &args[i] else { continue };
                 if !tracks(t) {
+                    untracked.push((i, Rc::clone(t)));
                     continue;
                 }
                 expected += 1;
@@ -444,6 +449,7 @@ impl Evaluator {
             input_index: requires.then_some(places),
             inputs_expected: expected,
             grad_inputs: vec![None; args.len()],
+            untracked,
             n_outputs: 0,
             output_index: Vec::new(),
             outputs_expected: 0,
@@ -608,11 +614,25 @@ impl Evaluator {
         };
         let module = Value::Instance(Rc::clone(&call.module));
         let hooks = call.hooks.clone();
+        let untracked = call.untracked.clone();
         let mut res: Vec<Value> = std::mem::take(&mut call.grad_inputs)
             .into_iter()
             .map(|g| g.unwrap_or(Value::None))
             .collect();
         call.grad_inputs = vec![None; call.n_inputs];
+        for (i, t) in untracked {
+            let shape: Vec<Value> = t
+                .borrow()
+                .tensor
+                .shape()
+                .iter()
+                .map(|&d| Value::Int(d))
+                .collect();
+            let zeros = self.method(Value::Tensor(t), "new_zeros", vec![Value::Tuple(shape)])?;
+            if let Some(slot) = res.get_mut(i) {
+                *slot = zeros;
+            }
+        }
         for hook in hooks {
             let out = self.call(
                 hook,

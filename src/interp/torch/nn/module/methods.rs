@@ -31,21 +31,37 @@ pub(crate) static MODULES: &[ModuleDef] = &[ModuleDef {
             Ok(Value::Str(o.class.name.clone()))
         }),
         ("parameters", |ev, o, p, k| {
-            tensor_listing(ev, o, (p, k), false, false)
+            let items = tensor_listing(ev, o, (p, k), false, false)?;
+            Ok(ev.module_generator(items, "Module.parameters"))
         }),
         ("named_parameters", |ev, o, p, k| {
-            tensor_listing(ev, o, (p, k), false, true)
+            let items = tensor_listing(ev, o, (p, k), false, true)?;
+            Ok(ev.module_generator(items, "Module.named_parameters"))
         }),
         ("buffers", |ev, o, p, k| {
-            tensor_listing(ev, o, (p, k), true, false)
+            let items = tensor_listing(ev, o, (p, k), true, false)?;
+            Ok(ev.module_generator(items, "Module.buffers"))
         }),
         ("named_buffers", |ev, o, p, k| {
-            tensor_listing(ev, o, (p, k), true, true)
+            let items = tensor_listing(ev, o, (p, k), true, true)?;
+            Ok(ev.module_generator(items, "Module.named_buffers"))
         }),
-        ("children", children),
-        ("named_children", named_children),
-        ("modules", modules),
-        ("named_modules", named_modules),
+        ("children", |ev, o, p, k| {
+            let items = children(ev, o, p, k)?;
+            Ok(ev.module_generator(items, "Module.children"))
+        }),
+        ("named_children", |ev, o, p, k| {
+            let items = named_children(ev, o, p, k)?;
+            Ok(ev.module_generator(items, "Module.named_children"))
+        }),
+        ("modules", |ev, o, p, k| {
+            let items = modules(ev, o, p, k)?;
+            Ok(ev.module_generator(items, "Module.modules"))
+        }),
+        ("named_modules", |ev, o, p, k| {
+            let items = named_modules(ev, o, p, k)?;
+            Ok(ev.module_generator(items, "Module.named_modules"))
+        }),
         ("state_dict", state_dict),
         ("load_state_dict", load_state_dict),
         ("train", train),
@@ -70,9 +86,18 @@ pub(crate) static MODULES: &[ModuleDef] = &[ModuleDef {
         ("to", |ev, o, p, k| convert(ev, o, p, k, "to")),
         ("to_empty", to_empty),
         ("register_forward_hook", hooks::register_forward_hook),
-        ("register_forward_pre_hook", hooks::register_forward_pre_hook),
-        ("register_full_backward_hook", hooks::register_full_backward_hook),
-        ("register_full_backward_pre_hook", hooks::register_full_backward_pre_hook),
+        (
+            "register_forward_pre_hook",
+            hooks::register_forward_pre_hook,
+        ),
+        (
+            "register_full_backward_hook",
+            hooks::register_full_backward_hook,
+        ),
+        (
+            "register_full_backward_pre_hook",
+            hooks::register_full_backward_pre_hook,
+        ),
         ("register_backward_hook", hooks::register_backward_hook),
     ],
 }];

@@ -15,6 +15,8 @@
 
 pub(crate) mod containers;
 mod convert;
+mod generator;
+pub(crate) mod hooks;
 pub(crate) mod methods;
 pub(crate) mod parameter;
 mod parameter_containers;
@@ -43,6 +45,8 @@ pub struct ModuleState {
     pub non_persistent: Vec<String>,
     /// `_modules`: the submodules.
     pub modules: Vec<(String, Option<Rc<Instance>>)>,
+    /// The hooks run around `__call__` and during backward, in the order they run.
+    pub(crate) hooks: Vec<hooks::ModuleHook>,
 }
 
 impl ModuleState {
@@ -65,6 +69,7 @@ impl ModuleState {
                     .into_iter()
                     .filter_map(|(_, m)| m.map(Value::Instance)),
             )
+            .chain(self.hooks.into_iter().map(|h| h.hook))
             .collect()
     }
 
@@ -78,6 +83,7 @@ impl ModuleState {
                     .iter()
                     .filter_map(|(_, m)| m.clone().map(Value::Instance)),
             )
+            .chain(self.hooks.iter().map(|h| h.hook.clone()))
             .collect()
     }
 
@@ -157,6 +163,8 @@ fn families() -> impl Iterator<Item = &'static ModuleDef> {
     .chain(crate::interp::torch::nn::layers::tables())
     .chain(crate::interp::torch::optim::tables())
     .chain(crate::interp::torch::utils::tables())
+    .chain([crate::interp::python::dict_views::CLASSES])
+    .chain([generator::CLASSES])
     .chain([crate::interp::torch::autograd::custom_function::CLASSES])
     .chain([crate::interp::torch::autograd::saved_hooks::CLASSES])
     .flatten()
@@ -376,6 +384,9 @@ impl Evaluator {
         pos: Vec<Value>,
         kw: Vec<(String, Value)>,
     ) -> Option<R<Value>> {
+        if name.starts_with('\0') {
+            return self.module_hook_relay(name, &pos);
+        }
         let def = native_of(&object.class)?;
         for d in chain(def) {
             match name {
@@ -425,10 +436,16 @@ impl Evaluator {
                 name.into(),
             ));
         }
+        if let Some(hooks) = hooks::hook_dict(object, name) {
+            return Some(hooks);
+        }
         let state = object.module.borrow();
         let state = state.as_ref()?;
         if name == "training" {
             return Some(Value::Bool(state.training));
+        }
+        if let Some(registry) = registry_dict(state, name) {
+            return Some(registry);
         }
         let tensor = |entries: &[(String, Option<TensorRef>)]| {
             entries
@@ -466,6 +483,13 @@ impl Evaluator {
                 return Ok(true);
             }
             return Ok(false);
+        }
+        if let (Some(state), Value::Dict(entries) | Value::OrderedDict(entries)) =
+            (state.as_mut(), value)
+        {
+            if set_registry(state, name, entries) {
+                return Ok(true);
+            }
         }
         let forget_plain =
             |object: &Rc<Instance>| object.attrs.borrow_mut().retain(|(n, _)| n != name);
@@ -561,9 +585,85 @@ impl Evaluator {
         pos: Vec<Value>,
         kw: Vec<(String, Value)>,
     ) -> R<Value> {
+        let hooked = object
+            .module
+            .borrow()
+            .as_ref()
+            .is_some_and(|s| !s.hooks.is_empty());
+        if hooked {
+            return self.call_with_hooks(object, pos, kw);
+        }
         let forward = self.instance_attribute(object, "forward")?;
         self.call(forward, pos, kw)
     }
+}
+
+/// `module._parameters`, `_buffers`, `_modules`: the registry as a dict (a change made
+/// through it is stored back by [`set_registry`]).
+fn registry_dict(state: &ModuleState, name: &str) -> Option<Value> {
+    let tensors = |entries: &[(String, Option<TensorRef>)]| {
+        entries
+            .iter()
+            .map(|(n, t)| {
+                (
+                    Value::Str(n.clone()),
+                    t.clone().map_or(Value::None, Value::Tensor),
+                )
+            })
+            .collect()
+    };
+    Some(Value::Dict(match name {
+        "_parameters" => tensors(&state.parameters),
+        "_buffers" => tensors(&state.buffers),
+        "_modules" => state
+            .modules
+            .iter()
+            .map(|(n, m)| {
+                (
+                    Value::Str(n.clone()),
+                    m.clone().map_or(Value::None, Value::Instance),
+                )
+            })
+            .collect(),
+        _ => return None,
+    }))
+}
+
+/// `module._modules = d` (and `self._modules[k] = m`, stored back): the registry becomes
+/// the dict's string keys with their modules (tensors for `_parameters` and `_buffers`).
+/// `false` for other names.
+fn set_registry(state: &mut ModuleState, name: &str, entries: &[(Value, Value)]) -> bool {
+    let named = entries.iter().filter_map(|(k, v)| match k {
+        Value::Str(k) => Some((k.clone(), v)),
+        _ => None,
+    });
+    match name {
+        "_modules" => {
+            state.modules = named
+                .filter_map(|(k, v)| match v {
+                    Value::Instance(m) => Some((k, Some(Rc::clone(m)))),
+                    Value::None => Some((k, None)),
+                    _ => None,
+                })
+                .collect();
+        }
+        "_parameters" | "_buffers" => {
+            let tensors = named
+                .filter_map(|(k, v)| match v {
+                    Value::Tensor(t) => Some((k, Some(Rc::clone(t)))),
+                    Value::None => Some((k, None)),
+                    _ => None,
+                })
+                .collect();
+            if name == "_parameters" {
+                state.parameters = tensors;
+            } else {
+                state.buffers = tensors;
+            }
+        }
+        _ => return false,
+    }
+    true
 }
 
 /// Sets `name` in an ordered registry, keeping its place if it is there.
