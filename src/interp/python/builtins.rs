@@ -440,6 +440,20 @@ impl Evaluator {
                     .copied()
                     .unwrap_or(Scalar::Int(0))
             }
+            // NumPy 2.4's `ndarray.__float__`/`__int__`: a 0-d array only.
+            Value::NdArray(t) => {
+                let t = t.borrow().tensor.clone();
+                if t.ndim() != 0 {
+                    return Err(ScriptError::Type(
+                        "only 0-dimensional arrays can be converted to Python scalars".into(),
+                    ));
+                }
+                self.engine
+                    .values(&t)
+                    .first()
+                    .copied()
+                    .unwrap_or(Scalar::Int(0))
+            }
             other => self.scalar_of(other).ok_or_else(|| {
                 ScriptError::Type(format!(
                     "{name}() argument must be a string or a real number, not '{}'",

@@ -369,12 +369,13 @@ impl Evaluator {
                 return result;
             }
         }
+        // `str % x` is `str.__mod__` first, whatever `x` is (`'%.4f' % loss.data.numpy()`).
+        if let (BinOp::Mod, Value::Str(template)) = (op, &a) {
+            return self.percent_format(template, &b).map(Value::Str);
+        }
         let numpy = |v: &Value| matches!(v, Value::NdArray(_) | Value::NpScalar(..));
         if numpy(&a) || numpy(&b) {
             return self.numpy_binary(op, &a, &b);
-        }
-        if let (BinOp::Mod, Value::Str(template)) = (op, &a) {
-            return self.percent_format(template, &b).map(Value::Str);
         }
         if matches!(a, Value::Tensor(_)) || matches!(b, Value::Tensor(_)) {
             return self.tensor_binary(op, &a, &b);

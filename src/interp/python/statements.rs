@@ -225,13 +225,9 @@ impl Evaluator {
                         self.set_item(&tensor, &index, &result)
                     }
                     Value::NdArray(a) => self.ndarray_set_item(&a, &index, &result),
-                    Value::List(_) => Err(ScriptError::NotImplemented(
-                        "augmented assignment to a list item".into(),
-                    )),
-                    other => Err(ScriptError::Type(format!(
-                        "'{}' object does not support item assignment",
-                        other.type_name()
-                    ))),
+                    // `d[k] += 1`, `xs[i] += 1`: the item assignment of the result (the
+                    // object and index expressions are evaluated again, as values here).
+                    _ => self.assign(target, result),
                 }
             }
             Target::Attribute { object, name } => {

@@ -375,6 +375,10 @@ impl Evaluator {
                 'd' | 'i' | 'u' => {
                     let n = match value {
                         Value::Float(f) => Value::Int(f.trunc() as i64),
+                        // `%d` calls `int()` on a tensor or a NumPy value.
+                        v @ (Value::Tensor(_) | Value::NdArray(_) | Value::NpScalar(..)) => {
+                            self.call_builtin("int", vec![v], vec![])?
+                        }
                         v => v,
                     };
                     self.format_value(&n, &format!("{align}{sign}{zero}{width}d"))?
@@ -389,6 +393,11 @@ impl Evaluator {
                         ('f' | 'F' | 'e' | 'E' | 'g' | 'G', Value::Int(i)) => {
                             Value::Float(*i as f64)
                         }
+                        // `%f` calls `float()` on a tensor or a NumPy value.
+                        (
+                            'f' | 'F' | 'e' | 'E' | 'g' | 'G',
+                            Value::Tensor(_) | Value::NdArray(_) | Value::NpScalar(..),
+                        ) => self.call_builtin("float", vec![value], vec![])?,
                         _ => value,
                     };
                     self.format_value(

@@ -124,6 +124,12 @@ pub(crate) static OPS: &[OpDef] = &[
         Grad::formula(&crate::interp::torch::nn::activation_backward::HARDTANH),
     ),
     functional(
+        &["hardtanh_"],
+        &["input, min_val=-1.0, max_val=1.0"],
+        hardtanh,
+        Grad::NONE,
+    ),
+    functional(
         &["one_hot"],
         &["tensor, num_classes=-1"],
         one_hot,
@@ -319,7 +325,7 @@ fn hardtanh(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             call.value("max_val").cloned().unwrap_or(Value::Float(1.0)),
         )
     };
-    let inplace = inplace(ev, call)?;
+    let inplace = call.name == "hardtanh_" || inplace(ev, call)?;
     // An integer input keeps its dtype: its bounds are cast to it.
     let integral = input.borrow().tensor.dtype.is_integral();
     let cast = |v: Value| match v {

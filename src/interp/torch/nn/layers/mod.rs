@@ -7,10 +7,12 @@
 
 pub(crate) mod activation;
 pub(crate) mod conv;
+pub(crate) mod lazy;
 pub(crate) mod linear;
 pub(crate) mod loss;
 pub(crate) mod norm;
 pub(crate) mod rnn;
+pub(crate) mod transformer;
 
 use std::rc::Rc;
 
@@ -20,7 +22,7 @@ use crate::interp::value::{Instance, TensorRef, Value};
 use crate::interp::{Evaluator, R};
 
 /// Every layer family's table.
-pub(crate) fn tables() -> [&'static [ModuleDef]; 6] {
+pub(crate) fn tables() -> [&'static [ModuleDef]; 8] {
     [
         activation::MODULES,
         linear::MODULES,
@@ -28,6 +30,8 @@ pub(crate) fn tables() -> [&'static [ModuleDef]; 6] {
         norm::MODULES,
         loss::MODULES,
         rnn::MODULES,
+        lazy::MODULES,
+        transformer::MODULES,
     ]
 }
 

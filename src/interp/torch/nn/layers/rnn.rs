@@ -602,7 +602,6 @@ fn cell(
     h: &Value,
     c: Option<&Value>,
 ) -> R<(Value, Option<Value>)> {
-    let m = |ev: &mut Evaluator, t: &Value, name: &str, pos: Vec<Value>| method(ev, t, name, pos);
     let chunk = |ev: &mut Evaluator, t: &Value, n: i64| -> R<Vec<Value>> {
         match method(ev, t, "chunk", vec![Value::Int(n), Value::Int(1)])? {
             Value::Tuple(items) | Value::List(items) if items.len() == n as usize => Ok(items),
@@ -611,37 +610,37 @@ fn cell(
     };
     match (mode, c) {
         ("LSTM", Some(c)) => {
-            let gates = m(ev, hg, "add", vec![x.clone()])?;
+            let gates = method(ev, hg, "add", vec![x.clone()])?;
             let g = chunk(ev, &gates, 4)?;
-            let i = m(ev, &g[0], "sigmoid", vec![])?;
-            let f = m(ev, &g[1], "sigmoid", vec![])?;
-            let cell = m(ev, &g[2], "tanh", vec![])?;
-            let o = m(ev, &g[3], "sigmoid", vec![])?;
-            let fc = m(ev, &f, "mul", vec![c.clone()])?;
-            let ig = m(ev, &i, "mul", vec![cell])?;
-            let cy = m(ev, &fc, "add", vec![ig])?;
-            let tc = m(ev, &cy, "tanh", vec![])?;
-            let hy = m(ev, &o, "mul", vec![tc])?;
+            let i = method(ev, &g[0], "sigmoid", vec![])?;
+            let f = method(ev, &g[1], "sigmoid", vec![])?;
+            let cell = method(ev, &g[2], "tanh", vec![])?;
+            let o = method(ev, &g[3], "sigmoid", vec![])?;
+            let fc = method(ev, &f, "mul", vec![c.clone()])?;
+            let ig = method(ev, &i, "mul", vec![cell])?;
+            let cy = method(ev, &fc, "add", vec![ig])?;
+            let tc = method(ev, &cy, "tanh", vec![])?;
+            let hy = method(ev, &o, "mul", vec![tc])?;
             Ok((hy, Some(cy)))
         }
         ("GRU", _) => {
             let xi = chunk(ev, x, 3)?;
             let hh = chunk(ev, hg, 3)?;
-            let r0 = m(ev, &hh[0], "add", vec![xi[0].clone()])?;
-            let r = m(ev, &r0, "sigmoid", vec![])?;
-            let z0 = m(ev, &hh[1], "add", vec![xi[1].clone()])?;
-            let z = m(ev, &z0, "sigmoid", vec![])?;
-            let rn = m(ev, &hh[2], "mul", vec![r])?;
-            let n0 = m(ev, &xi[2], "add", vec![rn])?;
-            let n = m(ev, &n0, "tanh", vec![])?;
-            let d = m(ev, h, "sub", vec![n.clone()])?;
-            let dz = m(ev, &d, "mul", vec![z])?;
-            Ok((m(ev, &dz, "add", vec![n])?, None))
+            let r0 = method(ev, &hh[0], "add", vec![xi[0].clone()])?;
+            let r = method(ev, &r0, "sigmoid", vec![])?;
+            let z0 = method(ev, &hh[1], "add", vec![xi[1].clone()])?;
+            let z = method(ev, &z0, "sigmoid", vec![])?;
+            let rn = method(ev, &hh[2], "mul", vec![r])?;
+            let n0 = method(ev, &xi[2], "add", vec![rn])?;
+            let n = method(ev, &n0, "tanh", vec![])?;
+            let d = method(ev, h, "sub", vec![n.clone()])?;
+            let dz = method(ev, &d, "mul", vec![z])?;
+            Ok((method(ev, &dz, "add", vec![n])?, None))
         }
         (mode, _) => {
-            let pre = m(ev, hg, "add", vec![x.clone()])?;
+            let pre = method(ev, hg, "add", vec![x.clone()])?;
             let act = if mode == "RNN_RELU" { "relu" } else { "tanh" };
-            Ok((m(ev, &pre, act, vec![])?, None))
+            Ok((method(ev, &pre, act, vec![])?, None))
         }
     }
 }

@@ -1,0 +1,679 @@
+//! `MultiheadAttention` (`torch/nn/modules/activation.py`, its forward
+//! `F.multi_head_attention_forward`) and `TransformerEncoderLayer` (`transformer.py`), as
+//! PyTorch builds them: the packed `in_proj_weight`/`in_proj_bias` (or `q/k/v_proj_weight`
+//! for other key and value sizes), the `out_proj` submodule (a
+//! `NonDynamicallyQuantizableLinear`, whose default init draws before `_reset_parameters`
+//! redraws the projections: xavier-uniform weights, zero biases), and the encoder layer's
+//! submodules in PyTorch's order. The forward passes are PyTorch's slow path (the one taken
+//! while autograd records) written with the table's ops: projections, heads as
+//! `(N * heads, L, head_dim)` batches, `softmax(q * sqrt(1/head_dim) @ k^T) @ v`, the output
+//! projection, and the weights averaged over the heads.
+
+use std::rc::Rc;
+
+use crate::core::tensor::ScriptError;
+use crate::interp::torch::nn::layers::{
+    attr, check_device, dtype_arg, functional, init, int_arg, method, set_attrs, set_parameter,
+};
+use crate::interp::torch::nn::module::{arg, bind_python, ModuleDef};
+use crate::interp::value::{Instance, Value};
+use crate::interp::{Evaluator, R};
+
+/// The classes of this family.
+pub(crate) static MODULES: &[ModuleDef] = &[
+    ModuleDef {
+        base: Some("Linear"),
+        ..ModuleDef::new("NonDynamicallyQuantizableLinear", "torch.nn.modules.linear")
+    },
+    ModuleDef {
+        init: Some(mha_init),
+        forward: Some(mha_forward),
+        ..ModuleDef::new("MultiheadAttention", "torch.nn.modules.activation")
+    },
+    ModuleDef {
+        init: Some(stack_init),
+        forward: Some(stack_forward),
+        ..ModuleDef::new("TransformerEncoder", "torch.nn.modules.transformer")
+    },
+    ModuleDef {
+        init: Some(encoder_init),
+        forward: Some(encoder_forward),
+        ..ModuleDef::new("TransformerEncoderLayer", "torch.nn.modules.transformer")
+    },
+];
+
+/// Calls `torch.name(*pos)`.
+fn torch_fn(ev: &mut Evaluator, name: &str, pos: Vec<Value>) -> R<Value> {
+    ev.call(
+        Value::Method(Box::new(Value::Torch), name.into()),
+        pos,
+        vec![],
+    )
+}
+
+/// Builds the built-in module `class(*pos, **kw)` and makes it the submodule `name` of `o`.
+fn submodule(
+    ev: &mut Evaluator,
+    o: &Rc<Instance>,
+    name: &str,
+    class: &str,
+    pos: Vec<Value>,
+    kw: Vec<(&str, Value)>,
+) -> R<()> {
+    let class = ev
+        .nn_class(class)
+        .ok_or_else(|| ScriptError::Runtime(format!("no class {class}")))?;
+    let kw = kw.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    let value = ev.call(Value::Class(class), pos, kw)?;
+    ev.module_set_attribute(o, name, &value)?;
+    Ok(())
+}
+
+/// A submodule of `o` (`None` when absent).
+fn child(o: &Rc<Instance>, name: &str) -> Value {
+    o.module
+        .borrow()
+        .as_ref()
+        .and_then(|s| {
+            s.modules
+                .iter()
+                .find(|(n, _)| n == name)
+                .and_then(|(_, m)| m.clone())
+        })
+        .map_or(Value::None, Value::Instance)
+}
+
+fn mha_init(
+    ev: &mut Evaluator,
+    o: &Rc<Instance>,
+    pos: Vec<Value>,
+    kw: Vec<(String, Value)>,
+) -> R<()> {
+    let args = bind_python(
+        "embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None, dtype=None",
+        "MultiheadAttention.__init__",
+        &pos,
+        &kw,
+    )?;
+    ev.module_init(o, &[], &[])?;
+    let embed = int_arg(ev, &arg(&args, "embed_dim"))?;
+    let heads = int_arg(ev, &arg(&args, "num_heads"))?;
+    if embed <= 0 || heads <= 0 {
+        return Err(ScriptError::Value(format!(
+            "embed_dim and num_heads must be greater than 0, got embed_dim={embed} and num_heads={heads} instead"
+        )));
+    }
+    if ev.truthy(&arg(&args, "add_bias_kv"))? || ev.truthy(&arg(&args, "add_zero_attn"))? {
+        return Err(ScriptError::NotImplemented(
+            "MultiheadAttention with add_bias_kv or add_zero_attn is not supported by Stridescope"
+                .into(),
+        ));
+    }
+    let or_embed = |ev: &mut Evaluator, v: Value| -> R<i64> {
+        match v {
+            Value::None => Ok(embed),
+            v => int_arg(ev, &v),
+        }
+    };
+    let kdim = or_embed(ev, arg(&args, "kdim"))?;
+    let vdim = or_embed(ev, arg(&args, "vdim"))?;
+    let same = kdim == embed && vdim == embed;
+    let head_dim = embed / heads;
+    if head_dim * heads != embed {
+        return Err(ScriptError::Other {
+            class: "AssertionError".into(),
+            message: "embed_dim must be divisible by num_heads".into(),
+        });
+    }
+    let dropout = match arg(&args, "dropout") {
+        Value::Int(i) => Value::Float(i as f64),
+        v => v,
+    };
+    set_attrs(
+        o,
+        vec![
+            ("embed_dim", Value::Int(embed)),
+            ("kdim", Value::Int(kdim)),
+            ("vdim", Value::Int(vdim)),
+            ("_qkv_same_embed_dim", Value::Bool(same)),
+            ("num_heads", Value::Int(heads)),
+            ("dropout", dropout),
+            ("batch_first", arg(&args, "batch_first")),
+            ("head_dim", Value::Int(head_dim)),
+        ],
+    );
+    check_device(ev, &arg(&args, "device"))?;
+    let dtype = dtype_arg(&arg(&args, "dtype"))?;
+    if same {
+        let w = ev.empty_parameter(&[3 * embed, embed], dtype)?;
+        set_parameter(o, "in_proj_weight", Some(w));
+        for name in ["q_proj_weight", "k_proj_weight", "v_proj_weight"] {
+            set_parameter(o, name, None);
+        }
+    } else {
+        for (name, cols) in [
+            ("q_proj_weight", embed),
+            ("k_proj_weight", kdim),
+            ("v_proj_weight", vdim),
+        ] {
+            let w = ev.empty_parameter(&[embed, cols], dtype)?;
+            set_parameter(o, name, Some(w));
+        }
+        set_parameter(o, "in_proj_weight", None);
+    }
+    let bias = ev.truthy(&arg(&args, "bias"))?;
+    if bias {
+        let b = ev.empty_parameter(&[3 * embed], dtype)?;
+        set_parameter(o, "in_proj_bias", Some(b));
+    } else {
+        set_parameter(o, "in_proj_bias", None);
+    }
+    submodule(
+        ev,
+        o,
+        "out_proj",
+        "NonDynamicallyQuantizableLinear",
+        vec![Value::Int(embed), Value::Int(embed)],
+        vec![("bias", Value::Bool(bias))],
+    )?;
+    set_attrs(
+        o,
+        vec![
+            ("bias_k", Value::None),
+            ("bias_v", Value::None),
+            ("add_zero_attn", Value::Bool(false)),
+        ],
+    );
+    // `_reset_parameters`.
+    if same {
+        init(
+            ev,
+            "xavier_uniform_",
+            vec![attr(o, "in_proj_weight")],
+            vec![],
+        )?;
+    } else {
+        for name in ["q_proj_weight", "k_proj_weight", "v_proj_weight"] {
+            init(ev, "xavier_uniform_", vec![attr(o, name)], vec![])?;
+        }
+    }
+    if bias {
+        init(
+            ev,
+            "constant_",
+            vec![attr(o, "in_proj_bias"), Value::Float(0.0)],
+            vec![],
+        )?;
+        if let Value::Instance(out) = child(o, "out_proj") {
+            init(
+                ev,
+                "constant_",
+                vec![attr(&out, "bias"), Value::Float(0.0)],
+                vec![],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether a module is in training mode.
+fn training(o: &Rc<Instance>) -> bool {
+    o.module.borrow().as_ref().is_some_and(|s| s.training)
+}
+
+fn mha_forward(
+    ev: &mut Evaluator,
+    o: &Rc<Instance>,
+    pos: Vec<Value>,
+    kw: Vec<(String, Value)>,
+) -> R<Value> {
+    let args = bind_python(
+        "query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None, average_attn_weights=True, is_causal=False",
+        "MultiheadAttention.forward",
+        &pos,
+        &kw,
+    )?;
+    if !matches!(arg(&args, "key_padding_mask"), Value::None)
+        || !matches!(arg(&args, "attn_mask"), Value::None)
+        || ev.truthy(&arg(&args, "is_causal"))?
+    {
+        return Err(ScriptError::NotImplemented(
+            "MultiheadAttention with masks is not supported by Stridescope".into(),
+        ));
+    }
+    let need_weights = ev.truthy(&arg(&args, "need_weights"))?;
+    let average = ev.truthy(&arg(&args, "average_attn_weights"))?;
+    let (query, key, value) = (arg(&args, "query"), arg(&args, "key"), arg(&args, "value"));
+    attention(ev, o, query, key, value, need_weights, average)
+}
+
+/// The dims of a tensor value.
+fn shape(v: &Value) -> Vec<i64> {
+    v.as_tensor()
+        .map(|t| t.shape().to_vec())
+        .unwrap_or_default()
+}
+
+/// Whether two values are the same tensor object.
+fn same_tensor(a: &Value, b: &Value) -> bool {
+    matches!((a, b), (Value::Tensor(x), Value::Tensor(y)) if Rc::ptr_eq(x, y))
+}
+
+/// `F.multi_head_attention_forward` without masks: `(attn_output, attn_weights or None)`.
+fn attention(
+    ev: &mut Evaluator,
+    o: &Rc<Instance>,
+    mut query: Value,
+    mut key: Value,
+    mut value: Value,
+    need_weights: bool,
+    average: bool,
+) -> R<Value> {
+    let rank = shape(&query).len();
+    if rank != 2 && rank != 3 {
+        return Err(ScriptError::Other {
+            class: "AssertionError".into(),
+            message: format!(
+                "query should be unbatched 2D or batched 3D tensor but received {rank}-D query tensor"
+            ),
+        });
+    }
+    let batched = rank == 3;
+    let batch_first = matches!(attr(o, "batch_first"), Value::Bool(true));
+    let (same_qk, same_kv) = (same_tensor(&query, &key), same_tensor(&key, &value));
+    let t01 = || vec![Value::Int(1), Value::Int(0)];
+    if batched && batch_first {
+        query = method(ev, &query, "transpose", t01())?;
+        key = if same_qk {
+            query.clone()
+        } else {
+            method(ev, &key, "transpose", t01())?
+        };
+        value = if same_kv {
+            key.clone()
+        } else {
+            method(ev, &value, "transpose", t01())?
+        };
+    }
+    if !batched {
+        query = method(ev, &query, "unsqueeze", vec![Value::Int(1)])?;
+        key = method(ev, &key, "unsqueeze", vec![Value::Int(1)])?;
+        value = method(ev, &value, "unsqueeze", vec![Value::Int(1)])?;
+    }
+    let embed = int_arg(ev, &attr(o, "embed_dim"))?;
+    let heads = int_arg(ev, &attr(o, "num_heads"))?;
+    let head_dim = embed / heads;
+    let q_shape = shape(&query);
+    let (tgt, bsz) = (q_shape[0], q_shape[1]);
+    if q_shape[2] != embed {
+        return Err(ScriptError::Other {
+            class: "AssertionError".into(),
+            message: format!(
+                "was expecting embedding dimension of {embed}, but got {}",
+                q_shape[2]
+            ),
+        });
+    }
+    let bias = attr(o, "in_proj_bias");
+    let biases = if matches!(bias, Value::None) {
+        vec![Value::None; 3]
+    } else {
+        as_list(method(ev, &bias, "chunk", vec![Value::Int(3)])?)
+    };
+    let (q, k, v) = if matches!(attr(o, "_qkv_same_embed_dim"), Value::Bool(true)) {
+        let w = attr(o, "in_proj_weight");
+        let ws = as_list(method(ev, &w, "chunk", vec![Value::Int(3)])?);
+        let lin = |ev: &mut Evaluator, x: &Value, i: usize| {
+            functional(
+                ev,
+                "linear",
+                vec![x.clone(), ws[i].clone(), biases[i].clone()],
+                vec![],
+            )
+        };
+        (lin(ev, &query, 0)?, lin(ev, &key, 1)?, lin(ev, &value, 2)?)
+    } else {
+        let lin = |ev: &mut Evaluator, x: &Value, w: &str, i: usize| {
+            functional(
+                ev,
+                "linear",
+                vec![x.clone(), attr(o, w), biases[i].clone()],
+                vec![],
+            )
+        };
+        (
+            lin(ev, &query, "q_proj_weight", 0)?,
+            lin(ev, &key, "k_proj_weight", 1)?,
+            lin(ev, &value, "v_proj_weight", 2)?,
+        )
+    };
+    let heads_view = |ev: &mut Evaluator, x: &Value| -> R<Value> {
+        let len = shape(x)[0];
+        let dims = vec![
+            Value::Int(len),
+            Value::Int(bsz * heads),
+            Value::Int(head_dim),
+        ];
+        let viewed = method(ev, x, "reshape", vec![Value::Tuple(dims)])?;
+        method(ev, &viewed, "transpose", vec![Value::Int(0), Value::Int(1)])
+    };
+    let q = heads_view(ev, &q)?;
+    let k = heads_view(ev, &k)?;
+    let v = heads_view(ev, &v)?;
+    let src = shape(&k)[1];
+    let scale = Value::Float((1.0 / head_dim as f64).sqrt());
+    let q_scaled = method(ev, &q, "mul", vec![scale])?;
+    let kt = method(ev, &k, "transpose", vec![Value::Int(-2), Value::Int(-1)])?;
+    let scores = torch_fn(ev, "bmm", vec![q_scaled, kt])?;
+    let mut weights = functional(
+        ev,
+        "softmax",
+        vec![scores],
+        vec![("dim".into(), Value::Int(-1))],
+    )?;
+    let p = match attr(o, "dropout") {
+        Value::Float(f) => f,
+        _ => 0.0,
+    };
+    if p > 0.0 && training(o) {
+        weights = functional(ev, "dropout", vec![weights, Value::Float(p)], vec![])?;
+    }
+    let out = torch_fn(ev, "bmm", vec![weights.clone(), v])?;
+    let out = method(ev, &out, "transpose", vec![Value::Int(0), Value::Int(1)])?;
+    let out = method(ev, &out, "contiguous", vec![])?;
+    let out = method(
+        ev,
+        &out,
+        "view",
+        vec![Value::Int(tgt * bsz), Value::Int(embed)],
+    )?;
+    let proj = child(o, "out_proj");
+    let (w, b) = match &proj {
+        Value::Instance(p) => (attr(p, "weight"), attr(p, "bias")),
+        _ => (Value::None, Value::None),
+    };
+    let out = functional(ev, "linear", vec![out, w, b], vec![])?;
+    let mut out = method(
+        ev,
+        &out,
+        "view",
+        vec![Value::Int(tgt), Value::Int(bsz), Value::Int(embed)],
+    )?;
+    let mut weights = if need_weights {
+        let dims = vec![
+            Value::Int(bsz),
+            Value::Int(heads),
+            Value::Int(tgt),
+            Value::Int(src),
+        ];
+        let w = method(ev, &weights, "view", dims)?;
+        if average {
+            ev.call(
+                Value::Method(Box::new(w), "mean".into()),
+                vec![],
+                vec![("dim".into(), Value::Int(1))],
+            )?
+        } else {
+            w
+        }
+    } else {
+        Value::None
+    };
+    if !batched {
+        out = method(ev, &out, "squeeze", vec![Value::Int(1)])?;
+        if need_weights {
+            weights = method(ev, &weights, "squeeze", vec![Value::Int(0)])?;
+        }
+    } else if batch_first {
+        out = method(ev, &out, "transpose", t01())?;
+    }
+    Ok(Value::Tuple(vec![out, weights]))
+}
+
+/// The items of a tuple or list value.
+fn as_list(v: Value) -> Vec<Value> {
+    match v {
+        Value::Tuple(items) | Value::List(items) => items,
+        other => vec![other],
+    }
+}
+
+fn encoder_init(
+    ev: &mut Evaluator,
+    o: &Rc<Instance>,
+    pos: Vec<Value>,
+    kw: Vec<(String, Value)>,
+) -> R<()> {
+    let args = bind_python(
+        "d_model, nhead, dim_feedforward=2048, dropout=0.1, activation='relu', layer_norm_eps=1e-05, batch_first=False, norm_first=False, bias=True, device=None, dtype=None",
+        "TransformerEncoderLayer.__init__",
+        &pos,
+        &kw,
+    )?;
+    ev.module_init(o, &[], &[])?;
+    let (d_model, nhead) = (arg(&args, "d_model"), arg(&args, "nhead"));
+    let (dropout, bias) = (arg(&args, "dropout"), arg(&args, "bias"));
+    let ff = arg(&args, "dim_feedforward");
+    let eps = arg(&args, "layer_norm_eps");
+    submodule(
+        ev,
+        o,
+        "self_attn",
+        "MultiheadAttention",
+        vec![d_model.clone(), nhead],
+        vec![
+            ("dropout", dropout.clone()),
+            ("bias", bias.clone()),
+            ("batch_first", arg(&args, "batch_first")),
+        ],
+    )?;
+    submodule(
+        ev,
+        o,
+        "linear1",
+        "Linear",
+        vec![d_model.clone(), ff.clone()],
+        vec![("bias", bias.clone())],
+    )?;
+    submodule(ev, o, "dropout", "Dropout", vec![dropout.clone()], vec![])?;
+    submodule(
+        ev,
+        o,
+        "linear2",
+        "Linear",
+        vec![ff, d_model.clone()],
+        vec![("bias", bias.clone())],
+    )?;
+    set_attrs(o, vec![("norm_first", arg(&args, "norm_first"))]);
+    for name in ["norm1", "norm2"] {
+        submodule(
+            ev,
+            o,
+            name,
+            "LayerNorm",
+            vec![d_model.clone()],
+            vec![("eps", eps.clone()), ("bias", bias.clone())],
+        )?;
+    }
+    submodule(ev, o, "dropout1", "Dropout", vec![dropout.clone()], vec![])?;
+    submodule(ev, o, "dropout2", "Dropout", vec![dropout], vec![])?;
+    let functional_fn = |name: &str| {
+        Value::Method(
+            Box::new(Value::Module("torch.nn.functional".into())),
+            name.into(),
+        )
+    };
+    let activation = match arg(&args, "activation") {
+        Value::Str(s) if s == "relu" || s == "gelu" => functional_fn(&s),
+        Value::Str(s) => {
+            return Err(ScriptError::Runtime(format!(
+                "activation should be relu/gelu, not {s}"
+            )))
+        }
+        other => other,
+    };
+    let relu_or_gelu = match &activation {
+        Value::Method(_, f) if f == "relu" => 1,
+        Value::Method(_, f) if f == "gelu" => 2,
+        _ => 0,
+    };
+    set_attrs(
+        o,
+        vec![("activation_relu_or_gelu", Value::Int(relu_or_gelu))],
+    );
+    // A module (`nn.GELU()`) becomes a submodule, as `self.activation = ...` registers it.
+    let registered = matches!(activation, Value::Instance(_))
+        && ev.module_set_attribute(o, "activation", &activation)?;
+    if !registered {
+        set_attrs(o, vec![("activation", activation)]);
+    }
+    Ok(())
+}
+
+/// Calls the submodule `name` of `o` on `x`.
+fn call_child(ev: &mut Evaluator, o: &Rc<Instance>, name: &str, x: Value) -> R<Value> {
+    let m = child(o, name);
+    ev.call(m, vec![x], vec![])
+}
+
+fn encoder_forward(
+    ev: &mut Evaluator,
+    o: &Rc<Instance>,
+    pos: Vec<Value>,
+    kw: Vec<(String, Value)>,
+) -> R<Value> {
+    let args = bind_python(
+        "src, src_mask=None, src_key_padding_mask=None, is_causal=False",
+        "TransformerEncoderLayer.forward",
+        &pos,
+        &kw,
+    )?;
+    if !matches!(arg(&args, "src_mask"), Value::None)
+        || !matches!(arg(&args, "src_key_padding_mask"), Value::None)
+    {
+        return Err(ScriptError::NotImplemented(
+            "TransformerEncoderLayer with masks is not supported by Stridescope".into(),
+        ));
+    }
+    let sa_block = |ev: &mut Evaluator, x: Value| -> R<Value> {
+        let Value::Instance(attn) = child(o, "self_attn") else {
+            return Err(ScriptError::Runtime("no self_attn".into()));
+        };
+        let out = attention(ev, &attn, x.clone(), x.clone(), x, false, true)?;
+        let first = as_list(out).into_iter().next().unwrap_or(Value::None);
+        call_child(ev, o, "dropout1", first)
+    };
+    let ff_block = |ev: &mut Evaluator, x: Value| -> R<Value> {
+        let h = call_child(ev, o, "linear1", x)?;
+        let activation = match attr(o, "activation") {
+            Value::None => child(o, "activation"),
+            f => f,
+        };
+        let h = ev.call(activation, vec![h], vec![])?;
+        let h = call_child(ev, o, "dropout", h)?;
+        let h = call_child(ev, o, "linear2", h)?;
+        call_child(ev, o, "dropout2", h)
+    };
+    let x = arg(&args, "src");
+    let norm_first = ev.truthy(&attr(o, "norm_first"))?;
+    if norm_first {
+        let n1 = call_child(ev, o, "norm1", x.clone())?;
+        let sa = sa_block(ev, n1)?;
+        let x = method(ev, &x, "add", vec![sa])?;
+        let n2 = call_child(ev, o, "norm2", x.clone())?;
+        let ff = ff_block(ev, n2)?;
+        method(ev, &x, "add", vec![ff])
+    } else {
+        let sa = sa_block(ev, x.clone())?;
+        let sum = method(ev, &x, "add", vec![sa])?;
+        let x = call_child(ev, o, "norm1", sum)?;
+        let ff = ff_block(ev, x.clone())?;
+        let sum = method(ev, &x, "add", vec![ff])?;
+        call_child(ev, o, "norm2", sum)
+    }
+}
+
+/// `TransformerEncoder.__init__`: `num_layers` deep copies of the layer in a `ModuleList`.
+fn stack_init(
+    ev: &mut Evaluator,
+    o: &Rc<Instance>,
+    pos: Vec<Value>,
+    kw: Vec<(String, Value)>,
+) -> R<()> {
+    let args = bind_python(
+        "encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True",
+        "TransformerEncoder.__init__",
+        &pos,
+        &kw,
+    )?;
+    ev.module_init(o, &[], &[])?;
+    let n = int_arg(ev, &arg(&args, "num_layers"))?;
+    let layer = arg(&args, "encoder_layer");
+    let mut clones = Vec::new();
+    for _ in 0..n {
+        clones.push(ev.call_module("copy", "deepcopy", vec![layer.clone()], vec![])?);
+    }
+    submodule(
+        ev,
+        o,
+        "layers",
+        "ModuleList",
+        vec![Value::List(clones)],
+        vec![],
+    )?;
+    set_attrs(o, vec![("num_layers", arg(&args, "num_layers"))]);
+    let norm = arg(&args, "norm");
+    let registered =
+        matches!(norm, Value::Instance(_)) && ev.module_set_attribute(o, "norm", &norm)?;
+    if !registered {
+        set_attrs(o, vec![("norm", norm)]);
+    }
+    set_attrs(
+        o,
+        vec![
+            ("enable_nested_tensor", arg(&args, "enable_nested_tensor")),
+            ("use_nested_tensor", arg(&args, "enable_nested_tensor")),
+            ("mask_check", arg(&args, "mask_check")),
+        ],
+    );
+    Ok(())
+}
+
+/// `TransformerEncoder.forward`: each layer in turn, then the final norm if there is one.
+fn stack_forward(
+    ev: &mut Evaluator,
+    o: &Rc<Instance>,
+    pos: Vec<Value>,
+    kw: Vec<(String, Value)>,
+) -> R<Value> {
+    let args = bind_python(
+        "src, mask=None, src_key_padding_mask=None, is_causal=None",
+        "TransformerEncoder.forward",
+        &pos,
+        &kw,
+    )?;
+    if !matches!(arg(&args, "mask"), Value::None)
+        || !matches!(arg(&args, "src_key_padding_mask"), Value::None)
+    {
+        return Err(ScriptError::NotImplemented(
+            "TransformerEncoder with masks is not supported by Stridescope".into(),
+        ));
+    }
+    let layers = match child(o, "layers") {
+        Value::Instance(list) => list
+            .module
+            .borrow()
+            .as_ref()
+            .map(|s| s.modules.iter().filter_map(|(_, m)| m.clone()).collect())
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    let mut output = arg(&args, "src");
+    for layer in layers {
+        output = ev.call(Value::Instance(layer), vec![output], vec![])?;
+    }
+    match child(o, "norm") {
+        Value::None => Ok(output),
+        norm => ev.call(norm, vec![output], vec![]),
+    }
+}
