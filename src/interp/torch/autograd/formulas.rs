@@ -13,6 +13,7 @@
 use crate::core::tensor::Scalar;
 use crate::interp::torch::autograd::backward::{scalar, shape_value, unsupported};
 use crate::interp::torch::autograd::{number, GradNode};
+use crate::interp::torch::nn::dense_backward::{mm_mat1_backward, mm_mat2_backward};
 use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
 use crate::lang::ast::BinOp;
@@ -291,14 +292,10 @@ fn matmul(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     let g = b.g();
     let t = |ev: &mut Evaluator, v: Value| ev.method(v, "t", vec![]);
     let (ga, gb) = match (b.shape(0).len(), b.shape(1).len()) {
-        (2, 2) => {
-            let mt = t(ev, m)?;
-            let at = t(ev, a)?;
-            (
-                ev.binary(BinOp::MatMul, g.clone(), mt)?,
-                ev.binary(BinOp::MatMul, at, g)?,
-            )
-        }
+        (2, 2) => (
+            mm_mat1_backward(ev, g.clone(), a.clone(), m.clone())?,
+            mm_mat2_backward(ev, g, a, m)?,
+        ),
         (1, 1) => (
             ev.binary(BinOp::Mul, g.clone(), m)?,
             ev.binary(BinOp::Mul, g, a)?,

@@ -18,7 +18,11 @@ pub(crate) mod custom_function;
 pub(crate) mod functions;
 pub(crate) mod gradcheck;
 pub(crate) mod saved_hooks;
+mod coverage;
 pub(crate) mod formulas;
+pub(crate) mod formulas_index;
+pub(crate) mod formulas_pointwise;
+pub(crate) mod formulas_reduce;
 pub(crate) mod hooks;
 pub(crate) mod nodes;
 pub(crate) mod objects;
@@ -277,7 +281,21 @@ fn holds_tensor(v: &Value) -> bool {
     match v {
         Value::Tensor(_) => true,
         Value::Tuple(items) | Value::List(items) => items.iter().any(holds_tensor),
+        Value::NamedTuple(_, items) => items.iter().any(|(_, v)| holds_tensor(v)),
         _ => false,
+    }
+}
+
+/// An op's argument as operands of its node: a list of tensors (`cat`'s `tensors`) gives one
+/// operand per tensor, anything else one operand.
+fn list_operands(v: &Value) -> Vec<Value> {
+    match v {
+        Value::List(items) | Value::Tuple(items)
+            if !items.is_empty() && items.iter().all(|i| matches!(i, Value::Tensor(_))) =>
+        {
+            items.clone()
+        }
+        other => vec![other.clone()],
     }
 }
 
@@ -287,6 +305,11 @@ fn tensors_in(v: &Value, out: &mut Vec<TensorRef>) {
         Value::Tensor(t) => out.push(Rc::clone(t)),
         Value::Tuple(items) | Value::List(items) => {
             for item in items {
+                tensors_in(item, out);
+            }
+        }
+        Value::NamedTuple(_, items) => {
+            for (_, item) in items {
                 tensors_in(item, out);
             }
         }
@@ -360,7 +383,7 @@ impl Evaluator {
                     })
                     .collect()
             } else {
-                inputs.iter().map(|v| (*v).clone()).collect()
+                inputs.iter().flat_map(|v| list_operands(v)).collect()
             };
             let mut operands: Vec<Operand> = before
                 .iter()
@@ -505,7 +528,7 @@ fn formula_of(op: &GradOp) -> Option<&'static Formula> {
 }
 
 /// The formula of an in-place op whose table entry has none: its out-of-place op's.
-fn in_place_formula(name: &str) -> Option<&'static Formula> {
+pub(crate) fn in_place_formula(name: &str) -> Option<&'static Formula> {
     Some(match name {
         "add_" => &formulas::ADD,
         "sub_" | "subtract_" => &formulas::SUB,

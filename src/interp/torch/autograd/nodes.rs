@@ -94,14 +94,14 @@ pub(crate) fn reduction(q: &NodeQuery) -> String {
     format!("{}Backward{overload}", camel(q.name))
 }
 
-/// `max`, `min`: `Backward1` for the full reduction, `Backward0` along a `dim` or against
-/// `other`.
+/// `max`, `min`: `Backward1` for the full reduction, `Backward0` along a `dim`, and
+/// `MaximumBackward0` against `other`.
 pub(crate) fn max_min(q: &NodeQuery) -> String {
-    let overload = if !q.has("dim") && !q.has("other") {
-        1
-    } else {
-        0
-    };
+    if q.has("other") {
+        // `torch.max(a, b)` is `torch.maximum(a, b)`.
+        return format!("{}imumBackward0", camel(q.name));
+    }
+    let overload = if !q.has("dim") { 1 } else { 0 };
     format!("{}Backward{overload}", camel(q.name))
 }
 

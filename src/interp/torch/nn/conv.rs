@@ -629,6 +629,8 @@ fn forward(
         let bv = bias.map(|b| host(ev, b, Scalar::to_f64));
         let mut out = if p.transposed {
             kernel::x_from_y(&xv, &wv, &geo)
+        } else if x.dtype == DType::Float32 {
+            kernel::y_from_x_f32(&xv, &wv, &geo)
         } else {
             kernel::y_from_x(&xv, &wv, &geo)
         };

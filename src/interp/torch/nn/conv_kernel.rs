@@ -12,7 +12,8 @@
 //!
 //! Floating values are added in `f64` and rounded once to the dtype by the caller (closer to
 //! the exact sum than PyTorch's float kernels, within the oracle's tolerance); integers wrap
-//! as C++'s do.
+//! as C++'s do. A float32 convolution's forward is [`y_from_x_f32`], PyTorch's order of
+//! fused multiply-adds bit for bit.
 
 /// A number the kernels add and multiply: `f64` for floating dtypes, `i64` (wrapping) for
 /// integer ones.
@@ -244,6 +245,49 @@ pub(crate) fn y_from_x<T: Elem>(x: &[T], w: &[T], geo: &Geometry) -> Vec<T> {
             let w_g = &w[g * ycg * rows..(g + 1) * ycg * rows];
             let at = (b * geo.y_channels + g * ycg) * yp;
             gemm(&mut y[at..at + ycg * yp], w_g, &col, ycg, rows, yp);
+        }
+    }
+    y
+}
+
+/// A float32 convolution's output (no bias) as PyTorch's CPU kernel (oneDNN) adds it, bit
+/// for bit: each output element a float32 accumulator from zero, one fused multiply-add per
+/// kernel position and input channel, the channels innermost (`kh, kw, c`); padding adds
+/// nothing. `x` and `w` hold float32 values.
+pub(crate) fn y_from_x_f32(x: &[f64], w: &[f64], geo: &Geometry) -> Vec<f64> {
+    let (xcg, ycg, [kh, kw]) = (geo.xcg(), geo.ycg(), geo.kernel);
+    let [yh, yw] = geo.y_size;
+    let [_, xw] = geo.x_size;
+    let xp = geo.xp();
+    let x: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+    let w: Vec<f32> = w.iter().map(|&v| v as f32).collect();
+    let mut y = Vec::with_capacity(geo.n * geo.y_channels * yh * yw);
+    for b in 0..geo.n {
+        for yc in 0..geo.y_channels {
+            let g = yc / ycg.max(1);
+            let x_at = (b * geo.x_channels + g * xcg) * xp;
+            let w_at = yc * xcg * kh * kw;
+            for oh in 0..yh {
+                for ow in 0..yw {
+                    let mut acc = 0.0f32;
+                    for i in 0..kh {
+                        let Some(ih) = geo.x_at(0, oh, i) else {
+                            continue;
+                        };
+                        for j in 0..kw {
+                            let Some(iw) = geo.x_at(1, ow, j) else {
+                                continue;
+                            };
+                            for c in 0..xcg {
+                                let xv = x[x_at + c * xp + ih * xw + iw];
+                                let wv = w[w_at + (c * kh + i) * kw + j];
+                                acc = xv.mul_add(wv, acc);
+                            }
+                        }
+                    }
+                    y.push(f64::from(acc));
+                }
+            }
         }
     }
     y

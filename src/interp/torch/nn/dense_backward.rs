@@ -278,18 +278,51 @@ fn addmm(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
         out[0] = Some(ev.sum_to(g, &b.shape(0))?);
     }
     if b.needs(1) {
+        let m1 = ev.saved_input(b, "mat1")?;
         let m2 = ev.saved_input(b, "mat2")?;
-        let m2t = ev.method(m2, "t", vec![])?;
-        let g = ev.method(b.g(), "mm", vec![m2t])?;
+        let g = mm_mat1_backward(ev, b.g(), m1, m2)?;
         out[1] = Some(scaled(ev, g, alpha)?);
     }
     if b.needs(2) {
         let m1 = ev.saved_input(b, "mat1")?;
-        let m1t = ev.method(m1, "t", vec![])?;
-        let g = ev.method(m1t, "mm", vec![b.g()])?;
+        let m2 = ev.saved_input(b, "mat2")?;
+        let g = mm_mat2_backward(ev, b.g(), m1, m2)?;
         out[2] = Some(scaled(ev, g, alpha)?);
     }
     Ok(out)
+}
+
+/// Whether a matrix is column-major as ATen's `mm_mat*_backward` asks it (`strides[0] == 1
+/// && strides[1] == sizes[0]`): its gradient is then made column-major too.
+fn column_major(v: &Value) -> bool {
+    v.as_tensor().is_some_and(|t| {
+        let (shape, strides) = (t.shape(), t.strides());
+        shape.len() == 2 && strides[0] == 1 && strides[1] == shape[0]
+    })
+}
+
+/// ATen's `mm_mat1_backward`: `mat2.mm(grad.t()).t()` for a column-major `mat1`, else
+/// `grad.mm(mat2.t())`.
+pub(crate) fn mm_mat1_backward(ev: &mut Evaluator, g: Value, m1: Value, m2: Value) -> R<Value> {
+    if column_major(&m1) {
+        let gt = ev.method(g, "t", vec![])?;
+        let p = ev.method(m2, "mm", vec![gt])?;
+        return ev.method(p, "t", vec![]);
+    }
+    let m2t = ev.method(m2, "t", vec![])?;
+    ev.method(g, "mm", vec![m2t])
+}
+
+/// ATen's `mm_mat2_backward`: `grad.t().mm(mat1).t()` for a column-major `mat2`, else
+/// `mat1.t().mm(grad)`.
+pub(crate) fn mm_mat2_backward(ev: &mut Evaluator, g: Value, m1: Value, m2: Value) -> R<Value> {
+    if column_major(&m2) {
+        let gt = ev.method(g, "t", vec![])?;
+        let p = ev.method(gt, "mm", vec![m1])?;
+        return ev.method(p, "t", vec![]);
+    }
+    let m1t = ev.method(m1, "t", vec![])?;
+    ev.method(m1t, "mm", vec![g])
 }
 
 // ----- embedding -----

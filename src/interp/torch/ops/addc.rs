@@ -22,6 +22,9 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: addc,
+        grad: crate::interp::torch::autograd::Grad::formula(
+            &crate::interp::torch::autograd::formulas_pointwise::ADDC,
+        ),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -29,6 +32,9 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1"],
         forms: Forms::Method,
         rule: addc,
+        grad: crate::interp::torch::autograd::Grad::formula(
+            &crate::interp::torch::autograd::formulas_pointwise::ADDC,
+        ),
         ..OpDef::PLAIN
     },
 ];

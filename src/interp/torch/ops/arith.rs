@@ -36,7 +36,10 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Method,
         rule: divide,
-        grad: Grad::node("DivBackward0"),
+        grad: Grad::named(
+            "DivBackward0",
+            &crate::interp::torch::autograd::formulas::DIV,
+        ),
         ..OpDef::PLAIN
     },
     OpDef {

@@ -26,6 +26,9 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1"],
         forms: Forms::Both,
         rule: index_add,
+        grad: crate::interp::torch::autograd::Grad::formula(
+            &crate::interp::torch::autograd::formulas_index::INDEX_ALONG,
+        ),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -33,6 +36,9 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, int dim, Tensor index, Tensor source"],
         forms: Forms::Both,
         rule: index_copy,
+        grad: crate::interp::torch::autograd::Grad::formula(
+            &crate::interp::torch::autograd::formulas_index::INDEX_ALONG,
+        ),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -43,6 +49,9 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: index_fill,
+        grad: crate::interp::torch::autograd::Grad::formula(
+            &crate::interp::torch::autograd::formulas_index::INDEX_ALONG,
+        ),
         ..OpDef::PLAIN
     },
     OpDef {

@@ -28,6 +28,9 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self", "Tensor self, Any condition, Any other"],
         forms: Forms::Both,
         rule: where_,
+        grad: crate::interp::torch::autograd::Grad::formula(
+            &crate::interp::torch::autograd::formulas_index::WHERE,
+        ),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -38,6 +41,9 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: masked_fill,
+        grad: crate::interp::torch::autograd::Grad::formula(
+            &crate::interp::torch::autograd::formulas_index::MASKED_FILL,
+        ),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -48,6 +54,9 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Method,
         rule: masked_fill,
+        grad: crate::interp::torch::autograd::Grad::formula(
+            &crate::interp::torch::autograd::formulas_index::MASKED_FILL,
+        ),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -55,6 +64,9 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, int dim, Tensor index, *, Tensor? out=None"],
         forms: Forms::Both,
         rule: index_select,
+        grad: crate::interp::torch::autograd::Grad::formula(
+            &crate::interp::torch::autograd::formulas_index::GATHERING,
+        ),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -64,6 +76,9 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: gather,
+        grad: crate::interp::torch::autograd::Grad::formula(
+            &crate::interp::torch::autograd::formulas_index::GATHERING,
+        ),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -74,6 +89,9 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: scatter,
+        grad: crate::interp::torch::autograd::Grad::formula(
+            &crate::interp::torch::autograd::formulas_index::SCATTER,
+        ),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -84,6 +102,9 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Method,
         rule: scatter,
+        grad: crate::interp::torch::autograd::Grad::formula(
+            &crate::interp::torch::autograd::formulas_index::SCATTER,
+        ),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -91,6 +112,9 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, int dim, Tensor index, Tensor src"],
         forms: Forms::Both,
         rule: scatter,
+        grad: crate::interp::torch::autograd::Grad::formula(
+            &crate::interp::torch::autograd::formulas_index::SCATTER,
+        ),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -98,6 +122,9 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, int dim, Tensor index, Tensor src"],
         forms: Forms::Method,
         rule: scatter,
+        grad: crate::interp::torch::autograd::Grad::formula(
+            &crate::interp::torch::autograd::formulas_index::SCATTER,
+        ),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -105,6 +132,9 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, Tensor index, *, Tensor? out=None"],
         forms: Forms::Both,
         rule: take,
+        grad: crate::interp::torch::autograd::Grad::formula(
+            &crate::interp::torch::autograd::formulas_index::TAKE,
+        ),
         ..OpDef::PLAIN
     },
 ];

@@ -20,6 +20,10 @@ pub(crate) static OPS: &[OpDef] = &[
         forms: Forms::Function,
         rule: cat,
         complex: true,
+        grad: crate::interp::torch::autograd::Grad::named(
+            "CatBackward0",
+            &crate::interp::torch::autograd::formulas_index::JOIN,
+        ),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -28,6 +32,9 @@ pub(crate) static OPS: &[OpDef] = &[
         forms: Forms::Function,
         rule: stack,
         complex: true,
+        grad: crate::interp::torch::autograd::Grad::formula(
+            &crate::interp::torch::autograd::formulas_index::JOIN,
+        ),
         ..OpDef::PLAIN
     },
     OpDef {

@@ -88,6 +88,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, *, Tensor? out=None"],
         forms: Forms::Both,
         rule: float_unary,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_pointwise::POINTWISE),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -98,6 +99,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self"],
         forms: Forms::Both,
         rule: float_unary,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_pointwise::POINTWISE),
         ..OpDef::PLAIN
     },
 ];

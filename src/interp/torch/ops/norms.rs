@@ -23,7 +23,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, Any? p=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None"],
         forms: Forms::Both,
         rule: norm,
-        grad: Grad::node("LinalgVectorNormBackward0"),
+        grad: Grad::named("LinalgVectorNormBackward0", &crate::interp::torch::autograd::formulas_reduce::VECTOR_NORM),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -31,6 +31,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None"],
         forms: Forms::Function,
         rule: linalg_vector_norm,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_reduce::VECTOR_NORM),
         ..OpDef::PLAIN
     },
     OpDef {

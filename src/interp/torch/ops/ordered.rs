@@ -23,6 +23,9 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: sort,
+        grad: crate::interp::torch::autograd::Grad::formula(
+            &crate::interp::torch::autograd::formulas_reduce::SORTED,
+        ),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -40,6 +43,9 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True"],
         forms: Forms::Both,
         rule: topk,
+        grad: crate::interp::torch::autograd::Grad::formula(
+            &crate::interp::torch::autograd::formulas_reduce::SORTED,
+        ),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -47,6 +53,9 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, int dim, *, ScalarType? dtype=None"],
         forms: Forms::Both,
         rule: cumulative,
+        grad: crate::interp::torch::autograd::Grad::formula(
+            &crate::interp::torch::autograd::formulas_reduce::CUMULATIVE,
+        ),
         ..OpDef::PLAIN
     },
 ];

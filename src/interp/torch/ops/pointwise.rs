@@ -117,6 +117,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, Tensor other"],
         forms: Forms::Both,
         rule: products,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_pointwise::BMM),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -124,6 +125,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, Tensor other, *, Scalar alpha=1"],
         forms: Forms::Method,
         rule: binary_,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas::ADD),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -131,7 +133,10 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, Tensor other, *, Scalar alpha=1"],
         forms: Forms::Method,
         rule: binary_,
-        grad: Grad::node("SubBackward0"),
+        grad: Grad::named(
+            "SubBackward0",
+            &crate::interp::torch::autograd::formulas::SUB,
+        ),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -139,7 +144,10 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, Tensor other"],
         forms: Forms::Method,
         rule: binary_,
-        grad: Grad::node("MulBackward0"),
+        grad: Grad::named(
+            "MulBackward0",
+            &crate::interp::torch::autograd::formulas::MUL,
+        ),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -148,6 +156,7 @@ pub(crate) static OPS: &[OpDef] = &[
         forms: Forms::Method,
         rule: copy_,
         complex: true,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_pointwise::COPY),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -156,6 +165,7 @@ pub(crate) static OPS: &[OpDef] = &[
         forms: Forms::Method,
         rule: fill_,
         complex: true,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_pointwise::FILL),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -164,6 +174,7 @@ pub(crate) static OPS: &[OpDef] = &[
         forms: Forms::Method,
         rule: zero_,
         complex: true,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_pointwise::FILL),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -223,6 +234,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self"],
         forms: Forms::Both,
         rule: unary,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas::RELU),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -230,7 +242,10 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self"],
         forms: Forms::Both,
         rule: unary,
-        grad: Grad::node("NegBackward0"),
+        grad: Grad::named(
+            "NegBackward0",
+            &crate::interp::torch::autograd::formulas::NEG,
+        ),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -238,7 +253,10 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self"],
         forms: Forms::Both,
         rule: unary,
-        grad: Grad::node("AbsBackward0"),
+        grad: Grad::named(
+            "AbsBackward0",
+            &crate::interp::torch::nn::activation_backward::ABS,
+        ),
         ..OpDef::PLAIN
     },
 ];

@@ -47,6 +47,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, int[1] dim=[], bool keepdim=False"],
         forms: Forms::Both,
         rule: engine_reduce,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_reduce::AMAX),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -58,7 +59,10 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: max_min,
-        grad: Grad::by(nodes::max_min, None),
+        grad: Grad::by(
+            nodes::max_min,
+            Some(&crate::interp::torch::autograd::formulas_reduce::MAX_MIN),
+        ),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -66,6 +70,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, Tensor other"],
         forms: Forms::Both,
         rule: max_min,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_reduce::MAXIMUM),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -94,6 +99,10 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: prod,
+        grad: Grad::by(
+            nodes::reduction,
+            Some(&crate::interp::torch::autograd::formulas_reduce::PROD),
+        ),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -105,6 +114,7 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: std_var,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_reduce::VAR_STD),
         ..OpDef::PLAIN
     },
     OpDef {

@@ -27,6 +27,7 @@ pub(crate) static OPS: &[OpDef] = &[
         forms: Forms::Both,
         rule: flip,
         complex: true,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_index::REARRANGE),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -50,6 +51,7 @@ pub(crate) static OPS: &[OpDef] = &[
         forms: Forms::Both,
         rule: roll,
         complex: true,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_index::REARRANGE),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -58,6 +60,7 @@ pub(crate) static OPS: &[OpDef] = &[
         forms: Forms::Method,
         rule: repeat,
         complex: true,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_index::REPEAT),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -65,7 +68,10 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, int[] dims"],
         forms: Forms::Both,
         rule: repeat,
-        grad: Grad::node("RepeatBackward0"),
+        grad: Grad::named(
+            "RepeatBackward0",
+            &crate::interp::torch::autograd::formulas_index::REPEAT,
+        ),
         complex: true,
         ..OpDef::PLAIN
     },
@@ -85,6 +91,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, int diagonal=0"],
         forms: Forms::Both,
         rule: tri,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_index::REARRANGE),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -92,6 +99,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, int diagonal=0"],
         forms: Forms::Method,
         rule: tri,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_index::REARRANGE),
         ..OpDef::PLAIN
     },
 ];

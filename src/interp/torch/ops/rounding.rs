@@ -19,6 +19,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, *, Tensor? out=None"],
         forms: Forms::Both,
         rule: rounding,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_pointwise::POINTWISE),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -26,7 +27,10 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, *, Tensor? out=None"],
         forms: Forms::Both,
         rule: rounding,
-        grad: Grad::node("TruncBackward0"),
+        grad: Grad::named(
+            "TruncBackward0",
+            &crate::interp::torch::autograd::formulas_pointwise::POINTWISE,
+        ),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -34,6 +38,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self"],
         forms: Forms::Method,
         rule: rounding,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_pointwise::POINTWISE),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -41,7 +46,10 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self"],
         forms: Forms::Method,
         rule: rounding,
-        grad: Grad::node("TruncBackward0"),
+        grad: Grad::named(
+            "TruncBackward0",
+            &crate::interp::torch::autograd::formulas_pointwise::POINTWISE,
+        ),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -49,6 +57,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, *, int decimals=0, Tensor? out=None"],
         forms: Forms::Both,
         rule: rounding,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_pointwise::POINTWISE),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -56,6 +65,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, *, int decimals=0"],
         forms: Forms::Method,
         rule: rounding,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_pointwise::POINTWISE),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -73,6 +83,7 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: lerp,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_pointwise::LERP),
         ..OpDef::PLAIN
     },
 ];

@@ -23,6 +23,10 @@ pub(crate) static OPS: &[OpDef] = &[
         forms: Forms::Both,
         rule: split,
         complex: true,
+        grad: Grad::by(
+            crate::interp::torch::autograd::formulas_index::split_node,
+            Some(&crate::interp::torch::autograd::formulas_index::PIECE),
+        ),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -31,6 +35,7 @@ pub(crate) static OPS: &[OpDef] = &[
         forms: Forms::Both,
         rule: split_with_sizes,
         complex: true,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_index::PIECE),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -38,7 +43,10 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, int chunks, int dim=0"],
         forms: Forms::Both,
         rule: chunk,
-        grad: Grad::node("SplitBackward0"),
+        grad: Grad::named(
+            "SplitBackward0",
+            &crate::interp::torch::autograd::formulas_index::PIECE,
+        ),
         complex: true,
         ..OpDef::PLAIN
     },
@@ -48,6 +56,7 @@ pub(crate) static OPS: &[OpDef] = &[
         forms: Forms::Both,
         rule: unbind,
         complex: true,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_index::PIECE),
         ..OpDef::PLAIN
     },
     OpDef {

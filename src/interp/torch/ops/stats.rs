@@ -26,6 +26,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self", "Tensor self, int dim, bool keepdim=False"],
         forms: Forms::Both,
         rule: median,
+        grad: Grad::by(nodes::reduction, Some(&crate::interp::torch::autograd::formulas_reduce::SELECTING)),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -33,6 +34,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, int k, int dim=-1, bool keepdim=False"],
         forms: Forms::Both,
         rule: kthvalue,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_reduce::SELECTING),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -47,6 +49,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, int[1] dim, bool keepdim=False"],
         forms: Forms::Both,
         rule: logsumexp,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_reduce::LOGSUMEXP),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -61,7 +64,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None"],
         forms: Forms::Both,
         rule: nansum,
-        grad: Grad::by(nodes::reduction, None),
+        grad: Grad::by(nodes::reduction, Some(&crate::interp::torch::autograd::formulas_reduce::NANSUM)),
         ..OpDef::PLAIN
     },
     OpDef {

@@ -25,7 +25,10 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, int dim0, int dim1"],
         forms: Forms::Method,
         rule: transpose,
-        grad: Grad::node("TransposeBackward0"),
+        grad: Grad::named(
+            "TransposeBackward0",
+            &crate::interp::torch::autograd::formulas::TRANSPOSE,
+        ),
         complex: true,
         ..OpDef::PLAIN
     },
@@ -141,6 +144,7 @@ pub(crate) static OPS: &[OpDef] = &[
         forms: Forms::Method,
         rule: t,
         complex: true,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas::T),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -160,7 +164,10 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: movedim,
-        grad: Grad::node("PermuteBackward0"),
+        grad: Grad::named(
+            "PermuteBackward0",
+            &crate::interp::torch::autograd::formulas_index::REARRANGE,
+        ),
         complex: true,
         ..OpDef::PLAIN
     },
@@ -206,7 +213,10 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: narrow,
-        grad: Grad::node("SliceBackward0"),
+        grad: Grad::named(
+            "SliceBackward0",
+            &crate::interp::torch::autograd::formulas_index::SLICE,
+        ),
         complex: true,
         ..OpDef::PLAIN
     },
@@ -226,6 +236,7 @@ pub(crate) static OPS: &[OpDef] = &[
         forms: Forms::Both,
         rule: select,
         complex: true,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_index::SLICE),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -242,6 +253,7 @@ pub(crate) static OPS: &[OpDef] = &[
         forms: Forms::Both,
         rule: diagonal,
         complex: true,
+        grad: Grad::formula(&crate::interp::torch::autograd::formulas_index::DIAGONAL),
         ..OpDef::PLAIN
     },
     OpDef {

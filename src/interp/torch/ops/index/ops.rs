@@ -42,6 +42,9 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, Tensor mask"],
         forms: Forms::Both,
         rule: masked_select,
+        grad: crate::interp::torch::autograd::Grad::formula(
+            &crate::interp::torch::autograd::formulas_index::MASKED_SELECT,
+        ),
         ..OpDef::PLAIN
     },
 ];
