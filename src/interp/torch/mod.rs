@@ -2,6 +2,7 @@
 //! `torch.nn`, the storages as PyTorch shows them, `finfo`/`iinfo` and the environment probes.
 
 pub(crate) mod autograd;
+pub(crate) mod cuda_ops;
 pub(crate) mod device;
 pub(crate) mod env;
 pub(crate) mod modules;

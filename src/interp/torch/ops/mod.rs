@@ -83,6 +83,7 @@ pub(crate) static FAMILIES: &[&[OpDef]] = &[
     crate::interp::torch::nn::norm::OPS,
     crate::interp::torch::nn::dense::OPS,
     crate::interp::torch::serialization::OPS,
+    crate::interp::torch::cuda_ops::OPS,
 ];
 use crate::core::tensor::layout::{
     broadcast_shapes, contiguous_strides, infer_dense_strides, iteration_order, list_str,

@@ -5,7 +5,7 @@
 use std::rc::Rc;
 
 use crate::core::tensor::ScriptError;
-use crate::interp::torch::nn::layers::{attr, functional, set_attrs, set_buffer};
+use crate::interp::torch::nn::layers::{attr, functional, method, set_attrs, set_buffer};
 use crate::interp::torch::nn::module::{arg, bind_python, native_of, ModuleDef};
 use crate::interp::value::{Instance, Value};
 use crate::interp::{Evaluator, R};
@@ -137,10 +137,49 @@ fn loss_forward(
         .map(|n| (n.to_string(), attr(o, n)))
         .collect();
     kw.push(("reduction".into(), attr(o, "reduction")));
-    functional(
+    let (input, target) = (arg(&args, "input"), arg(&args, "target"));
+    if matches!(kind, "CrossEntropyLoss" | "NLLLoss") {
+        if let Some(value) = k_dim_loss(ev, function, &input, &target, &kw)? {
+            return Ok(value);
+        }
+    }
+    functional(ev, function, vec![input, target], kw)
+}
+
+/// The K-dimensional form of `cross_entropy`/`nll_loss` (an `(N, C, d1, ...)` input, `(N,
+/// d1, ...)` class indices): the classes moved last and the positions flattened into rows,
+/// the loss of the rows, and with `reduction='none'` the losses in the target's shape.
+/// `None` for the other shapes.
+fn k_dim_loss(
+    ev: &mut Evaluator,
+    function: &str,
+    input: &Value,
+    target: &Value,
+    kw: &[(String, Value)],
+) -> R<Option<Value>> {
+    let (Some(x), Some(t)) = (input.as_tensor(), target.as_tensor()) else {
+        return Ok(None);
+    };
+    let (shape, target_shape) = (x.shape().to_vec(), t.shape().to_vec());
+    if shape.len() < 3 || t.dtype.is_floating() || target_shape.len() + 1 != shape.len() {
+        return Ok(None);
+    }
+    let classes = shape[1];
+    let moved = method(ev, input, "movedim", vec![Value::Int(1), Value::Int(-1)])?;
+    let rows = method(
         ev,
-        function,
-        vec![arg(&args, "input"), arg(&args, "target")],
-        kw,
-    )
+        &moved,
+        "reshape",
+        vec![Value::Int(-1), Value::Int(classes)],
+    )?;
+    let flat = method(ev, target, "reshape", vec![Value::Int(-1)])?;
+    let out = functional(ev, function, vec![rows, flat], kw.to_vec())?;
+    let none = kw
+        .iter()
+        .any(|(k, v)| k == "reduction" && matches!(v, Value::Str(r) if r == "none"));
+    if !none {
+        return Ok(Some(out));
+    }
+    let dims = Value::Tuple(target_shape.iter().map(|&d| Value::Int(d)).collect());
+    method(ev, &out, "reshape", vec![dims]).map(Some)
 }
