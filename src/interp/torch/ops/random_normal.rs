@@ -134,7 +134,13 @@ impl Evaluator {
                 layout: Layout::contiguous(shape),
             });
         }
-        let values = random::sample(&mut self.torch.generator, &dist, dtype, numel as usize, true)?;
+        let values = random::sample(
+            &mut self.torch.generator,
+            &dist,
+            dtype,
+            numel as usize,
+            true,
+        )?;
         self.tensor_from_values(shape, dtype, &values, "normal")
     }
 

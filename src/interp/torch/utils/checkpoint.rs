@@ -10,8 +10,9 @@
 //!   `backward()` through that graph: parameters get their `.grad` there, and the inputs'
 //!   gradients are what reached the detached inputs. The recomputed statements are sub-steps
 //!   of the `backward()` that ran them.
-//! - Non-reentrant: the function runs as it is (its output's node is its last op's,
-//!   `TanhBackward0`), its gradients are the plain graph's.
+//! - Non-reentrant: the function runs under saved-tensor hooks of its own frame (its
+//!   output's node is its last op's, `TanhBackward0`); what its nodes save is recomputed at
+//!   the first unpack ([`super::checkpoint_frame`]); its gradients are the plain graph's.
 //!
 //! `checkpoint_sequential` checkpoints `segments - 1` runs of the sequence and runs the last
 //! plainly, as PyTorch does.
@@ -77,7 +78,8 @@ fn keep_state(generator: &CpuGenerator) -> i64 {
     key
 }
 
-fn kept_state(key: i64) -> Option<CpuGenerator> {
+/// The generator as the forward of checkpoint `key` found it, if it is still kept.
+pub(crate) fn forward_state(key: i64) -> Option<CpuGenerator> {
     FORWARD_STATES.with(|states| {
         states
             .borrow()
@@ -172,10 +174,14 @@ impl Evaluator {
                 names.join(",")
             )));
         }
-        let callable = Callable::Function(function);
         if !reentrant {
-            return self.run_callable(&callable, args, rest);
+            let rng = preserve.then(|| keep_state(&self.torch.generator));
+            let frame =
+                self.checkpoint_frame(function.clone(), false, args.clone(), rest.clone(), rng)?;
+            let callable = Callable::Function(function);
+            return self.run_in_frame(&frame, |ev| ev.run_callable(&callable, args, rest));
         }
+        let callable = Callable::Function(function);
         let special = ["context_fn", "debug", "respect_saved_tensors_hooks"];
         let given_special = special.iter().any(|name| {
             get(name).is_some_and(|v| match (*name, v) {
@@ -393,7 +399,11 @@ impl Evaluator {
             input = if reentrant {
                 self.checkpoint_reentrant(chain, vec![input], preserve)?
             } else {
-                self.run_callable(&chain, vec![input], vec![])?
+                let rng = preserve.then(|| keep_state(&self.torch.generator));
+                let fs = functions[start as usize..=end as usize].to_vec();
+                let frame =
+                    self.checkpoint_frame(Value::List(fs), true, vec![input.clone()], vec![], rng)?;
+                self.run_in_frame(&frame, |ev| ev.run_callable(&chain, vec![input], vec![]))?
             };
             start += size;
         }
@@ -457,17 +467,18 @@ fn reentrant_backward(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>>
         })
         .collect();
     let rng = node.args.iter().find_map(|(k, v)| match (k.as_str(), v) {
-        ("rng", Value::Int(key)) => kept_state(*key),
+        ("rng", Value::Int(key)) => forward_state(*key),
         _ => None,
     });
-    let surrounding = ev.torch.generator.clone();
-    if let Some(state) = rng {
-        ev.torch.generator = state;
-    }
+    // `fork_rng(enabled=preserve_rng_state)`: without a kept state the recomputation draws
+    // from the generator as it is, and leaves it moved.
+    let surrounding = rng.map(|state| std::mem::replace(&mut ev.torch.generator, state));
     let was = std::mem::replace(&mut ev.torch.grad_enabled, true);
     let outputs = ev.run_callable(&callable, args, vec![]);
     ev.torch.grad_enabled = was;
-    ev.torch.generator = surrounding;
+    if let Some(surrounding) = surrounding {
+        ev.torch.generator = surrounding;
+    }
     let outputs = outputs?;
     let output = match &outputs {
         Value::Tensor(t) => Some(Rc::clone(t)),

@@ -89,7 +89,7 @@ pub(crate) static CLASSES: &[ModuleDef] = &[
                     ),
                     _ => ev.get_item(indices, &idx)?,
                 };
-                ev.get_item(attr(o, "dataset"), &inner)
+                ev.dataset_item(attr(o, "dataset"), &inner)
             }),
             ("__len__", |ev, o, pos, kw| {
                 bind_python("", "Subset.__len__", &pos, &kw)?;
@@ -138,20 +138,39 @@ fn first_dim(ev: &mut Evaluator, t: &Value) -> R<Value> {
 }
 
 impl Evaluator {
+    /// `dataset[index]`: a `range` (as `random_split(range(10), ...)` splits one) gives its
+    /// item; anything else its `__getitem__`.
+    pub(crate) fn dataset_item(&mut self, dataset: Value, index: &Value) -> R<Value> {
+        if let (Value::Range(start, stop, step), Value::Int(i)) = (&dataset, index) {
+            let len = crate::interp::python::iteration::range_len(*start, *stop, *step);
+            let at = if *i < 0 { i + len } else { *i };
+            if at < 0 || at >= len {
+                return Err(ScriptError::Index("range object index out of range".into()));
+            }
+            return Ok(Value::Int(start + at * step));
+        }
+        self.get_item(dataset, index)
+    }
+
     /// `random_split(dataset, lengths, generator=default_generator)`: lengths (or fractions
     /// of the length) of non-overlapping `Subset`s, from one `randperm` of the global
     /// generator.
     pub(crate) fn random_split(&mut self, pos: Vec<Value>, kw: Vec<(String, Value)>) -> R<Value> {
-        let args = bind_python("dataset, lengths, generator=None", "random_split", &pos, &kw)?;
+        let args = bind_python(
+            "dataset, lengths, generator=None",
+            "random_split",
+            &pos,
+            &kw,
+        )?;
         let dataset = arg(&args, "dataset");
         let given = self.iterate(&arg(&args, "lengths"))?;
         match arg(&args, "generator") {
             Value::None | Value::Generator => {}
             other => {
                 return Err(ScriptError::Type(format!(
-                    "randperm() received an invalid combination of arguments - got (int, generator={})",
-                    other.type_name()
-                )))
+                "randperm() received an invalid combination of arguments - got (int, generator={})",
+                other.type_name()
+            )))
             }
         }
         let len = match self.call_builtin("len", vec![dataset.clone()], vec![])? {

@@ -87,7 +87,9 @@ fn init(ev: &mut Evaluator, o: &Rc<Instance>, pos: Vec<Value>, kw: Vec<(String, 
         v => int_of(&v).unwrap_or(0) as f64,
     };
     if timeout < 0.0 {
-        return Err(ScriptError::Value("timeout option should be non-negative".into()));
+        return Err(ScriptError::Value(
+            "timeout option should be non-negative".into(),
+        ));
     }
     let prefetch = get("prefetch_factor");
     if num_workers == 0 && !matches!(prefetch, Value::None) {
@@ -279,7 +281,7 @@ impl Evaluator {
         let auto_collation = !matches!(attr(&loader, "batch_size"), Value::None)
             || !matches!(attr(&loader, "_batch_sampler"), Value::None);
         if !auto_collation {
-            let item = self.get_item(dataset, &batch)?;
+            let item = self.dataset_item(dataset, &batch)?;
             return match collate_fn {
                 Value::None => Ok(item),
                 f => self.call(f, vec![item], vec![]),
@@ -288,7 +290,7 @@ impl Evaluator {
         let indices = self.iterate(&batch)?;
         let mut samples = Vec::with_capacity(indices.len());
         for i in &indices {
-            samples.push(self.get_item(dataset.clone(), i)?);
+            samples.push(self.dataset_item(dataset.clone(), i)?);
         }
         match collate_fn {
             Value::None => self.default_collate(&Value::List(samples)),

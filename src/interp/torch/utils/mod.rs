@@ -8,6 +8,7 @@
 //! attributes (`dataset`, `batch_size`, `tensors`, ...).
 
 pub(crate) mod checkpoint;
+pub(crate) mod checkpoint_frame;
 pub(crate) mod data;
 pub(crate) mod iterators;
 pub(crate) mod loader;
@@ -18,8 +19,13 @@ use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
 
 /// Every built-in class of `torch.utils` (and the iterators `iter()` makes).
-pub(crate) fn tables() -> [&'static [ModuleDef]; 3] {
-    [data::CLASSES, loader::CLASSES, iterators::CLASSES]
+pub(crate) fn tables() -> [&'static [ModuleDef]; 4] {
+    [
+        data::CLASSES,
+        loader::CLASSES,
+        iterators::CLASSES,
+        checkpoint_frame::CLASSES,
+    ]
 }
 
 /// The classes `torch.utils.data` exports.
@@ -30,10 +36,13 @@ impl Evaluator {
     pub(crate) fn utils_module_attribute(&mut self, module: &str, name: &str) -> Option<R<Value>> {
         let function = || Value::Method(Box::new(Value::Module(module.into())), name.into());
         Some(match (module, name) {
-            ("torch.utils", "data" | "checkpoint") => Ok(Value::Module(format!("torch.utils.{name}"))),
-            ("torch.utils.data", n) if DATA_CLASSES.contains(&n) => {
-                self.nn_class(n).map(Value::Class).ok_or_else(|| no_attribute(module, n))
+            ("torch.utils", "data" | "checkpoint") => {
+                Ok(Value::Module(format!("torch.utils.{name}")))
             }
+            ("torch.utils.data", n) if DATA_CLASSES.contains(&n) => self
+                .nn_class(n)
+                .map(Value::Class)
+                .ok_or_else(|| no_attribute(module, n)),
             ("torch.utils.data", "random_split" | "default_collate")
             | ("torch.utils.checkpoint", "checkpoint" | "checkpoint_sequential") => Ok(function()),
             ("torch.utils" | "torch.utils.data" | "torch.utils.checkpoint", n) => {
