@@ -183,7 +183,13 @@ impl Evaluator {
         let setup = self.class_attribute(class, "setup_context").ok();
         let inputs = match &setup {
             Some(_) => bind_defaults(&forward, &pos, &kw)?,
-            None => pos.clone(),
+            // PyTorch's inputs are the positional arguments, then the keywords' values (so a
+            // keyword argument counts in `needs_input_grad` and among the gradients).
+            None => pos
+                .iter()
+                .chain(kw.iter().map(|(_, v)| v))
+                .cloned()
+                .collect(),
         };
         let node = Rc::new(GradNode {
             name: format!("{}Backward", class.name).into(),
