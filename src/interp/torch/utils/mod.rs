@@ -12,6 +12,7 @@ pub(crate) mod checkpoint_frame;
 pub(crate) mod data;
 pub(crate) mod iterators;
 pub(crate) mod loader;
+pub(crate) mod samplers;
 
 use crate::core::tensor::ScriptError;
 use crate::interp::torch::nn::module::ModuleDef;
@@ -19,17 +20,28 @@ use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
 
 /// Every built-in class of `torch.utils` (and the iterators `iter()` makes).
-pub(crate) fn tables() -> [&'static [ModuleDef]; 4] {
+pub(crate) fn tables() -> [&'static [ModuleDef]; 5] {
     [
         data::CLASSES,
         loader::CLASSES,
         iterators::CLASSES,
         checkpoint_frame::CLASSES,
+        samplers::CLASSES,
     ]
 }
 
 /// The classes `torch.utils.data` exports.
-const DATA_CLASSES: &[&str] = &["Dataset", "TensorDataset", "Subset", "DataLoader"];
+const DATA_CLASSES: &[&str] = &[
+    "Dataset",
+    "TensorDataset",
+    "Subset",
+    "DataLoader",
+    "Sampler",
+    "SequentialSampler",
+    "RandomSampler",
+    "SubsetRandomSampler",
+    "BatchSampler",
+];
 
 impl Evaluator {
     /// `module.name` for `torch.utils` and its submodules, or `None` for other modules.
