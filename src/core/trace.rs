@@ -6,6 +6,8 @@
 //! [`CreationKind`]s. Serialized, they are the contract's strings (`"float32"`, `"s0"`,
 //! `"view"`), so nothing downstream ever parses them back.
 
+use std::sync::Arc;
+
 use serde::{Serialize, Serializer};
 
 use crate::core::tensor::{DType, Scalar, StorageId};
@@ -97,7 +99,7 @@ pub struct TensorRecord {
     pub element_size: usize,
     /// Elements in logical row-major order; null when the tensor is too large to record,
     /// and for a meta tensor (which has no values).
-    pub values: Option<Vec<TraceScalar>>,
+    pub values: Option<Values>,
     /// The device when it is not the CPU: `meta` for a meta tensor.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device: Option<String>,
@@ -111,6 +113,10 @@ pub struct TensorRecord {
     /// The autograd node that made it (`MulBackward0`), for a non-leaf that requires grad.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub grad_fn: Option<String>,
+    /// Its values are those of the previous recorded step (shared, not copied; in a
+    /// sub-step's JSON they are left out: see [`Trace::to_json`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unchanged: bool,
 }
 
 /// A NumPy array variable: its view of a storage, with NumPy's byte strides.
@@ -132,7 +138,7 @@ pub struct ArrayRecord {
     pub storage: StorageId,
     pub itemsize: usize,
     /// Elements in logical row-major order; null when the array is too large to record.
-    pub values: Option<Vec<TraceScalar>>,
+    pub values: Option<Values>,
 }
 
 /// A live storage, as a flat strip of elements of the dtype it was created with.
@@ -147,7 +153,7 @@ pub struct StorageRecord {
     pub owner: Option<String>,
     /// Elements in storage order; null when the storage is too large to record, and for a
     /// meta storage (which has no bytes).
-    pub values: Option<Vec<TraceScalar>>,
+    pub values: Option<Values>,
     /// The device when it is not the CPU: `meta` for a meta storage.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device: Option<String>,
@@ -155,15 +161,29 @@ pub struct StorageRecord {
     /// values are whatever the memory held (they read as zeros here).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub uninitialized: bool,
+    /// Its values are those of the previous recorded step (see [`TensorRecord::unchanged`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unchanged: bool,
 }
 
-/// Elements written in a storage (element indices in the dtype of the write).
+/// Elements written in a storage (element indices in the dtype of the write), as ascending
+/// runs `[first, count]` of consecutive elements: a loop that rewrites a 10^5-element weight
+/// records one run, not 10^5 offsets.
 #[derive(Clone, Debug, Serialize, Default)]
 pub struct WriteRecord {
     #[serde(serialize_with = "storage_name")]
     pub storage: StorageId,
     pub element_size: usize,
-    pub offsets: Vec<i64>,
+    pub runs: Vec<[i64; 2]>,
+}
+
+impl WriteRecord {
+    /// The element offsets written, ascending.
+    pub fn offsets(&self) -> impl Iterator<Item = i64> + '_ {
+        self.runs
+            .iter()
+            .flat_map(|&[first, count]| first..first + count)
+    }
 }
 
 /// How a variable's new tensor came to be.
@@ -236,8 +256,46 @@ impl Default for TraceScalar {
 }
 
 impl Trace {
-    /// The trace as one line of JSON.
+    /// The trace as one line of JSON. A sub-step's tensors and storages whose values did not
+    /// change since the step recorded before it carry `"unchanged": true` and `"values":
+    /// null` (a loop's 300 recorded sub-steps do not repeat the weights it never wrote); the
+    /// top-level steps always carry their values (the oracle's contract).
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+        let mut trace = self.clone();
+        for step in &mut trace.steps {
+            for inner in &mut step.substeps {
+                for t in inner.tensors.iter_mut().filter(|t| t.unchanged) {
+                    t.values = None;
+                }
+                for s in inner.storages.iter_mut().filter(|s| s.unchanged) {
+                    s.values = None;
+                }
+            }
+        }
+        serde_json::to_string(&trace).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+}
+
+/// Recorded values, shared between the steps that show them unchanged (a trace of many
+/// steps holds each distinct set of values once).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Values(pub Arc<Vec<TraceScalar>>);
+
+impl std::ops::Deref for Values {
+    type Target = [TraceScalar];
+    fn deref(&self) -> &[TraceScalar] {
+        &self.0
+    }
+}
+
+impl From<Vec<TraceScalar>> for Values {
+    fn from(values: Vec<TraceScalar>) -> Values {
+        Values(Arc::new(values))
+    }
+}
+
+impl Serialize for Values {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
     }
 }

@@ -94,6 +94,12 @@ pub struct Evaluator {
     bodies: Vec<python::functions::Body>,
     /// The exceptions being handled (`except` blocks running now), for a bare `raise`.
     handling: Vec<ScriptError>,
+    /// For each function call and class body running now, innermost last, how many
+    /// storages existed when it began (see [`Evaluator::collect_in_block`]).
+    gc_floors: Vec<u64>,
+    /// Values the running statements hold outside any name (a `for` loop's items, a
+    /// `with` statement's manager): roots of [`Evaluator::collect_in_block`].
+    pins: Vec<Value>,
     /// Statements executed so far (loop bodies included), against `Limits::max_statements`.
     executed: usize,
     /// Set when the step limit was reached: the script stops.
@@ -119,6 +125,8 @@ impl Evaluator {
             recorder: Recorder::default(),
             torch: TorchState::new(),
             handling: Vec::new(),
+            gc_floors: Vec::new(),
+            pins: Vec::new(),
             bodies: Vec::new(),
             executed: 0,
             stopped: false,

@@ -32,6 +32,10 @@ impl CpuEngine {
 
     fn gather(&self, view: &Tensor) -> Vec<Scalar> {
         let bytes = self.bytes(view.storage);
+        // A contiguous view is one run of elements: read it without walking offsets.
+        if let Some(run) = contiguous_run(view) {
+            return run.map(|i| view.dtype.read(bytes, i)).collect();
+        }
         view.layout
             .offsets()
             .map(|o| view.dtype.read(bytes, o as usize))
@@ -40,8 +44,15 @@ impl CpuEngine {
 
     fn scatter(&mut self, view: &Tensor, values: impl IntoIterator<Item = Scalar>) {
         let dtype = view.dtype;
+        let run = contiguous_run(view);
         let offsets = view.layout.offsets();
         let bytes = self.bytes_mut(view.storage);
+        if let Some(run) = run {
+            for (i, v) in run.zip(values) {
+                dtype.write(bytes, i, v);
+            }
+            return;
+        }
         for (o, v) in offsets.zip(values) {
             dtype.write(bytes, o as usize, v);
         }
@@ -481,8 +492,13 @@ impl Engine for CpuEngine {
         let n = b.layout.shape[1].max(0) as usize;
         let av = self.gather(a);
         let bv = self.gather(b);
-        let mut out = Vec::with_capacity(m * n);
         let floating = dst.dtype.is_floating();
+        if floating {
+            let out = float_matmul(&av, &bv, m, k, n);
+            self.scatter(dst, out.into_iter().map(Scalar::Float).collect::<Vec<_>>());
+            return;
+        }
+        let mut out = Vec::with_capacity(m * n);
         for i in 0..m {
             for j in 0..n {
                 if floating {
@@ -517,4 +533,34 @@ impl Engine for CpuEngine {
         }
         self.gather(view)
     }
+}
+
+/// `a @ b` for row-major `a` (m x k) and `b` (k x n), each product added in f64 in `p`
+/// order from 0.0 (so each element is the same sum as a dot product in that order), with the
+/// loops ordered so that the innermost runs along rows of `b` (vectorizable).
+fn float_matmul(a: &[Scalar], b: &[Scalar], m: usize, k: usize, n: usize) -> Vec<f64> {
+    let a: Vec<f64> = a.iter().map(|v| v.to_f64()).collect();
+    let b: Vec<f64> = b.iter().map(|v| v.to_f64()).collect();
+    let mut out = vec![0.0f64; m * n];
+    if n == 0 {
+        return out;
+    }
+    for (row, a_row) in out.chunks_exact_mut(n).zip(a.chunks_exact(k.max(1))) {
+        for (&a_ip, b_row) in a_row.iter().zip(b.chunks_exact(n)).take(k) {
+            for (o, &b_pj) in row.iter_mut().zip(b_row) {
+                *o += a_ip * b_pj;
+            }
+        }
+    }
+    out
+}
+
+/// The element indices of a contiguous view, in order (`None` for any other layout).
+fn contiguous_run(view: &Tensor) -> Option<std::ops::Range<usize>> {
+    if !view.layout.is_contiguous() {
+        return None;
+    }
+    let first = usize::try_from(view.layout.offset).ok()?;
+    let n = usize::try_from(view.layout.numel()).ok()?;
+    Some(first..first.checked_add(n)?)
 }

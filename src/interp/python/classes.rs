@@ -125,7 +125,9 @@ impl Evaluator {
         self.check_depth()?;
         self.scope.push_frame(Vec::new());
         self.bodies.push(Body::Class(qualname.clone()));
+        self.gc_floors.push(self.memory.births());
         let result = self.exec_block(&def.body);
+        self.gc_floors.pop();
         self.bodies.pop();
         let mut attrs = self.scope.pop_frame();
         result?;

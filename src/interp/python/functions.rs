@@ -114,7 +114,9 @@ impl Evaluator {
         self.check_depth()?;
         self.scope.push_frame(locals);
         self.bodies.push(Body::Function(Rc::clone(function)));
+        self.gc_floors.push(self.memory.births());
         let result = self.exec_block(&function.def.body);
+        self.gc_floors.pop();
         self.bodies.pop();
         self.scope.pop_frame();
         match result? {

@@ -82,15 +82,14 @@ impl Evaluator {
                     }
                     return Ok(Flow::Next(None));
                 }
-                for item in self.iterate(&iterable)? {
-                    self.assign(target, item)?;
-                    match self.exec_block(body)? {
-                        Flow::Break => break,
-                        Flow::Return(v) => return Ok(Flow::Return(v)),
-                        _ => {}
-                    }
-                }
-                Ok(Flow::Next(None))
+                // The items live as long as the loop runs (a `DataLoader`'s batches, the rows
+                // of a temporary): they are roots of the collections inside the body.
+                let items = self.iterate(&iterable)?;
+                self.pins.push(iterable);
+                self.pins.push(Value::List(items.clone()));
+                let result = self.run_items(target, items, body);
+                self.pins.truncate(self.pins.len() - 2);
+                result
             }
             StatementKind::While { cond, body } => {
                 loop {
@@ -151,6 +150,19 @@ impl Evaluator {
         Ok(())
     }
 
+    /// Runs `body` once for each of `items`, bound to `target` (a `for` loop's iterations).
+    fn run_items(&mut self, target: &Target, items: Vec<Value>, body: &[Statement]) -> R<Flow> {
+        for item in items {
+            self.assign(target, item)?;
+            match self.exec_block(body)? {
+                Flow::Break => break,
+                Flow::Return(v) => return Ok(Flow::Return(v)),
+                _ => {}
+            }
+        }
+        Ok(Flow::Next(None))
+    }
+
     /// Runs a block's statements in order; `break`/`continue` end it early.
     pub(crate) fn exec_block(&mut self, body: &[Statement]) -> R<Flow> {
         for statement in body {
@@ -168,9 +180,11 @@ impl Evaluator {
     fn run_inner(&mut self, statement: &Statement) -> R<Flow> {
         self.count_step()?;
         if !self.recorder.count_substep() {
-            return self.exec(&statement.kind).inspect_err(|_| {
+            let result = self.exec(&statement.kind).inspect_err(|_| {
                 self.recorder.error_line.get_or_insert(statement.line);
             });
+            self.collect_in_block(flow_value(&result));
+            return result;
         }
         // The sub-step gets its own accounting; the enclosing step keeps the sum.
         let outer = self.recorder.set_aside();
@@ -198,8 +212,11 @@ impl Evaluator {
             step.stdout = Some(printed.clone());
         }
         self.recorder.print(&printed);
+        self.collect_in_block(flow_value(&result));
         let inner = self.recorder.accounts();
+        self.recorder.in_substep = true;
         let step = self.finish_step(step, &before);
+        self.recorder.in_substep = false;
         self.recorder.substeps.push(step);
         self.recorder.merge(outer, inner);
         result
@@ -356,5 +373,14 @@ impl Evaluator {
             };
         }
         Ok(value)
+    }
+}
+
+/// The value a statement's flow carries out of it (a `return`'s), which a collection between
+/// statements must not free.
+fn flow_value(result: &R<Flow>) -> Option<&Value> {
+    match result {
+        Ok(Flow::Return(value)) => Some(value),
+        _ => None,
     }
 }

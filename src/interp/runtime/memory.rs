@@ -32,6 +32,10 @@ pub(crate) struct StorageInfo {
     pub(crate) window: Option<(StorageId, usize)>,
     /// On the meta device: a size but no bytes (nothing allocated, no values).
     pub(crate) meta: bool,
+    /// When it was registered: storages are numbered in the order they were made, so a
+    /// collection inside a function can spare what existed when the function was entered
+    /// (see [`Memory::collect`]).
+    pub(crate) born: u64,
 }
 
 /// The storages alive now and what the evaluator knows of each (see the module's docs).
@@ -48,6 +52,8 @@ pub(crate) struct Memory {
     versions: BTreeMap<StorageId, u64>,
     /// The meta storages of the engine (a `MetaEngine` inside the evaluator's engine).
     pub(crate) meta: MetaTable,
+    /// Storages registered so far (the next one's [`StorageInfo::born`]).
+    births: u64,
 }
 
 impl Memory {
@@ -61,7 +67,20 @@ impl Memory {
             windows,
             versions: BTreeMap::new(),
             meta,
+            births: 0,
         }
+    }
+
+    /// How many storages were registered so far: a storage with a greater
+    /// [`StorageInfo::born`] was made after this moment.
+    pub(crate) fn births(&self) -> u64 {
+        self.births
+    }
+
+    /// The next storage's birth number.
+    pub(super) fn next_birth(&mut self) -> u64 {
+        self.births += 1;
+        self.births
     }
 
     /// What is known of live storage `id`.
@@ -137,6 +156,7 @@ impl Memory {
         if nbytes > 0 {
             self.next_address += (nbytes as u64).div_ceil(64) * 64 + 64;
         }
+        let born = self.next_birth();
         self.storages.insert(
             id,
             StorageInfo {
@@ -147,6 +167,7 @@ impl Memory {
                 uninitialized: false,
                 window: None,
                 meta: false,
+                born,
             },
         );
     }
@@ -154,6 +175,7 @@ impl Memory {
     /// Registers a meta storage: its address is 0 (PyTorch's meta tensors report a null
     /// `data_ptr()`), and it is never drawn as uninitialized memory.
     pub(crate) fn register_meta(&mut self, id: StorageId, nbytes: usize, dtype: DType) {
+        let born = self.next_birth();
         self.storages.insert(
             id,
             StorageInfo {
@@ -163,6 +185,7 @@ impl Memory {
                 uninitialized: false,
                 window: None,
                 meta: true,
+                born,
             },
         );
     }
@@ -210,11 +233,12 @@ impl Memory {
         self.versions.retain(|id, _| storages.contains_key(id));
     }
 
-    /// Frees every storage that no value of `roots` reaches (see [`reach`]), and the
-    /// engine's memory with it.
+    /// Frees every storage made after birth `floor` (see [`StorageInfo::born`]; 0 for all)
+    /// that no value of `roots` reaches (see [`reach`]), and the engine's memory with it.
     pub(crate) fn collect<'a>(
         &mut self,
         roots: impl IntoIterator<Item = &'a Value>,
+        floor: u64,
         engine: &mut dyn Engine,
     ) {
         let mut live = BTreeSet::new();
@@ -230,9 +254,9 @@ impl Memory {
         live.extend(bases);
         let dead: Vec<StorageId> = self
             .storages
-            .keys()
-            .filter(|id| !live.contains(id))
-            .copied()
+            .iter()
+            .filter(|(id, info)| info.born > floor && !live.contains(id))
+            .map(|(id, _)| *id)
             .collect();
         for id in dead {
             self.storages.remove(&id);
@@ -459,17 +483,38 @@ impl Evaluator {
         }
         // An in-place write bumps the version counter autograd checks saved tensors against.
         *self.memory.versions.entry(view.storage).or_insert(0) += 1;
+        if self.memory.is_meta(view.storage) {
+            return;
+        }
         let cap = self.limits.max_recorded_elements;
-        let offsets: Vec<i64> = view.layout.offsets().take(cap).collect();
-        self.recorder
-            .writes
-            .push((view.storage, view.dtype.item_size(), offsets));
+        self.recorder.writes.note(
+            view.storage,
+            view.dtype.item_size(),
+            view.layout.offsets().take(cap),
+            cap,
+        );
     }
 
-    /// Frees every storage no variable reaches.
+    /// Frees every storage no variable reaches (between top-level statements).
     pub(crate) fn collect_garbage(&mut self) {
         let roots = self.scope.globals().iter().map(|(_, v)| v);
-        self.memory.collect(roots, &mut *self.engine);
+        self.memory.collect(roots, 0, &mut *self.engine);
+    }
+
+    /// Frees, between two statements of a block (a loop's body, a function's), what
+    /// nothing can reach any more, as CPython frees a value when its last reference goes.
+    /// The roots are every name (globals and the frames of the functions running now),
+    /// what the running statements hold ([`Evaluator::pins`]: a loop's items, a `with`'s
+    /// manager) and `flow`'s value (a `return` on its way out). Inside a function, only
+    /// storages made since the innermost call began are candidates: what the callers'
+    /// half-evaluated expressions hold is older than that.
+    pub(crate) fn collect_in_block(&mut self, flow: Option<&Value>) {
+        let floor = self.gc_floors.last().copied().unwrap_or(0);
+        if self.memory.births() == floor {
+            return;
+        }
+        let roots = self.scope.all_values().chain(self.pins.iter()).chain(flow);
+        self.memory.collect(roots, floor, &mut *self.engine);
     }
 }
 
@@ -518,6 +563,53 @@ layer = nn.Softmax(dim=torch.tensor(0))
 del layer";
         // zeros(2) is 8 bytes; the layer's tensor(0) another 8.
         assert_eq!(live_bytes(script), [0, 0, 8, 8, 8, 8, 8, 0, 8, 0]);
+    }
+
+    /// The bytes alive after each sub-step of the script's last step.
+    fn substep_live_bytes(script: &str) -> Vec<usize> {
+        let trace = trace_script(script);
+        let last = trace.steps.last().expect("a step");
+        assert_eq!(last.error, None);
+        last.substeps.iter().map(|s| s.live_bytes).collect()
+    }
+
+    #[test]
+    fn a_loop_frees_what_its_last_iteration_dropped() {
+        // 16 bytes a tensor: x, then y and z of the running iteration only.
+        let script = "import torch
+x = torch.zeros(4)
+for i in range(3):
+    y = x + 1
+    z = y * 2";
+        assert_eq!(substep_live_bytes(script), [32, 48, 48, 48, 48, 48]);
+    }
+
+    #[test]
+    fn a_call_inside_an_expression_keeps_the_callers_temporaries() {
+        // While the second call runs, the first call's result is held by the half-evaluated
+        // `+` only; it must survive the collections inside the second call.
+        let script = "import torch
+x = torch.zeros(4)
+def f(t):
+    a = t + 1
+    b = a * 2
+    return b
+w = f(x) + f(x)";
+        let trace = trace_script(script);
+        let last = trace.steps.last().expect("a step");
+        assert_eq!(last.error, None);
+        let w = last.tensors.iter().find(|t| t.name == "w").expect("w");
+        let values: Vec<f64> = w.values.iter().flatten().map(|v| v.0.to_f64()).collect();
+        assert_eq!(values, [4.0; 4]);
+        // The first call: x, a, then b. The second: the first call's a and b are older than
+        // the call, so they are spared (the first's `a` goes with the statement's end).
+        assert_eq!(
+            last.substeps
+                .iter()
+                .map(|s| s.live_bytes)
+                .collect::<Vec<_>>(),
+            [32, 48, 48, 64, 80, 80]
+        );
     }
 
     #[test]

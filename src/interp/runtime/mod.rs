@@ -2,9 +2,10 @@
 //! - [`scope`]: names (the globals, the running functions' locals);
 //! - [`memory`]: storages, their addresses and owners, windows of another storage's memory
 //!   ([`windows`]), allocation, and the reachability walk that frees storages;
-//! - [`recorder`]: what a statement leaves in the trace.
+//! - [`recorder`]: what a statement leaves in the trace ([`write_log`]: the cells it wrote).
 
 pub(crate) mod memory;
 pub(crate) mod recorder;
 pub(crate) mod scope;
 pub(crate) mod windows;
+pub(crate) mod write_log;

@@ -5,13 +5,16 @@
 //! (`Limits::max_recorded_elements` and `max_recorded_total`).
 
 use crate::core::trace::CreationKind;
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
 
 use crate::core::tensor::layout::ViewExplanation;
 use crate::core::tensor::{StorageId, Tensor};
-use crate::core::trace::{Creation, Step, StorageRecord, TensorRecord, TraceScalar, WriteRecord};
+use crate::core::trace::{
+    Creation, Step, StorageRecord, TensorRecord, TraceScalar, Values, WriteRecord,
+};
 use crate::interp::runtime::memory::StorageInfo;
+use crate::interp::runtime::write_log::WriteLog;
 use crate::interp::value::{TensorRef, Value};
 use crate::interp::{Evaluator, Limits, ALWAYS_RECORDED};
 
@@ -25,9 +28,8 @@ pub(crate) struct Recorder {
     allocated: usize,
     /// Storages allocated while the current statement runs.
     new_storages: HashSet<StorageId>,
-    /// Writes into storages during the current statement: the storage, its element size
-    /// and the element offsets written.
-    pub(crate) writes: Vec<(StorageId, usize, Vec<i64>)>,
+    /// The cells the current statement wrote into storages that existed before it.
+    pub(crate) writes: WriteLog,
     /// Why the current statement's `view` failed, for drawing.
     pub(crate) explain: Option<ViewExplanation>,
     /// Sub-steps of the running top-level statement.
@@ -44,6 +46,26 @@ pub(crate) struct Recorder {
     warnings: Vec<String>,
     /// Warnings already shown in this script (Python shows these once per process).
     warned: BTreeSet<&'static str>,
+    /// Whether the step being finished is a sub-step (see [`SUBSTEP_VALUES_BUDGET`]).
+    pub(crate) in_substep: bool,
+    /// Fresh values recorded in sub-steps so far (see [`SUBSTEP_VALUES_BUDGET`]).
+    substep_values: usize,
+    /// What the last recorded step showed, to share values that did not change.
+    shown: Shown,
+}
+
+/// Fresh values (not shared with an earlier step) the sub-steps of a script may record in
+/// all: a loop that rewrites big weights in every iteration stops recording their numbers
+/// (the cells are still drawn) once this many were recorded. Top-level steps are bound by
+/// [`Limits::max_recorded_total`] only.
+pub(crate) const SUBSTEP_VALUES_BUDGET: usize = 1 << 20;
+
+/// The values the last recorded step showed: each storage's with its bytes, each named
+/// tensor's with its view. A step whose storage bytes (and view) are the same shares them.
+#[derive(Default)]
+struct Shown {
+    storages: HashMap<StorageId, (Vec<u8>, Values)>,
+    tensors: HashMap<String, (Tensor, Values)>,
 }
 
 /// A step's allocations, new storages and writes, set aside while a sub-step inside it
@@ -54,7 +76,7 @@ pub(crate) struct Accounts {
     /// Storages allocated.
     new_storages: HashSet<StorageId>,
     /// Writes into storages that existed before.
-    writes: Vec<(StorageId, usize, Vec<i64>)>,
+    writes: WriteLog,
 }
 
 impl Recorder {
@@ -62,7 +84,7 @@ impl Recorder {
     pub(crate) fn begin_statement(&mut self) {
         self.allocated = 0;
         self.new_storages.clear();
-        self.writes.clear();
+        self.writes = WriteLog::default();
         self.explain = None;
         self.substeps.clear();
         self.stdout.clear();
@@ -150,6 +172,13 @@ impl Recorder {
         if n > ALWAYS_RECORDED && total > limits.max_recorded_total {
             return false;
         }
+        if self.in_substep {
+            let fresh = self.substep_values.saturating_add(n);
+            if n > ALWAYS_RECORDED && fresh > SUBSTEP_VALUES_BUDGET {
+                return false;
+            }
+            self.substep_values = fresh;
+        }
         self.recorded_values = total;
         true
     }
@@ -157,7 +186,7 @@ impl Recorder {
 
 impl Evaluator {
     /// The values of `view` (row-major), when the trace's budget allows them.
-    pub(crate) fn record_values(&mut self, view: &Tensor) -> Option<Vec<TraceScalar>> {
+    pub(crate) fn record_values(&mut self, view: &Tensor) -> Option<Values> {
         // A meta tensor has no values.
         if self.memory.is_meta(view.storage) {
             return None;
@@ -168,13 +197,117 @@ impl Evaluator {
         {
             return None;
         }
-        Some(
-            self.engine
-                .values(view)
-                .into_iter()
-                .map(TraceScalar)
-                .collect(),
-        )
+        let values: Vec<TraceScalar> = self
+            .engine
+            .values(view)
+            .into_iter()
+            .map(TraceScalar)
+            .collect();
+        Some(values.into())
+    }
+
+    /// The values of the tensor variable `name` (a view `view`): those of the last recorded
+    /// step when its storage's bytes (`unchanged_storages`) and its view are the same
+    /// (shared, and `true`), else freshly recorded within the budget.
+    fn tensor_values(
+        &mut self,
+        name: &str,
+        view: &Tensor,
+        unchanged_storages: &HashSet<StorageId>,
+    ) -> (Option<Values>, bool) {
+        if unchanged_storages.contains(&view.storage) {
+            if let Some((shown, values)) = self.recorder.shown.tensors.get(name) {
+                if shown == view {
+                    return (Some(values.clone()), true);
+                }
+            }
+        }
+        let values = self.record_values(view);
+        match &values {
+            Some(v) => {
+                self.recorder
+                    .shown
+                    .tensors
+                    .insert(name.to_string(), (view.clone(), v.clone()));
+            }
+            None => {
+                self.recorder.shown.tensors.remove(name);
+            }
+        }
+        (values, false)
+    }
+
+    /// The records of the live storages, with the values the budget allows (shared with the
+    /// last recorded step where the bytes are the same), and the set of those unchanged.
+    fn storage_records(&mut self) -> (Vec<StorageRecord>, HashSet<StorageId>) {
+        let ids: Vec<(StorageId, StorageInfo)> = self
+            .memory
+            .storages()
+            .map(|(k, v)| (k, v.clone()))
+            .collect();
+        let mut records = Vec::with_capacity(ids.len());
+        let mut unchanged = HashSet::new();
+        for (id, info) in ids {
+            if !self.memory.has_storage_record(id) {
+                continue;
+            }
+            let n = info.nbytes / info.dtype.item_size();
+            let mut same = false;
+            let values = if info.meta || n > self.limits.max_recorded_elements {
+                None
+            } else {
+                let shown = self.recorder.shown.storages.get(&id);
+                let budget = shown.is_some() || self.recorder.may_record(n, &self.limits);
+                if !budget {
+                    None
+                } else {
+                    let bytes = self.engine.read_storage(id);
+                    match self.recorder.shown.storages.get(&id) {
+                        Some((old, values)) if *old == bytes => {
+                            same = true;
+                            Some(values.clone())
+                        }
+                        was => {
+                            // Changed bytes need budget of their own (a shown storage did
+                            // not ask for it above).
+                            if was.is_some() && !self.recorder.may_record(n, &self.limits) {
+                                self.recorder.shown.storages.remove(&id);
+                                None
+                            } else {
+                                let values: Values = (0..n)
+                                    .map(|i| TraceScalar(info.dtype.read(&bytes, i)))
+                                    .collect::<Vec<_>>()
+                                    .into();
+                                self.recorder
+                                    .shown
+                                    .storages
+                                    .insert(id, (bytes, values.clone()));
+                                Some(values)
+                            }
+                        }
+                    }
+                }
+            };
+            if same {
+                unchanged.insert(id);
+            }
+            records.push(StorageRecord {
+                owner: self.memory.owner(id).cloned(),
+                id: self.memory.storage_key(id),
+                dtype: info.dtype,
+                nbytes: info.nbytes,
+                values,
+                device: info.meta.then(|| "meta".to_string()),
+                uninitialized: info.uninitialized,
+                unchanged: same,
+            });
+        }
+        let memory = &self.memory;
+        self.recorder
+            .shown
+            .storages
+            .retain(|id, _| memory.is_live(*id));
+        (records, unchanged)
     }
 
     /// Completes `step` with the state after it: every tensor and array variable, the
@@ -204,11 +337,12 @@ impl Evaluator {
         self.memory.forget_dead_owners();
         step.explain = self.recorder.explain.take();
         self.record_arrays(&mut step);
+        let (storage_records, unchanged_storages) = self.storage_records();
         for (name, t) in &vars {
             let obj = t.borrow().clone();
             let tensor = &obj.tensor;
             let info = self.memory.storage(tensor.storage).cloned();
-            let values = self.record_values(tensor);
+            let (values, unchanged) = self.tensor_values(name, tensor, &unchanged_storages);
             step.tensors.push(TensorRecord {
                 name: name.clone(),
                 dtype: tensor.dtype,
@@ -225,6 +359,7 @@ impl Evaluator {
                 ndarray_strides: None,
                 requires_grad: obj.requires_grad && obj.grad_fn.is_none(),
                 grad_fn: obj.grad_fn.as_ref().map(|node| node.name().to_string()),
+                unchanged,
             });
             let previous = before
                 .iter()
@@ -258,43 +393,14 @@ impl Evaluator {
                 });
             }
         }
-        let ids: Vec<(StorageId, StorageInfo)> = self
-            .memory
-            .storages()
-            .map(|(k, v)| (k, v.clone()))
-            .collect();
-        for (id, info) in ids {
-            if !self.memory.has_storage_record(id) {
-                continue;
-            }
-            let n = info.nbytes / info.dtype.item_size();
-            let values = if info.meta || !self.recorder.may_record(n, &self.limits) {
-                None
-            } else {
-                let bytes = self.engine.read_storage(id);
-                Some(
-                    (0..n)
-                        .map(|i| TraceScalar(info.dtype.read(&bytes, i)))
-                        .collect(),
-                )
-            };
-            step.storages.push(StorageRecord {
-                owner: self.memory.owner(id).cloned(),
-                id: self.memory.storage_key(id),
-                dtype: info.dtype,
-                nbytes: info.nbytes,
-                values,
-                device: info.meta.then(|| "meta".to_string()),
-                uninitialized: info.uninitialized,
-            });
-        }
+        step.storages = storage_records;
         let writes = std::mem::take(&mut self.recorder.writes);
-        for (id, size, offsets) in writes {
+        for (id, size, runs) in writes.records() {
             if self.memory.is_live(id) {
                 step.writes.push(WriteRecord {
                     storage: self.memory.storage_key(id),
                     element_size: size,
-                    offsets,
+                    runs,
                 });
             }
         }

@@ -21,6 +21,14 @@ impl Scope {
         &self.globals
     }
 
+    /// Every value a name holds now: the globals and the locals of every running call.
+    pub(crate) fn all_values(&self) -> impl Iterator<Item = &Value> {
+        self.globals
+            .iter()
+            .chain(self.frames.iter().flatten())
+            .map(|(_, v)| v)
+    }
+
     /// A global's value (ignoring the running function's locals).
     pub(crate) fn global(&self, name: &str) -> Option<&Value> {
         self.globals.iter().find(|(n, _)| n == name).map(|(_, v)| v)

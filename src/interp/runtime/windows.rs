@@ -133,6 +133,7 @@ impl Memory {
             Some(id) => id,
             None => {
                 let id = open_window(engine, &self.windows, base, at, extent);
+                let born = self.next_birth();
                 self.storages.insert(
                     id,
                     StorageInfo {
@@ -142,6 +143,7 @@ impl Memory {
                         uninitialized: base_info.uninitialized,
                         window: Some((base, at)),
                         meta: false,
+                        born,
                     },
                 );
                 id

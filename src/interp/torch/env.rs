@@ -204,7 +204,9 @@ impl Evaluator {
         if let Some(name) = name {
             self.scope.bind(name, Value::None);
         }
+        self.pins.push(manager);
         let result = self.exec_block(body);
+        self.pins.pop();
         (self.torch.grad_enabled, self.torch.autograd.inference) = before;
         result
     }

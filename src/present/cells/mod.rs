@@ -55,7 +55,7 @@ pub fn storage_written(
     step.writes
         .iter()
         .filter(|w| w.storage == storage)
-        .flat_map(|w| w.offsets.iter().copied())
+        .flat_map(|w| w.offsets())
         .collect()
 }
 

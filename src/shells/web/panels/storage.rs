@@ -143,7 +143,7 @@ fn patch_storages(step: &Step, shown: StoredValue<HashMap<StorageId, Vec<String>
             .writes
             .iter()
             .filter(|w| w.storage == s.id)
-            .flat_map(|w| w.offsets.iter().copied())
+            .flat_map(|w| w.offsets())
             .collect();
         mark_written(&document, &scope, s.id, &written);
     }

@@ -149,7 +149,7 @@ fn patch_views(step: &Step, shown: StoredValue<HashMap<String, Vec<String>>>) {
             .writes
             .iter()
             .filter(|w| w.storage == t.storage)
-            .flat_map(|w| w.offsets.iter().copied())
+            .flat_map(|w| w.offsets())
             .collect();
         mark_written(
             &document,
@@ -245,7 +245,7 @@ fn tensor_view(
         .writes
         .iter()
         .filter(|w| w.storage == t.storage)
-        .flat_map(|w| w.offsets.iter().copied())
+        .flat_map(|w| w.offsets())
         .collect();
     let names = axis_names(t.shape.len());
     let dims = (0..t.shape.len())

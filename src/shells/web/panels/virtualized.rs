@@ -548,7 +548,7 @@ fn written_in(step: &Step, storage: StorageId) -> HashSet<i64> {
     step.writes
         .iter()
         .filter(|w| w.storage == storage)
-        .flat_map(|w| w.offsets.iter().copied())
+        .flat_map(|w| w.offsets())
         .collect()
 }
 

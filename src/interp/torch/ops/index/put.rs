@@ -285,10 +285,11 @@ impl Evaluator {
         if offsets.is_empty() || self.recorder.is_new(t.storage) {
             return;
         }
-        offsets.truncate(self.limits.max_recorded_elements);
+        let cap = self.limits.max_recorded_elements;
+        offsets.truncate(cap);
         self.recorder
             .writes
-            .push((t.storage, t.dtype.item_size(), offsets));
+            .note(t.storage, t.dtype.item_size(), offsets, cap);
     }
 
     /// ATen's `canDispatchToMaskedFill`: a one-element value and a single mask (no other
