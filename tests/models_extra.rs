@@ -21,7 +21,8 @@
 //! checkpoint, the 60-minute blitz's tensors and CIFAR-10 classifier), the `torch.nn` docs'
 //! RNN/LSTM/GRU and cell examples, 小土堆's CIFAR-10 model and nn basics, 刘二大人's
 //! linear/logistic regression and softmax lectures, 莫烦's regression and classification,
-//! and blog snippets (per-layer memory with `element_size() * nelement()`, `F.relu_` under
+//! and blog snippets (per-layer memory with `element_size() * nelement()` and with
+//! `torch.cuda.memory_allocated()` on a machine without a GPU, `F.relu_` under
 //! `torch.no_grad()`, Transformer parameter counting with `nn.MultiheadAttention`,
 //! `nn.TransformerEncoderLayer` and `nn.TransformerEncoder`).
 //!
@@ -63,6 +64,7 @@ const CASE_TIMEOUT: Duration = Duration::from_secs(60);
 const EXACT: &[&str] = &[
     "model-h_blitz_cifar10",
     "model-h_blitz_tensors",
+    "model-h_cn_cuda_memory",
     "model-h_cn_layer_memory",
     "model-h_cn_relu_nograd",
     "model-h_d2l_dropout_concise",

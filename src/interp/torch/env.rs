@@ -36,6 +36,19 @@ pub(crate) fn legacy_class_dtype(name: &str) -> Option<DType> {
         .map(|(_, d)| *d)
 }
 
+/// `torch.cuda`'s memory counters (`memory_allocated()`, ...), which read 0 where no GPU is
+/// visible (a pattern, for the two matches that name them).
+macro_rules! CUDA_MEMORY_COUNTERS {
+    () => {
+        "memory_allocated"
+            | "max_memory_allocated"
+            | "memory_reserved"
+            | "max_memory_reserved"
+            | "memory_cached"
+            | "max_memory_cached"
+    };
+}
+
 /// The `torch.backends.cudnn` switches a seeding cell sets, with their defaults.
 const CUDNN_FLAGS: &[(&str, bool)] = &[
     ("deterministic", false),
@@ -72,6 +85,7 @@ impl Evaluator {
             ("torch.cuda", "is_available" | "device_count" | "is_bf16_supported")
             | ("torch.accelerator", "is_available" | "device_count" | "current_accelerator")
             | ("torch.cuda", "manual_seed" | "manual_seed_all" | "empty_cache")
+            | ("torch.cuda", CUDA_MEMORY_COUNTERS!())
             | ("torch.backends.mps" | "torch.backends.cuda", "is_available" | "is_built") => {
                 method()
             }
@@ -113,6 +127,8 @@ impl Evaluator {
             // PyTorch's CUDA build names CUDA even where no GPU is visible.
             ("torch.accelerator", "current_accelerator") => Value::Device("cuda".into()),
             ("torch.cuda", "manual_seed" | "manual_seed_all" | "empty_cache") => Value::None,
+            // The caching allocator's counters: no CUDA memory was ever allocated.
+            ("torch.cuda", CUDA_MEMORY_COUNTERS!()) => Value::Int(0),
             _ => return None,
         })
     }
