@@ -63,6 +63,8 @@ CASES = [
     case("stack", "a = torch.tensor([1.0, 2.0], requires_grad=True)\nb = torch.tensor([3.0, 4.0], requires_grad=True)\ny = torch.stack([a, b], dim=1)\ny.grad_fn.name()\n(y * torch.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()\n", ("a", "b")),
     case("split", "p, q = x.split([1, 3], dim=1)\np.grad_fn.name()\n(p * 2).sum().backward()\n(q * w[:, 1:]).sum().backward()\n"),
     case("chunk", "p, q = x.chunk(2, 1)\np.grad_fn.name()\n(q * w[:, 2:]).sum().backward()\n"),
+    case("tensor_split", "p, q, r = torch.tensor_split(x, 3, dim=1)\nq.grad_fn.name()\n(q * 3).sum().backward()\n(r * w[:, 3:]).sum().backward()\n"),
+    case("hsplit_vsplit", "p, q = torch.hsplit(x, [1])\nq.grad_fn.name()\n(q * w[:, 1:]).sum().backward()\nu, v = torch.vsplit(x, [2])\n(v * 5).sum().backward()\n"),
     case("unbind", "r0, r1, r2 = x.unbind()\nr1.grad_fn.name()\n(r1 * torch.arange(4.0)).sum().backward()\n"),
     case("select_narrow", "y = x.select(1, -1)\ny.grad_fn.name()\n(y * torch.tensor([1.0, 2.0, 3.0])).sum().backward()\nz = x.narrow(1, 1, 2)\nz.grad_fn.name()\n(z * w[:, :2]).sum().backward()\n"),
     case("repeat", "y = x.repeat(2, 1, 2)\ny.grad_fn.name()\n(y * torch.arange(48.0).reshape(2, 3, 8)).sum().backward()\n"),

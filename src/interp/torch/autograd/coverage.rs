@@ -129,19 +129,6 @@ const NOT_MODELLED: &[(&str, &str)] = &[
     ("polar", "polar_backward(grad, result)"),
     ("reciprocal", "-grad * (result * result).conj()"),
     ("reciprocal_", "-grad * (result * result).conj()"),
-    ("tensor_split", "SliceBackward0 of each piece"),
-    (
-        "hsplit",
-        "SplitBackward0/SplitWithSizesBackward0 along dim 1",
-    ),
-    (
-        "vsplit",
-        "SplitBackward0/SplitWithSizesBackward0 along dim 0",
-    ),
-    (
-        "dsplit",
-        "SplitBackward0/SplitWithSizesBackward0 along dim 2",
-    ),
     ("outer", "self: grad @ vec2; vec2: grad.t() @ self"),
     ("ger", "self: grad @ vec2; vec2: grad.t() @ self"),
     ("trace", "trace_backward: grad on the diagonal"),

@@ -333,13 +333,20 @@ fn piece(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     };
     let name = b.node.name.to_string();
     let mut g = b.g();
-    let default_dim = match name.as_str() {
-        n if n.starts_with("Hsplit") => i64::from(shape.len() > 1),
-        n if n.starts_with("Dsplit") => 2,
-        _ => 0,
+    let unbind = name.starts_with("Unbind");
+    // The split dim is where the piece is shorter than the input (`hsplit` and the like name
+    // none); a piece as long as the input sits at its start along any dim.
+    let shorter = (!unbind)
+        .then(|| {
+            let piece = result.tensor.shape();
+            (0..shape.len()).find(|&d| piece.get(d) != shape.get(d))
+        })
+        .flatten();
+    let dim = match shorter {
+        Some(d) => d,
+        None => wrap(int_arg(b, "dim", 0), shape.len()) as usize,
     };
-    let dim = wrap(int_arg(b, "dim", default_dim), shape.len()) as usize;
-    if name.starts_with("Unbind") {
+    if unbind {
         g = m(ev, &g, "unsqueeze", vec![Value::Int(dim as i64)])?;
     }
     let stride = input.tensor.strides().get(dim).copied().unwrap_or(1);

@@ -68,7 +68,10 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Both,
         rule: tensor_split,
-        grad: Grad::node("SplitBackward0"),
+        grad: Grad::named(
+            "SliceBackward0",
+            &crate::interp::torch::autograd::formulas_index::PIECE,
+        ),
         complex: true,
         ..OpDef::PLAIN
     },
@@ -84,6 +87,10 @@ pub(crate) static OPS: &[OpDef] = &[
         forms: Forms::Both,
         rule: hvdsplit,
         complex: true,
+        grad: Grad::named(
+            "SliceBackward0",
+            &crate::interp::torch::autograd::formulas_index::PIECE,
+        ),
         ..OpDef::PLAIN
     },
 ];
