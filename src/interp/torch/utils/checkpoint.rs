@@ -184,10 +184,11 @@ impl Evaluator {
         let callable = Callable::Function(function);
         let special = ["context_fn", "debug", "respect_saved_tensors_hooks"];
         let given_special = special.iter().any(|name| {
-            get(name).is_some_and(|v| match (*name, v) {
-                ("debug", Value::Bool(false)) => false,
-                ("respect_saved_tensors_hooks", Value::None) => false,
-                _ => true,
+            get(name).is_some_and(|v| {
+                !matches!(
+                    (*name, v),
+                    ("debug", Value::Bool(false)) | ("respect_saved_tensors_hooks", Value::None)
+                )
             })
         });
         if given_special {
