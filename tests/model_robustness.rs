@@ -135,3 +135,27 @@ fn a_training_loops_trace_shares_what_did_not_change() {
         Some(800)
     );
 }
+
+#[test]
+fn a_many_line_error_is_its_first_line_with_the_rest_as_detail() {
+    let trace = trace_script(
+        "import torch.nn as nn
+a = nn.Linear(2, 3)
+b = nn.Linear(2, 4)
+b.load_state_dict(a.state_dict())",
+    );
+    let step = at_line(&trace, 4);
+    assert_eq!(
+        step.error.as_deref(),
+        Some("RuntimeError: Error(s) in loading state_dict for Linear:")
+    );
+    let detail = step.error_detail.clone().unwrap_or_default();
+    assert!(
+        detail.contains("size mismatch for weight: copying a param with shape torch.Size([3, 2]) from checkpoint, the shape in current model is torch.Size([4, 2])."),
+        "{detail}"
+    );
+    assert_eq!(
+        step.full_error().map(|e| e.lines().count()),
+        Some(1 + detail.lines().count())
+    );
+}

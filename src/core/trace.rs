@@ -39,8 +39,12 @@ pub struct Step {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<usize>,
     pub source: String,
-    /// `"<Type>: <message>"` as Python prints the exception, or null.
+    /// `"<Type>: <first line of the message>"` as the oracle records the exception, or null
+    /// (set with [`Step::set_error`]).
     pub error: Option<String>,
+    /// The message's further lines, when it has some (`load_state_dict`'s missing keys).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_detail: Option<String>,
     /// The notebook's output of a bare expression (Python `repr`), or what the statement
     /// printed; null when neither.
     pub output: Option<String>,
@@ -252,6 +256,32 @@ impl Serialize for TraceScalar {
 impl Default for TraceScalar {
     fn default() -> Self {
         TraceScalar(Scalar::Int(0))
+    }
+}
+
+impl Step {
+    /// Records `text`, an exception as Python prints it: its first line as the `error`, the
+    /// rest as the `error_detail`.
+    pub fn set_error(&mut self, text: String) {
+        match text.split_once('\n') {
+            Some((first, rest)) => {
+                self.error = Some(first.to_string());
+                self.error_detail = Some(rest.to_string());
+            }
+            None => {
+                self.error = Some(text);
+                self.error_detail = None;
+            }
+        }
+    }
+
+    /// The whole exception as Python prints it: the `error` and its detail.
+    pub fn full_error(&self) -> Option<String> {
+        let error = self.error.as_ref()?;
+        Some(match &self.error_detail {
+            Some(detail) => format!("{error}\n{detail}"),
+            None => error.clone(),
+        })
     }
 }
 

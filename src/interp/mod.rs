@@ -153,7 +153,7 @@ impl Evaluator {
                         .trim()
                         .to_string();
                     let mut step = self.empty_step(line, source_line);
-                    step.error = Some(err.to_string());
+                    step.set_error(err.to_string());
                     step.column = Some(err.pos.col);
                     self.finish_step(step, &[])
                 }
@@ -192,7 +192,7 @@ impl Evaluator {
                 )
             }
             Err(e) => {
-                step.error = Some(e.to_string());
+                step.set_error(e.to_string());
                 step.error_line = self.recorder.error_line.take();
             }
         }

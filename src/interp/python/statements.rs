@@ -200,7 +200,7 @@ impl Evaluator {
             Ok(Flow::Next(out)) => step.output = out.clone(),
             Ok(_) => {}
             Err(e) => {
-                step.error = Some(e.to_string());
+                step.set_error(e.to_string());
                 self.recorder.error_line.get_or_insert(statement.line);
             }
         }

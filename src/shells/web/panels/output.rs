@@ -15,7 +15,7 @@ pub fn OutputPanel() -> impl IntoView {
     view! {
         <div class="panel output-panel" aria-live="polite">
             {move || match state.with_current(|s| {
-                (s.line, s.column, s.source.clone(), s.output.clone(), s.error.clone(), s.explain.clone(), s.created.clone(), s.warnings.clone(), s.error_line, s.caught_by)
+                (s.line, s.column, s.source.clone(), s.output.clone(), s.full_error(), s.explain.clone(), s.created.clone(), s.warnings.clone(), s.error_line, s.caught_by)
             }) {
                 None => view! { <p class="muted">{t("output-empty")}</p> }.into_any(),
                 Some((line, column, source, output, error, explain, created, warnings, error_line, caught_by)) => {
