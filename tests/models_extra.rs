@@ -19,8 +19,9 @@
 //! scoring and multi-head attention, the seq2seq encoder and decoder), the PyTorch tutorials
 //! ("Build the Neural Network" at full size, "Save and Load the Model" and the general
 //! checkpoint, the 60-minute blitz's tensors and CIFAR-10 classifier), the `torch.nn` docs'
-//! RNN/LSTM/GRU and cell examples, 小土堆's CIFAR-10 model and nn basics, 刘二大人's
-//! linear/logistic regression and softmax lectures, 莫烦's regression and classification,
+//! RNN/LSTM/GRU and cell, `Softmax2d` and `PReLU` examples, 小土堆's CIFAR-10 model and nn
+//! basics, 刘二大人's linear/logistic regression and softmax lectures, 莫烦's regression and
+//! classification,
 //! and blog snippets (per-layer memory with `element_size() * nelement()` and with
 //! `torch.cuda.memory_allocated()` on a machine without a GPU, `F.relu_` under
 //! `torch.no_grad()`, Transformer parameter counting with `nn.MultiheadAttention`,
@@ -59,6 +60,8 @@ const CASE_TIMEOUT: Duration = Duration::from_secs(60);
 /// - `h_liu_multi_softmax`: NumPy advanced indexing (`xy[:, [-1]]`: `NotImplementedError:
 ///   advanced indexing of NumPy arrays (with lists, arrays or masks) is outside Stridescope's
 ///   NumPy subset`);
+/// - `h_nn_docs_prelu_softmax2d`: `PReLU`'s output prints `grad_fn=<SubBackward0>` for
+///   PyTorch's `grad_fn=<PreluKernelBackward0>`;
 /// - `h_mofan_regression`: `ndarray.squeeze()` (`AttributeError: 'numpy.ndarray' object has
 ///   no attribute 'squeeze'`).
 const EXACT: &[&str] = &[

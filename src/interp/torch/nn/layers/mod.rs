@@ -6,6 +6,7 @@
 //! PyTorch's.
 
 pub(crate) mod activation;
+pub(crate) mod activation_extra;
 pub(crate) mod conv;
 pub(crate) mod lazy;
 pub(crate) mod linear;
@@ -22,7 +23,7 @@ use crate::interp::value::{Instance, TensorRef, Value};
 use crate::interp::{Evaluator, R};
 
 /// Every layer family's table.
-pub(crate) fn tables() -> [&'static [ModuleDef]; 8] {
+pub(crate) fn tables() -> [&'static [ModuleDef]; 9] {
     [
         activation::MODULES,
         linear::MODULES,
@@ -32,6 +33,7 @@ pub(crate) fn tables() -> [&'static [ModuleDef]; 8] {
         rnn::MODULES,
         lazy::MODULES,
         transformer::MODULES,
+        activation_extra::MODULES,
     ]
 }
 
