@@ -1,5 +1,6 @@
 //! NumPy's layout functions that a stride lesson reaches for: `np.ascontiguousarray` (a C-order
-//! copy only when needed), `np.expand_dims` (a reshape, so a view), `np.broadcast_to` (a
+//! copy only when needed; `np.asfortranarray` the Fortran-order one), `np.expand_dims` (a
+//! reshape, so a view), `np.broadcast_to` (a
 //! view with stride 0 where it repeats), and the `flags` of an array.
 
 use crate::core::tensor::{Layout, ScriptError, Tensor};
@@ -8,8 +9,12 @@ use crate::interp::value::{TensorRef, Value};
 use crate::interp::{Evaluator, R};
 
 /// The functions of this module.
-pub(in crate::interp) const LAYOUT_FUNCTIONS: &[&str] =
-    &["ascontiguousarray", "expand_dims", "broadcast_to"];
+pub(in crate::interp) const LAYOUT_FUNCTIONS: &[&str] = &[
+    "ascontiguousarray",
+    "asfortranarray",
+    "expand_dims",
+    "broadcast_to",
+];
 
 impl Evaluator {
     /// `np.<name>(...)` for [`LAYOUT_FUNCTIONS`].
@@ -31,10 +36,11 @@ impl Evaluator {
                 .map(|(_, v)| v.clone())
         });
         match name {
-            "ascontiguousarray" => {
+            "ascontiguousarray" | "asfortranarray" => {
+                let order = if name == "asfortranarray" { "F" } else { "C" };
                 let mut kw = kw;
                 kw.retain(|(k, _)| k != "order");
-                kw.push(("order".into(), Value::Str("C".into())));
+                kw.push(("order".into(), Value::Str(order.into())));
                 let mut pos = vec![a];
                 pos.extend(second);
                 self.call_numpy("asarray", pos, kw)

@@ -106,11 +106,9 @@ impl Evaluator {
                         return Ok(Value::Device(self.device_of(&tensor).name().into()))
                     }
                     "real" | "imag" => return self.complex_attribute(&tensor, name),
-                    // A complex adjoint is a lazily conjugated view, which is not modelled.
+                    // A complex adjoint: the conjugate of the transpose (materialized).
                     "mH" | "H" if tensor.dtype.is_complex() => {
-                        return Err(ScriptError::NotImplemented(format!(
-                            "tensor.{name} of a complex tensor (a conjugate view) is not supported by Stridescope"
-                        )))
+                        return self.complex_adjoint(&tensor, name)
                     }
                     "T" => {
                         let dims: Vec<i64> = (0..tensor.ndim() as i64).rev().collect();

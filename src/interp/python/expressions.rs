@@ -353,6 +353,10 @@ impl Evaluator {
                         "unsupported format string passed to Tensor.__format__".into(),
                     ));
                 }
+                if tensor.dtype.is_complex() {
+                    let item = self.complex_item(&tensor);
+                    return self.format_value(&item, spec);
+                }
                 match self.engine.values(&tensor).first().copied() {
                     Some(crate::core::tensor::Scalar::Int(i)) => Formattable::Int(i),
                     Some(crate::core::tensor::Scalar::Float(f)) => Formattable::Float(f),

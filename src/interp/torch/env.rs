@@ -242,6 +242,9 @@ impl Evaluator {
                 "new() received an invalid combination of arguments - got (..., {k}=...), but expected one of:"
             )));
         }
+        if let [Value::Storage(id, storage_dtype)] = pos {
+            return self.tensor_from_storage(dtype, *id, *storage_dtype);
+        }
         let dtype_kw = vec![("dtype".to_string(), Value::DType(dtype))];
         let sizes = match pos {
             [] => Some(vec![Value::Int(0)]),

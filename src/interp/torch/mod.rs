@@ -14,6 +14,7 @@ pub(crate) mod serialization;
 pub(crate) mod signature;
 pub(crate) mod state;
 pub(crate) mod storage;
+pub(crate) mod storage_set;
 pub(crate) mod storage_write;
 pub(crate) mod typeinfo;
 pub(crate) mod utils;

@@ -282,8 +282,11 @@ impl Evaluator {
                 this,
                 args,
             };
-            if !entry.def.complex {
-                crate::interp::torch::ops::check_complex_support(&op)?;
+            if let Some(out) = (!entry.def.complex)
+                .then(|| self.complex_table_op(&op))
+                .flatten()
+            {
+                return out;
             }
             let inputs: Vec<&Value> = op.args.values.iter().flatten().collect();
             self.check_inference(&op.name, entry.def.grad.formula, &inputs)?;
@@ -356,8 +359,11 @@ impl Evaluator {
                 this: Some(Rc::clone(this)),
                 args,
             };
-            if !entry.def.complex {
-                crate::interp::torch::ops::check_complex_support(&op)?;
+            if let Some(out) = (!entry.def.complex)
+                .then(|| self.complex_table_op(&op))
+                .flatten()
+            {
+                return out;
             }
             let inputs: Vec<&Value> = op.args.values.iter().flatten().collect();
             self.check_inference(&op.name, entry.def.grad.formula, &inputs)?;

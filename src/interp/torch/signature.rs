@@ -309,8 +309,10 @@ fn param_accepts(name: &str, p: &Param, v: &Value) -> bool {
     if p.ty.accepts(v) || (p.optional && matches!(v, Value::None)) {
         return true;
     }
+    let complex =
+        matches!(v, Value::Complex(..)) && crate::interp::torch::ops::takes_complex_number(name);
     p.ty == ParamType::Tensor
-        && matches!(v, Value::Int(_) | Value::Float(_) | Value::Bool(_))
+        && (matches!(v, Value::Int(_) | Value::Float(_) | Value::Bool(_)) || complex)
         && allows_numbers_as_tensors(name)
 }
 
@@ -334,7 +336,16 @@ pub(crate) fn bind(schemas: &[Schema], args: &CallArgs) -> Result<Bound, ScriptE
             }
         }
     }
-    if schemas.len() == 1 {
+    // The random factories also have a `generator` overload in PyTorch's parser, so a
+    // keyword none of them takes (`names=`) is an invalid combination there.
+    let generator_overload = matches!(
+        args.name,
+        "rand" | "randn" | "randint" | "randperm" | "rand_like" | "randn_like" | "randint_like"
+    );
+    let unexpected = first_error
+        .as_deref()
+        .is_some_and(|m| m.contains("unexpected keyword"));
+    if schemas.len() == 1 && !(generator_overload && unexpected) {
         return Err(ScriptError::Type(first_error.unwrap_or_default()));
     }
     // PyTorch reports the precise error when exactly one overload takes this many arguments.
@@ -343,7 +354,7 @@ pub(crate) fn bind(schemas: &[Schema], args: &CallArgs) -> Result<Bound, ScriptE
         .iter()
         .filter(|s| given >= s.min_args() && given <= s.params.len())
         .collect();
-    if let [only] = plausible.as_slice() {
+    if let (false, [only]) = (generator_overload && unexpected, plausible.as_slice()) {
         if let Err(Mismatch(m)) = bind_one(only, args) {
             return Err(ScriptError::Type(m));
         }

@@ -120,7 +120,7 @@ impl Evaluator {
                 Ok(Value::Device(if meta { "meta" } else { "cpu" }.into()))
             }
             "nbytes" | "data_ptr" | "size" | "element_size" | "tolist" | "type" | "untyped"
-            | "is_shared" | "cpu" => Ok(Value::Method(
+            | "is_shared" | "cpu" | "clone" => Ok(Value::Method(
                 Box::new(Value::Storage(id, dtype)),
                 name.to_string(),
             )),
@@ -154,6 +154,11 @@ impl Evaluator {
             "is_shared" => Value::Bool(false),
             "untyped" => Value::Storage(id, None),
             "cpu" => Value::Storage(id, dtype),
+            "clone" => {
+                let bytes = self.engine.read_storage(id);
+                let copy = self.allocate_with(bytes, element_dtype(dtype), "clone")?;
+                Value::Storage(copy, dtype)
+            }
             "type" => Value::Str(match dtype {
                 Some(d) => format!("torch.{}Storage", d.scalar_type_name()),
                 None => "torch.UntypedStorage".into(),

@@ -4,8 +4,9 @@
 //!
 //! A complex element is two floats side by side, so every byte a complex tensor holds is
 //! moved by the engines as its `view_as_real` (a float tensor with a trailing dim of 2):
-//! copies, clones and fills reuse the float paths. Complex arithmetic and reductions are
-//! refused with a `NotImplementedError` naming the op (see [`refuse_complex`]).
+//! copies, clones and fills reuse the float paths. Complex arithmetic is computed by
+//! `complex_math` / `complex_ops`; the engines' real kernels refuse complex operands
+//! (see [`refuse_complex`]).
 
 use crate::core::tensor::layout::{broadcast_shapes, list_str};
 use crate::core::tensor::random::Distribution;
@@ -217,29 +218,6 @@ pub(crate) fn refuse_complex(op: &str, tensors: &[&Tensor]) -> R<()> {
     Ok(())
 }
 
-/// Refuses a table op on complex tensors (any tensor argument, or one in a list): called
-/// for the ops whose entry does not say `complex: true` (views, copies, queries,
-/// conversions and this family do), which compute on element values that know no complex
-/// elements, so they raise a `NotImplementedError` naming the op instead of a wrong value.
-pub(crate) fn check_complex_support(call: &OpCall) -> R<()> {
-    fn complex(v: &Value) -> bool {
-        match v {
-            Value::Tensor(t) => t.borrow().tensor.dtype.is_complex(),
-            Value::List(items) | Value::Tuple(items) => items.iter().any(complex),
-            _ => false,
-        }
-    }
-    let this = call
-        .this
-        .as_ref()
-        .is_some_and(|t| t.borrow().tensor.dtype.is_complex());
-    let any = this || call.args.values.iter().flatten().any(complex);
-    if any {
-        return refuse_complex_dtype(&call.name, DType::Complex64);
-    }
-    Ok(())
-}
-
 /// [`refuse_complex`] for a result or input dtype.
 pub(crate) fn refuse_complex_dtype(op: &str, dtype: DType) -> R<()> {
     if dtype.is_complex() {
@@ -294,6 +272,12 @@ pub(crate) fn holds_complex(data: &Value) -> bool {
 }
 
 impl Evaluator {
+    /// The Python `complex` held by a one-element complex tensor (`Tensor.__format__`).
+    pub(crate) fn complex_item(&mut self, t: &Tensor) -> Value {
+        let values = self.engine.values(t);
+        complex_tolist(&values, &[])
+    }
+
     /// The `real` / `imag` attributes of a tensor (views).
     pub(crate) fn complex_attribute(&mut self, t: &Tensor, name: &str) -> R<Value> {
         let out = if name == "imag" {

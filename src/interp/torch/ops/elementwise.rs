@@ -126,6 +126,9 @@ impl Evaluator {
         if let Some(device) = enter {
             return self.on_device(device, |ev| ev.tensor_binary(op, a, b));
         }
+        if let Some(out) = self.complex_operator(op, a, b) {
+            return out;
+        }
         self.check_inference_operator(op, a, b)?;
         if op == BinOp::MatMul {
             let (Value::Tensor(x), Value::Tensor(y)) = (a, b) else {
@@ -425,6 +428,9 @@ impl Evaluator {
 
     /// `-t`.
     pub(in crate::interp) fn neg(&mut self, t: &Tensor) -> R<Value> {
+        if let Some(out) = self.complex_neg(t) {
+            return out;
+        }
         let out = self.unary_op(UnaryOp::Neg, t, false, "neg")?;
         Ok(Value::tensor(out, "neg", None))
     }

@@ -5,6 +5,8 @@ mod activation;
 mod addc;
 mod arith;
 mod complex;
+mod complex_math;
+mod complex_ops;
 mod convert;
 mod einsum;
 mod elementwise;
@@ -41,15 +43,17 @@ use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
 pub(crate) use activation::erf;
 pub(crate) use activation::Activation;
-pub(crate) use complex::check_complex_support;
+pub(crate) use complex_math::takes_complex_number;
 pub(crate) use losses::Reduction;
 
 /// Every family's table of ops (see [`crate::interp::torch::registry`]).
 pub(crate) static FAMILIES: &[&[OpDef]] = &[
     views::OPS,
     complex::OPS,
+    complex_ops::OPS,
     split::OPS,
     crate::interp::torch::storage::OPS,
+    crate::interp::torch::storage_set::OPS,
     random::OPS,
     random_normal::OPS,
     crate::interp::torch::device::OPS,
