@@ -69,6 +69,14 @@ pub(crate) static OPS: &[OpDef] = &[
         ..OpDef::PLAIN
     },
     OpDef {
+        names: &["type_as"],
+        schemas: &["Tensor self, Tensor other"],
+        forms: Forms::Method,
+        rule: type_as,
+        complex: true,
+        ..OpDef::PLAIN
+    },
+    OpDef {
         names: &["can_cast"],
         schemas: &["ScalarType from_, ScalarType to"],
         forms: Forms::Function,
@@ -127,6 +135,24 @@ fn adjoint(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             Ok(Value::tensor(out, "adjoint", None))
         }
     }
+}
+
+/// `t.type_as(other)`: `t` itself when the dtypes agree, else a copy in `other`'s dtype
+/// (its layout preserved, as `to` copies).
+fn type_as(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    let t = receiver(call)?;
+    let Some(other) = call.tensor("other") else {
+        return Err(ScriptError::Type(
+            "type_as(): argument 'other' (position 1) must be Tensor".into(),
+        ));
+    };
+    if t.dtype == other.dtype {
+        if let Some(this) = &call.this {
+            return Ok(Value::Tensor(Rc::clone(this)));
+        }
+    }
+    let out = ev.convert(&t, other.dtype, MemoryFormat::Preserve, "type_as")?;
+    Ok(Value::tensor(out, "type_as", None))
 }
 
 /// Whether a norm call asks for the 2-norm of all elements (no `p`/`ord` but 2, no `dim`).
