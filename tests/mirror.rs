@@ -46,8 +46,8 @@ fn gpu_storages_match_the_reference_after_every_oracle_script() {
                 .map(|i| stridescope::core::trace::TraceScalar(dtype.read(&bytes, i)))
                 .collect();
             assert_eq!(
-                Some(values),
-                storage.values,
+                Some(values.as_slice()),
+                storage.values.as_deref(),
                 "GPU copy of {} after {script}",
                 storage.id
             );

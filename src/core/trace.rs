@@ -286,13 +286,17 @@ impl Step {
 }
 
 impl Trace {
-    /// The trace as one line of JSON. A sub-step's tensors and storages whose values did not
-    /// change since the step recorded before it carry `"unchanged": true` and `"values":
-    /// null` (a loop's 300 recorded sub-steps do not repeat the weights it never wrote); the
-    /// top-level steps always carry their values (the oracle's contract).
+    /// The trace as one line of JSON. Storages, and a sub-step's tensors, whose values did not
+    /// change since the step recorded before them carry `"unchanged": true` and `"values":
+    /// null` (a loop's 300 recorded sub-steps do not repeat the weights it never wrote, nor a
+    /// model's steps its parameters); the top-level steps' tensors always carry their values
+    /// (the oracle's contract).
     pub fn to_json(&self) -> String {
         let mut trace = self.clone();
         for step in &mut trace.steps {
+            for s in step.storages.iter_mut().filter(|s| s.unchanged) {
+                s.values = None;
+            }
             for inner in &mut step.substeps {
                 for t in inner.tensors.iter_mut().filter(|t| t.unchanged) {
                     t.values = None;
@@ -315,6 +319,27 @@ impl std::ops::Deref for Values {
     type Target = [TraceScalar];
     fn deref(&self) -> &[TraceScalar] {
         &self.0
+    }
+}
+
+impl std::ops::DerefMut for Values {
+    /// The values to change in place (copied first when another step shares them).
+    fn deref_mut(&mut self) -> &mut [TraceScalar] {
+        Arc::make_mut(&mut self.0).as_mut_slice()
+    }
+}
+
+impl FromIterator<TraceScalar> for Values {
+    fn from_iter<I: IntoIterator<Item = TraceScalar>>(iter: I) -> Values {
+        Values(Arc::new(iter.into_iter().collect()))
+    }
+}
+
+impl<'a> IntoIterator for &'a Values {
+    type Item = &'a TraceScalar;
+    type IntoIter = std::slice::Iter<'a, TraceScalar>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
     }
 }
 

@@ -85,6 +85,27 @@ fn convolution_backward(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>
     } else {
         MemoryFormat::Contiguous
     };
+    if crate::interp::torch::nn::conv::meta_op(ev) {
+        // On the meta device the gradients have shapes and strides but no values.
+        for (i, slot) in out.iter_mut().enumerate().take(3) {
+            if b.needs(i) {
+                let format = if i < 2 {
+                    format
+                } else {
+                    MemoryFormat::Contiguous
+                };
+                let t = crate::interp::torch::nn::conv::empty_output(
+                    ev,
+                    &b.shape(i),
+                    format,
+                    dtype,
+                    "backward",
+                )?;
+                *slot = Some(Value::tensor(t, "backward", None));
+            }
+        }
+        return Ok(out);
+    }
     if dtype.is_floating() {
         let grads = compute(ev, &geo, &params, [&input, &weight, &grad], Scalar::to_f64)?;
         finish(ev, b, grads, (dtype, format), &mut out, Scalar::Float)?;

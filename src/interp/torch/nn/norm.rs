@@ -189,7 +189,10 @@ impl Evaluator {
     ) -> R<Value> {
         let x = input.borrow().tensor.clone();
         let t = self.empty(x.shape(), x.dtype, format, name)?;
-        self.nn_write_host(&t, values);
+        // A meta output has no values to write.
+        if !values.is_empty() {
+            self.nn_write_host(&t, values);
+        }
         let out = Value::tensor(t, name, None);
         let floats = |v: &[f64]| Value::Tuple(v.iter().map(|&f| Value::Float(f)).collect());
         let plan_v = node.plan.to_value();
@@ -389,10 +392,23 @@ fn batch_norm(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         affine_span: inner,
         channels,
     };
+    let format = suggested_format(&x);
+    if crate::interp::torch::nn::conv::meta_op(ev) {
+        // On the meta device nothing is computed: no statistics, no values.
+        let zeros = vec![0.0; channels];
+        let node = NodeData {
+            grad: &BATCH_NORM_GRAD,
+            plan,
+            mean: &zeros,
+            invstd: &zeros,
+            training,
+            batch_kernel: None,
+        };
+        return ev.norm_output(OP, &input, &[], format, node, &weight, &bias);
+    }
     let values = ev.nn_read_host(&x);
     let w = ev.optional_values(&weight);
     let b = ev.optional_values(&bias);
-    let format = suggested_format(&x);
     let channels_last = norm_kernel::takes_channels_last(&x.layout);
     if norm_kernel::exact_dtype(x.dtype) {
         let (mean, invstd, backward_invstd) = if training {

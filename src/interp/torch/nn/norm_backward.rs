@@ -5,7 +5,7 @@
 //! `NativeGroupNormBackward0`), as ATen's `batch_norm_backward`, `layer_norm_backward` and
 //! `group_norm_backward` compute them.
 
-use crate::core::tensor::{DType, Scalar};
+use crate::core::tensor::{DType, MemoryFormat, Scalar};
 use crate::interp::torch::autograd::formulas::Backward;
 use crate::interp::torch::autograd::{Formula, Grad};
 use crate::interp::value::Value;
@@ -173,6 +173,20 @@ fn norm_backward(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     let mean = floats(b.arg("mean"));
     let invstd = floats(b.arg("invstd"));
     let training = !matches!(b.arg("training"), Some(Value::Bool(false)));
+    if crate::interp::torch::nn::conv::meta_op(ev) {
+        // On the meta device the gradients have shapes and strides but no values.
+        let Value::Tensor(input) = ev.saved_input(b, "input")? else {
+            return Ok(out);
+        };
+        let dtype = input.borrow().tensor.dtype;
+        for (i, slot) in out.iter_mut().enumerate().take(3) {
+            if b.needs(i) {
+                let t = ev.empty(&b.shape(i), dtype, MemoryFormat::Contiguous, "backward")?;
+                *slot = Some(Value::tensor(t, "backward", None));
+            }
+        }
+        return Ok(out);
+    }
     let Some((x, dtype)) = ev.saved_values(b, "input")? else {
         return Ok(out);
     };
