@@ -24,7 +24,10 @@ fn module_hook_scripts_recorded_from_pytorch_trace_exactly() {
             problems.extend(common::compare_case(&case).problems());
         }
     }
-    assert!(cases >= 8, "expected the recorded module hook cases in {dir}");
+    assert!(
+        cases >= 8,
+        "expected the recorded module hook cases in {dir}"
+    );
     assert!(
         problems.is_empty(),
         "{} differences from PyTorch:\n{}",

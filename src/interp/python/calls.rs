@@ -72,16 +72,18 @@ impl Evaluator {
                     // Autograd's bookkeeping (`eval/autograd.rs`); no gradient is computed,
                     // so `grad` stays `None`.
                     "requires_grad" => {
-                        return Ok(Value::Bool(crate::interp::torch::autograd::tracks_grad(&t.borrow())))
+                        return Ok(Value::Bool(crate::interp::torch::autograd::tracks_grad(
+                            &t.borrow(),
+                        )))
                     }
                     "is_leaf" => return Ok(Value::Bool(t.borrow().grad_fn.is_none())),
                     "grad_fn" => {
                         return Ok(match &t.borrow().grad_fn {
-                            Some(node) => Value::GradFn(
-                                crate::interp::torch::autograd::objects::FnRef::Node(Rc::clone(
-                                    node,
-                                )),
-                            ),
+                            Some(node) => {
+                                Value::GradFn(crate::interp::torch::autograd::objects::FnRef::Node(
+                                    Rc::clone(node),
+                                ))
+                            }
                             None => Value::None,
                         })
                     }
@@ -93,7 +95,8 @@ impl Evaluator {
                             && t.borrow().grad.is_none()
                             && !self.retains_grad(t) =>
                     {
-                        self.recorder.warn_once(crate::interp::torch::autograd::api::NON_LEAF_GRAD);
+                        self.recorder
+                            .warn_once(crate::interp::torch::autograd::api::NON_LEAF_GRAD);
                         return Ok(Value::None);
                     }
                     "grad" => {
@@ -102,9 +105,7 @@ impl Evaluator {
                             None => Value::None,
                         })
                     }
-                    "device" => {
-                        return Ok(Value::Device(self.device_of(&tensor).name().into()))
-                    }
+                    "device" => return Ok(Value::Device(self.device_of(&tensor).name().into())),
                     "real" | "imag" => return self.complex_attribute(&tensor, name),
                     // A complex adjoint: the conjugate of the transpose (materialized).
                     "mH" | "H" if tensor.dtype.is_complex() => {

@@ -61,7 +61,9 @@ impl Evaluator {
     /// `torch.<name>` for the names of this module, or `None`.
     pub(crate) fn torch_env_attribute(&self, name: &str) -> Option<Value> {
         Some(match name {
-            "cuda" | "backends" | "accelerator" | "optim" | "utils" => Value::Module(format!("torch.{name}")),
+            "cuda" | "backends" | "accelerator" | "optim" | "utils" => {
+                Value::Module(format!("torch.{name}"))
+            }
             "__version__" => Value::Str(TORCH_VERSION.into()),
             "get_default_dtype"
             | "set_default_dtype"

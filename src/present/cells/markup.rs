@@ -394,9 +394,7 @@ mod html_tests {
             storage: StorageId(0),
             shape: vec![2],
             stride: vec![1],
-            values: Some(
-                vec![TraceScalar(Scalar::Int(1)), TraceScalar(Scalar::Int(2))].into(),
-            ),
+            values: Some(vec![TraceScalar(Scalar::Int(1)), TraceScalar(Scalar::Int(2))].into()),
             ..Default::default()
         };
         let html = tensor_cells_html(&t, &HashSet::new());

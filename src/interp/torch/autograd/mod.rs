@@ -13,19 +13,19 @@
 
 pub(crate) mod api;
 pub(crate) mod backward;
+mod coverage;
 pub(crate) mod custom_backward;
 pub(crate) mod custom_function;
-pub(crate) mod functions;
-pub(crate) mod gradcheck;
-pub(crate) mod saved_hooks;
-mod coverage;
 pub(crate) mod formulas;
 pub(crate) mod formulas_index;
 pub(crate) mod formulas_pointwise;
 pub(crate) mod formulas_reduce;
+pub(crate) mod functions;
+pub(crate) mod gradcheck;
 pub(crate) mod hooks;
 pub(crate) mod nodes;
 pub(crate) mod objects;
+pub(crate) mod saved_hooks;
 mod view_base;
 
 use std::cell::Cell;

@@ -245,7 +245,10 @@ fn next_functions(f: &FnRef) -> Value {
         .filter(|o| o.dtype.is_some() || o.tracked.is_some())
         .map(|o| {
             let next = o.tracked.as_ref().map_or(Value::None, fn_of);
-            let nr = o.tracked.as_ref().map_or(0, super::custom_function::output_nr);
+            let nr = o
+                .tracked
+                .as_ref()
+                .map_or(0, super::custom_function::output_nr);
             Value::Tuple(vec![next, Value::Int(nr as i64)])
         })
         .collect();

@@ -70,9 +70,15 @@ pub(crate) static MODULES: &[ModuleDef] = &[
                     matches!(pos.first(), Some(Value::Str(k)) if submodules(o).iter().any(|(n, _)| n == k)),
                 ))
             }),
-            ("keys", |ev, o, _, _| Ok(ev.dict_view(entries(o), "keys", false))),
-            ("values", |ev, o, _, _| Ok(ev.dict_view(entries(o), "values", false))),
-            ("items", |ev, o, _, _| Ok(ev.dict_view(entries(o), "items", false))),
+            ("keys", |ev, o, _, _| {
+                Ok(ev.dict_view(entries(o), "keys", false))
+            }),
+            ("values", |ev, o, _, _| {
+                Ok(ev.dict_view(entries(o), "values", false))
+            }),
+            ("items", |ev, o, _, _| {
+                Ok(ev.dict_view(entries(o), "items", false))
+            }),
             ("update", |ev, o, pos, _| {
                 if let Some(v) = pos.into_iter().next() {
                     dict_update(ev, o, v)?;
