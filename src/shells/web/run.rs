@@ -213,7 +213,7 @@ pub(super) fn verify_on_gpu(state: AppState, trace: Arc<Trace>) {
             let got: Vec<TraceScalar> = (0..bytes.len() / dtype.item_size())
                 .map(|i| TraceScalar(dtype.read(&bytes, i)))
                 .collect();
-            if got != expected {
+            if got[..] != expected[..] {
                 web_sys::console::log_1(
                     &format!("Stridescope: WebGPU's {id} differs from the reference").into(),
                 );

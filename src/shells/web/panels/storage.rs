@@ -229,7 +229,7 @@ fn storage_strip(
         Some(values) if is_virtual_strip(values.len()) => {
             let strip = Strip {
                 id: storage.id,
-                values: values.clone(),
+                values: values.to_vec(),
                 reach,
                 names,
                 written,

@@ -344,7 +344,7 @@ impl Virtual {
                     return None;
                 }
                 let before = std::mem::replace(&mut record.values, t.values.clone());
-                let before = before.unwrap_or_default();
+                let before = before.map(|v| v.to_vec()).unwrap_or_default();
                 let after = record.values.as_deref().unwrap_or(&[]);
                 let chars = widest_after(self.chars, &before, after);
                 (before, written, now, chars)
@@ -353,10 +353,10 @@ impl Virtual {
                 let storage = step.storages.iter().find(|x| x.id == s.id)?;
                 let now = written_in(step, s.id);
                 let values = storage.values.as_ref()?;
-                if *values == s.values && now == s.written {
+                if values[..] == s.values[..] && now == s.written {
                     return None;
                 }
-                let before = std::mem::replace(&mut s.values, values.clone());
+                let before = std::mem::replace(&mut s.values, values.to_vec());
                 let chars = widest_after(self.chars, &before, &s.values);
                 (before, &mut s.written, now, chars)
             }

@@ -112,7 +112,7 @@ fn prelu_forward(
     let mut weight = attr(o, "weight");
     let n = weight.as_tensor().map_or(1, |t| t.numel());
     if n > 1 && rank >= 2 {
-        let mut dims = vec![Value::Int(n as i64)];
+        let mut dims = vec![Value::Int(n)];
         dims.extend(std::iter::repeat_n(Value::Int(1), rank - 2));
         weight = method(ev, &weight, "reshape", vec![Value::Tuple(dims)])?;
     }
