@@ -64,9 +64,11 @@ fn set_default_device(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
                         format!("Stridescope has no '{kind}' device (only cpu and meta)")
                     }))
                 }
-                None => return Err(ScriptError::Runtime(format!(
+                None => {
+                    return Err(ScriptError::Runtime(format!(
                     "Expected one of {DEVICE_TYPES} device type at start of device string: {text}"
-                ))),
+                )))
+                }
             }
         }
         Some(Value::Int(_)) => {
