@@ -7,6 +7,13 @@
 /// tensor inputs), queries that return no tensor, the generator, storages.
 #[cfg(test)]
 const NOT_DIFFERENTIABLE: &[&str] = &[
+    // Process state, files and storage surgery: no tensor of theirs carries a gradient.
+    "set_default_device",
+    "get_default_device",
+    "save",
+    "load",
+    "set_",
+    "resize_",
     "argmax",
     "argmin",
     "argsort",
@@ -208,6 +215,18 @@ const NOT_MODELLED: &[(&str, &str)] = &[
         "DivBackward0 of input / norm.clamp_min(eps).expand_as(input)",
     ),
     ("clamp_min_", "clamp_min's mask on self.clone()"),
+    (
+        "adjoint",
+        "the gradient's adjoint (TransposeBackward0, conjugated)",
+    ),
+    (
+        "type_as",
+        "ToCopyBackward0: the gradient converted back to self's dtype",
+    ),
+    (
+        "cuda",
+        "ToCopyBackward0 (no CUDA device here: the op always raises)",
+    ),
     ("clamp_max_", "clamp_max's mask on self.clone()"),
 ];
 

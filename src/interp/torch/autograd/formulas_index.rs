@@ -433,12 +433,12 @@ fn repeat(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     Ok(out)
 }
 
-/// `flip`, `fliplr`, `flipud`, `roll`, `rot90`, `tril`, `triu`, `movedim`: the same op,
-/// undone, on the gradient.
+/// `flip`, `fliplr`, `flipud`, `roll`, `tril`, `triu`, `movedim`: the same op, undone, on
+/// the gradient.
 pub(crate) static REARRANGE: Formula = Formula {
     inputs: &["self"],
     saves: &[],
-    args: &["dims", "shifts", "k", "diagonal", "source", "destination"],
+    args: &["dims", "shifts", "diagonal", "source", "destination"],
     backward: rearrange,
 };
 
@@ -471,10 +471,6 @@ fn rearrange(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
             }
             _ => m(ev, &g, "roll", vec![back])?,
         }
-    } else if name.starts_with("Rot90") {
-        let k = int_arg(b, "k", 1);
-        let dims = arg("dims").unwrap_or(Value::List(vec![Value::Int(0), Value::Int(1)]));
-        m(ev, &g, "rot90", vec![Value::Int(-k), dims])?
     } else if name.starts_with("Tril") || name.starts_with("Triu") {
         let op = if name.starts_with("Tril") {
             "tril"
