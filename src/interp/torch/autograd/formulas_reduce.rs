@@ -85,6 +85,31 @@ fn restore(ev: &mut Evaluator, v: Value, dims: &[i64], keepdim: bool, ndim: usiz
     Ok(v)
 }
 
+/// A reduction's `dim` and `keepdim` as its node recorded them, over an input of `ndim`
+/// dims.
+struct Reduced {
+    dims: Vec<i64>,
+    keepdim: bool,
+    ndim: usize,
+}
+
+impl Reduced {
+    /// The reduction that made `b`'s node.
+    fn of(b: &Backward) -> Reduced {
+        let ndim = b.shape(0).len();
+        Reduced {
+            dims: reduced_dims(b, "dim", ndim),
+            keepdim: flag(b, "keepdim", false),
+            ndim,
+        }
+    }
+
+    /// `v` (a reduced value) with the reduced dims put back as size 1.
+    fn restore(&self, ev: &mut Evaluator, v: Value) -> R<Value> {
+        restore(ev, v, &self.dims, self.keepdim, self.ndim)
+    }
+}
+
 /// `value_selecting_reduction_backward`: `zeros(sizes).scatter_(dim, indices, grad)`, the
 /// gradient unsqueezed first without `keepdim`.
 fn value_selecting(
@@ -252,19 +277,17 @@ fn amax(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     if !b.needs(0) {
         return Ok(out);
     }
-    let ndim = b.shape(0).len();
-    let dims = reduced_dims(b, "dim", ndim);
-    let keepdim = flag(b, "keepdim", false);
+    let reduced = Reduced::of(b);
     let this = ev.saved_input(b, "self")?;
     let result = ev.saved_input(b, "result")?;
-    let g = restore(ev, b.g(), &dims, keepdim, ndim)?;
-    let r = restore(ev, result, &dims, keepdim, ndim)?;
+    let g = reduced.restore(ev, b.g())?;
+    let r = reduced.restore(ev, result)?;
     let mask = ev.binary(BinOp::Eq, r, this)?;
     let count = call_method(
         ev,
         &mask,
         "sum",
-        vec![dims_value(&dims)],
+        vec![dims_value(&reduced.dims)],
         vec![("keepdim", Value::Bool(true))],
     )?;
     let share = ev.binary(BinOp::Div, g, count)?;
@@ -520,13 +543,11 @@ fn logsumexp(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     if !b.needs(0) {
         return Ok(out);
     }
-    let ndim = b.shape(0).len();
-    let dims = reduced_dims(b, "dim", ndim);
-    let keepdim = flag(b, "keepdim", false);
+    let reduced = Reduced::of(b);
     let this = ev.saved_input(b, "self")?;
     let result = ev.saved_input(b, "result")?;
-    let g = restore(ev, b.g(), &dims, keepdim, ndim)?;
-    let r = restore(ev, result, &dims, keepdim, ndim)?;
+    let g = reduced.restore(ev, b.g())?;
+    let r = reduced.restore(ev, result)?;
     let d = ev.binary(BinOp::Sub, this, r)?;
     let e = m(ev, &d, "exp", vec![])?;
     out[0] = Some(ev.binary(BinOp::Mul, g, e)?);
@@ -636,13 +657,11 @@ fn vector_norm(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
         Some(Value::Str(s)) if s == "fro" => 2.0,
         Some(v) => number(v).ok_or_else(|| unsupported(b.node))?,
     };
-    let ndim = b.shape(0).len();
-    let dims = reduced_dims(b, "dim", ndim);
-    let keepdim = flag(b, "keepdim", false);
+    let reduced = Reduced::of(b);
     let this = ev.saved_input(b, "self")?;
     let norm = ev.saved_input(b, "result")?;
-    let g = restore(ev, b.g(), &dims, keepdim, ndim)?;
-    let norm = restore(ev, norm, &dims, keepdim, ndim)?;
+    let g = reduced.restore(ev, b.g())?;
+    let norm = reduced.restore(ev, norm)?;
     let sgn = |ev: &mut Evaluator, x: &Value| m(ev, x, "sign", vec![]);
     let v = if p == 0.0 {
         call_torch(ev, "zeros_like", vec![this], vec![])?
@@ -663,7 +682,7 @@ fn vector_norm(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
             ev,
             &mask,
             "sum",
-            vec![dims_value(&dims)],
+            vec![dims_value(&reduced.dims)],
             vec![("keepdim", Value::Bool(true))],
         )?;
         let share = ev.binary(BinOp::Div, g, count)?;
@@ -715,11 +734,9 @@ fn nansum(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
         return Ok(out);
     }
     let shape = b.shape(0);
-    let ndim = shape.len();
-    let dims = reduced_dims(b, "dim", ndim);
-    let keepdim = flag(b, "keepdim", false);
+    let reduced = Reduced::of(b);
     let this = ev.saved_input(b, "self")?;
-    let g = restore(ev, b.g(), &dims, keepdim, ndim)?;
+    let g = reduced.restore(ev, b.g())?;
     let mut g = m(ev, &g, "expand", vec![shape_value(&shape)])?;
     if b.node.name.starts_with("Nanmean") {
         let nan = isnan(ev, &this)?;
@@ -728,7 +745,7 @@ fn nansum(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
             ev,
             &valid,
             "sum",
-            vec![dims_value(&dims)],
+            vec![dims_value(&reduced.dims)],
             vec![("keepdim", Value::Bool(true))],
         )?;
         g = ev.binary(BinOp::Div, g, count)?;

@@ -152,6 +152,40 @@ fn register(
     Ok(Value::HookHandle(id))
 }
 
+impl HookKind {
+    /// The Python signature and the qualified name of the method that registers this kind.
+    fn method(self) -> (&'static str, &'static str) {
+        match self {
+            HookKind::Forward => (
+                "hook, *, prepend=False, with_kwargs=False, always_call=False",
+                "Module.register_forward_hook",
+            ),
+            HookKind::ForwardPre => (
+                "hook, *, prepend=False, with_kwargs=False",
+                "Module.register_forward_pre_hook",
+            ),
+            HookKind::Backward => ("hook, prepend=False", "Module.register_full_backward_hook"),
+            HookKind::BackwardPre => (
+                "hook, prepend=False",
+                "Module.register_full_backward_pre_hook",
+            ),
+        }
+    }
+}
+
+/// Binds the arguments of the method that registers `kind` and registers the hook.
+fn bind_and_register(
+    ev: &mut Evaluator,
+    o: &Rc<Instance>,
+    kind: HookKind,
+    pos: Vec<Value>,
+    kw: Vec<(String, Value)>,
+) -> R<Value> {
+    let (signature, name) = kind.method();
+    let args = bind_python(signature, name, &pos, &kw)?;
+    register(ev, o, kind, &args)
+}
+
 /// `Module.register_forward_hook(hook, *, prepend=False, with_kwargs=False,
 /// always_call=False)`.
 pub(super) fn register_forward_hook(
@@ -160,13 +194,7 @@ pub(super) fn register_forward_hook(
     pos: Vec<Value>,
     kw: Vec<(String, Value)>,
 ) -> R<Value> {
-    let args = bind_python(
-        "hook, *, prepend=False, with_kwargs=False, always_call=False",
-        "Module.register_forward_hook",
-        &pos,
-        &kw,
-    )?;
-    register(ev, o, HookKind::Forward, &args)
+    bind_and_register(ev, o, HookKind::Forward, pos, kw)
 }
 
 /// `Module.register_forward_pre_hook(hook, *, prepend=False, with_kwargs=False)`.
@@ -176,13 +204,7 @@ pub(super) fn register_forward_pre_hook(
     pos: Vec<Value>,
     kw: Vec<(String, Value)>,
 ) -> R<Value> {
-    let args = bind_python(
-        "hook, *, prepend=False, with_kwargs=False",
-        "Module.register_forward_pre_hook",
-        &pos,
-        &kw,
-    )?;
-    register(ev, o, HookKind::ForwardPre, &args)
+    bind_and_register(ev, o, HookKind::ForwardPre, pos, kw)
 }
 
 /// `Module.register_full_backward_hook(hook, prepend=False)`.
@@ -192,13 +214,7 @@ pub(super) fn register_full_backward_hook(
     pos: Vec<Value>,
     kw: Vec<(String, Value)>,
 ) -> R<Value> {
-    let args = bind_python(
-        "hook, prepend=False",
-        "Module.register_full_backward_hook",
-        &pos,
-        &kw,
-    )?;
-    register(ev, o, HookKind::Backward, &args)
+    bind_and_register(ev, o, HookKind::Backward, pos, kw)
 }
 
 /// `Module.register_full_backward_pre_hook(hook, prepend=False)`.
@@ -208,13 +224,7 @@ pub(super) fn register_full_backward_pre_hook(
     pos: Vec<Value>,
     kw: Vec<(String, Value)>,
 ) -> R<Value> {
-    let args = bind_python(
-        "hook, prepend=False",
-        "Module.register_full_backward_pre_hook",
-        &pos,
-        &kw,
-    )?;
-    register(ev, o, HookKind::BackwardPre, &args)
+    bind_and_register(ev, o, HookKind::BackwardPre, pos, kw)
 }
 
 /// `Module.register_backward_hook(hook)`: the deprecated hook on the output's node, whose
