@@ -28,6 +28,9 @@ pub struct Trace {
     /// The engine that ran the ops (`cpu`, or the GPU adapter).
     pub engine: String,
     pub steps: Vec<Step>,
+    /// The model summary by layer, when the script called a module.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<ModelSummary>,
 }
 
 /// What one statement did, and the state after it.
@@ -84,6 +87,214 @@ pub struct Step {
     /// For a failed `view`: the dims that span two contiguous subspaces.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explain: Option<crate::core::tensor::layout::ViewExplanation>,
+    /// Where the script's memory is after the statement, and its peak while it ran (the
+    /// oracle's `memory` object; see [`StepMemory`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<StepMemory>,
+}
+
+/// A step's memory accounting, as PyTorch's CPU allocator sees the script (the trace's
+/// `memory` object, compared with `../shared/oracle/record_memory.py`'s records).
+#[derive(Clone, Debug, Serialize, Default, PartialEq)]
+pub struct StepMemory {
+    /// Bytes of the distinct storages the script can still reach after the step: names,
+    /// containers and objects, modules' parameters, buffers and their `.grad`, optimizers'
+    /// state, tensors' `.grad`, and every autograd graph reachable from a tensor with the
+    /// tensors its nodes saved for backward.
+    pub live_bytes: u64,
+    /// The most bytes alive at once while the step ran, op by op (each op's outputs, the
+    /// buffers its kernel allocates while it runs, each storage freed when its last
+    /// reference goes).
+    pub peak_bytes: Option<u64>,
+    /// The live bytes by category ([`MemoryCategory`]'s names); a storage in two roles is
+    /// counted once, under the first category of that list.
+    pub categories: std::collections::BTreeMap<MemoryCategory, u64>,
+    /// Every tensor saved for backward, by PyTorch's node and slot names, as
+    /// `[node, slot, shape, dtype, storage]` (deduplicated as the oracle's set is).
+    pub saved: Vec<SavedRecord>,
+    /// Each live storage: its bytes, category and what holds it (the bands of the
+    /// timeline and the labels of the storage list).
+    pub storages: Vec<StorageRole>,
+    /// What appeared and vanished since the step before, as a memory tracker prints it.
+    pub changes: Vec<MemoryChange>,
+    /// The same figures counted as PyTorch's CUDA caching allocator counts
+    /// `torch.cuda.memory_allocated()`: every block rounded up to a multiple of 512 bytes.
+    pub cuda: CudaBytes,
+    /// The line (of the statement or of a statement inside a call) running when the peak
+    /// was reached.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_line: Option<usize>,
+}
+
+/// Live and peak bytes as on a CUDA device (blocks rounded up to 512 bytes).
+#[derive(Clone, Copy, Debug, Serialize, Default, PartialEq, Eq)]
+pub struct CudaBytes {
+    pub live_bytes: u64,
+    pub peak_bytes: u64,
+}
+
+/// The role of a live storage, in the order a storage in two roles is counted under.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum MemoryCategory {
+    /// A module's or a script's `nn.Parameter`.
+    Parameter,
+    /// A module's registered buffer (`running_mean`).
+    Buffer,
+    /// A tensor's `.grad`.
+    Gradient,
+    /// An optimizer's state (`exp_avg`, `momentum_buffer`, `step`).
+    OptimizerState,
+    /// Kept by an autograd node for backward.
+    Saved,
+    /// Held by a variable, a container or an object.
+    Variable,
+    /// Anything else the script reaches.
+    Other,
+}
+
+impl MemoryCategory {
+    /// Every category, in the order a storage in two roles is counted under.
+    pub const ALL: [MemoryCategory; 7] = [
+        MemoryCategory::Parameter,
+        MemoryCategory::Buffer,
+        MemoryCategory::Gradient,
+        MemoryCategory::OptimizerState,
+        MemoryCategory::Saved,
+        MemoryCategory::Variable,
+        MemoryCategory::Other,
+    ];
+
+    /// The trace's name (`parameter`, `optimizer_state`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            MemoryCategory::Parameter => "parameter",
+            MemoryCategory::Buffer => "buffer",
+            MemoryCategory::Gradient => "gradient",
+            MemoryCategory::OptimizerState => "optimizer_state",
+            MemoryCategory::Saved => "saved",
+            MemoryCategory::Variable => "variable",
+            MemoryCategory::Other => "other",
+        }
+    }
+}
+
+/// A tensor saved for backward: `[node, slot, shape, dtype, storage]` in JSON.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SavedRecord {
+    /// PyTorch's node name (`ReluBackward0`).
+    pub node: String,
+    /// PyTorch's slot name (`result`, `mat1`).
+    pub slot: String,
+    pub shape: Vec<i64>,
+    pub dtype: DType,
+    pub storage: StorageId,
+}
+
+impl Serialize for SavedRecord {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeTuple;
+        let mut t = serializer.serialize_tuple(5)?;
+        t.serialize_element(&self.node)?;
+        t.serialize_element(&self.slot)?;
+        t.serialize_element(&self.shape)?;
+        t.serialize_element(self.dtype.name())?;
+        t.serialize_element(&self.storage.to_string())?;
+        t.end()
+    }
+}
+
+/// A live storage's part in a step's memory.
+#[derive(Clone, Debug, Serialize, Default, PartialEq)]
+pub struct StorageRole {
+    #[serde(serialize_with = "storage_name")]
+    pub storage: StorageId,
+    pub bytes: u64,
+    /// Its category (the first of its roles).
+    pub category: Option<MemoryCategory>,
+    /// What holds it, most telling first: `lin1.weight`, `lin1.weight.grad`,
+    /// `exp_avg of lin1.weight`, `ReluBackward0.result`, a variable's name.
+    pub held_by: Vec<String>,
+    /// The shape and dtype of the tensor that holds it first (for the tracker's lines).
+    pub shape: Vec<i64>,
+    #[serde(serialize_with = "dtype_name")]
+    pub dtype: DType,
+    /// On the meta device (counted, never allocated).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub meta: bool,
+}
+
+/// One line of the tracker: a storage that appeared (`+`) or was freed (`-`) since the step
+/// before, with why.
+#[derive(Clone, Debug, Serialize, Default, PartialEq)]
+pub struct MemoryChange {
+    /// `+` or `-`.
+    pub sign: char,
+    pub bytes: u64,
+    pub category: Option<MemoryCategory>,
+    #[serde(serialize_with = "storage_name")]
+    pub storage: StorageId,
+    /// What it is: `Parameter (512, 512, 3, 3) float32`, `ReluBackward0 saved result`.
+    pub what: String,
+    /// Why it went: a [`FreeReason`] (none for an appearance).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<FreeReason>,
+    /// The name that held it, when one did (`h`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// Why a storage was freed.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FreeReason {
+    /// The last name or container that held it let it go (`h` rebound or deleted).
+    LastReference,
+    /// `backward()` freed the graph that saved it.
+    Backward,
+    /// `zero_grad()` set the gradient to `None`.
+    ZeroGrad,
+    /// A temporary of the statement, not kept by anything.
+    Temporary,
+}
+
+/// A model's memory by layer (`stridescope summary`, the page's summary table).
+#[derive(Clone, Debug, Serialize, Default, PartialEq)]
+pub struct ModelSummary {
+    /// One row per module call, in call order.
+    pub rows: Vec<SummaryRow>,
+    /// Bytes of all parameters the script holds.
+    pub parameter_bytes: u64,
+    /// Bytes of their gradients at the end (most of them seen at once).
+    pub gradient_bytes: u64,
+    /// Bytes of optimizer state at the end.
+    pub optimizer_state_bytes: u64,
+    /// The most bytes saved for backward at once.
+    pub activation_bytes: u64,
+    /// The highest peak of the run.
+    pub peak_bytes: u64,
+}
+
+/// One module call in a [`ModelSummary`].
+#[derive(Clone, Debug, Serialize, Default, PartialEq)]
+pub struct SummaryRow {
+    /// Its qualified name (`features.0`, `lin1`).
+    pub layer: String,
+    /// Its class (`Linear`).
+    pub kind: String,
+    /// Nesting depth (0 for the model called from the script).
+    pub depth: usize,
+    /// Parameters it holds directly and below it, and their bytes.
+    pub params: u64,
+    pub param_bytes: u64,
+    pub output_shape: Vec<i64>,
+    pub output_bytes: u64,
+    /// Bytes of the tensors its ops saved for backward (distinct storages).
+    pub saved_bytes: u64,
+    /// The most bytes alive at once while it ran.
+    pub peak_bytes: u64,
+    /// The line of the call's statement.
+    pub line: usize,
 }
 
 /// A tensor variable: its view of a storage.

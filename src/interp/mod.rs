@@ -138,6 +138,7 @@ impl Evaluator {
         let mut trace = Trace {
             engine: self.engine.name(),
             steps: Vec::new(),
+            summary: None,
         };
         for parsed in parse_script(source) {
             if self.stopped {
