@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Record what real PyTorch does with notebook-style scripts (the oracle's format).
 
-usage: record.py [--drop-nonfinite] [--max-case-bytes N] [--timeout S] IN.jsonl OUT.jsonl
+usage: record.py [--drop-nonfinite] [--max-case-bytes N] [--timeout S] [--memory] IN.jsonl OUT.jsonl
        (IN holds one {"id", "script"} object a line; OUT gets one case a line, in the
        schema of ../shared/oracle/cases.jsonl: {"id", "script", "steps": [...]})
 
@@ -43,6 +43,17 @@ do not parse, that run past --timeout seconds, whose JSON passes --max-case-byte
 hold a tensor the schema cannot describe (sparse, quantized, a device other than cpu/meta).  With --drop-nonfinite, cases with
 NaN or infinite values anywhere are dropped too (check.py compares finite numbers only).
 Every dropped case is reported on stderr as `dropped ID: reason`.
+
+With --memory, every step also gets the trace contract's `"memory": {"live_bytes", "peak_bytes",
+"saved"}` (../shared/oracle/README.md), recorded as ../shared/oracle/record_memory.py records it, in
+a third run (its own fresh process, nothing pinned): each statement under `torch.profiler` with
+`profile_memory=True`, the peak from the raw `[memory]` events in order starting at the live bytes
+before the step (null where the events do not add up to the live bytes after it), and the live
+bytes and saved tensors from a walk of the namespace.  Two differences, both on the contract's
+side: the walk keeps every object it visits alive while it runs (record_memory.py tells objects
+apart by id() and lets temporaries die, so a recycled id can hide a gradient), and it never
+unpacks a tensor saved under a non-reentrant checkpoint (that would run the recomputation; such
+a tensor is not counted, as the contract's "walk such graphs without unpacking" asks).
 
 Needs a local PyTorch (e.g. /work/torchenv/venv/bin/python).  Never run in CI.
 """
@@ -188,8 +199,130 @@ def record(case_id, script):
     return {"id": case_id, "script": script, "steps": steps}
 
 
-def record_in_child(case_id, script, timeout, heap_shift):
-    """Runs `record` in a forked process; returns the case or raises Unrecordable."""
+class _NoRecompute(Exception):
+    """Raised instead of a non-reentrant checkpoint's recomputation while the walk runs."""
+
+
+def memory_walk(ns):
+    """(live bytes, sorted saved tensors) of what the namespace can reach: variables; lists,
+    tuples, sets, dicts (values) and objects; modules' parameters, buffers and tensor
+    attributes; optimizers' params and state; tensors' .grad and grad_fn graphs with the
+    tensors their nodes saved (`_saved_*`).  Storages are told apart by their StorageImpl."""
+    import torch.utils.checkpoint as ckpt
+
+    storages, saved, seen, keep = {}, set(), set(), []
+    stack = [v for k, v in ns.items() if not k.startswith("__")]
+    skip = (type(ckpt), type, type(memory_walk), type(len), str, bytes, int, float, bool)
+
+    def no_recompute(*args, **kwargs):
+        raise _NoRecompute()
+
+    real_run = getattr(ckpt, "_run_fn_with_dynamo_disabled", None)
+    if real_run is not None:
+        ckpt._run_fn_with_dynamo_disabled = no_recompute
+    try:
+        while stack:
+            v = stack.pop()
+            if v is None or isinstance(v, skip) or id(v) in seen:
+                continue
+            seen.add(id(v))
+            keep.append(v)  # no id is recycled while the walk runs
+            if isinstance(v, torch.Tensor):
+                try:
+                    st = v.untyped_storage()
+                    storages[st._cdata] = st.nbytes()
+                except Exception:  # noqa: BLE001
+                    pass
+                if v.grad is not None:
+                    stack.append(v.grad)
+                if v.grad_fn is not None:
+                    stack.append(v.grad_fn)
+            elif (type(v).__module__ == "torch.autograd.graph" or "Backward" in type(v).__name__
+                  or type(v).__name__ in ("AccumulateGrad", "CopySlices")):
+                name = type(v).__name__
+                for attr in dir(v):
+                    if not attr.startswith("_saved_"):
+                        continue
+                    try:
+                        s = getattr(v, attr)
+                    except Exception:  # noqa: BLE001 - freed by backward, or a checkpoint's holder
+                        continue
+                    for x in (s if isinstance(s, (tuple, list)) else [s]):
+                        if isinstance(x, torch.Tensor):
+                            saved.add((name, attr[7:], tuple(x.shape), str(x.dtype).replace("torch.", "")))
+                            stack.append(x)
+                if hasattr(v, "variable"):
+                    stack.append(v.variable)
+                for nxt, _ in getattr(v, "next_functions", ()):
+                    if nxt is not None:
+                        stack.append(nxt)
+            elif isinstance(v, torch.nn.Module):
+                stack.extend(v.parameters())
+                stack.extend(v.buffers())
+                stack.extend(x for x in vars(v).values() if isinstance(x, torch.Tensor))
+            elif isinstance(v, torch.optim.Optimizer):
+                for g in v.param_groups:
+                    stack.extend(g["params"])
+                for st in v.state.values():
+                    stack.extend(st.values())
+            elif isinstance(v, (list, tuple, set, frozenset)):
+                stack.extend(v)
+            elif isinstance(v, dict):
+                stack.extend(v.values())
+            elif hasattr(v, "__dict__") and not callable(v):
+                stack.extend(vars(v).values())
+    finally:
+        if real_run is not None:
+            ckpt._run_fn_with_dynamo_disabled = real_run
+    return sum(storages.values()), sorted(saved)
+
+
+def record_memory_steps(script):
+    """The `memory` object of every step, as ../shared/oracle/record_memory.py records it
+    (see the docstring for the two differences)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    torch.manual_seed(SEED)
+    ns = {"torch": torch}
+    out, live = [], 0
+    for node in ast.parse(script).body:
+        before = live
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings(), \
+                profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+            warnings.simplefilter("ignore")
+            try:
+                exec(compile(ast.Module([node], type_ignores=[]), "<cell>", "exec"), ns)
+            except Exception:  # noqa: BLE001 - the error is recorded by `record`
+                pass
+        deltas = sorted((e.start_ns(), e.nbytes()) for e in prof.profiler.kineto_results.events()
+                        if e.name() == "[memory]" and e.nbytes())
+        live, saved = memory_walk(ns)
+        run = top = before
+        for _, n in deltas:
+            run += n
+            top = max(top, run)
+        out.append({"live_bytes": live, "peak_bytes": top if run == live else None,
+                    "saved": [[x[0], x[1], list(x[2]), x[3]] for x in saved]})
+    return out
+
+
+def record_in_child(case_id, script, timeout, heap_shift, memory=False):
+    """Runs `record` in a forked process; returns the case or raises Unrecordable.  With
+    `memory`, `record_memory_steps` runs in another forked process and each step gets its
+    `memory` object."""
+    case = _record_forked(case_id, script, timeout, heap_shift, record)
+    if memory:
+        mem = _record_forked(case_id, script, timeout, 0, lambda _id, text: record_memory_steps(text))
+        if len(mem) != len(case["steps"]):
+            raise Unrecordable(f"{len(mem)} memory steps for {len(case['steps'])} steps")
+        for step, m in zip(case["steps"], mem):
+            step["memory"] = m
+    return case
+
+
+def _record_forked(case_id, script, timeout, heap_shift, fn):
+    """Runs `fn(case_id, script)` in a forked process; returns its JSON result or raises
+    Unrecordable."""
     rfd, wfd = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: a fresh notebook
@@ -201,7 +334,7 @@ def record_in_child(case_id, script, timeout, heap_shift):
             _shift = [bytearray(heap_shift), *(torch.empty(heap_shift + 64 * i,
                       dtype=torch.uint8) for i in range(3 if heap_shift else 0))]
             try:
-                result = {"case": record(case_id, script)}
+                result = {"case": fn(case_id, script)}
             except Unrecordable as e:
                 result = {"drop": str(e)}
             signal.alarm(0)
@@ -275,7 +408,8 @@ def serve():
     for line in sys.stdin:
         job = json.loads(line)
         try:
-            answer = {"case": record_in_child(job["id"], job["script"], job["timeout"], job["shift"])}
+            answer = {"case": record_in_child(job["id"], job["script"], job["timeout"], job["shift"],
+                                              job.get("memory", False))}
         except Unrecordable as e:
             answer = {"drop": str(e)}
         sys.stdout.write(json.dumps(answer) + "\n")
@@ -290,8 +424,9 @@ class SecondRun:
         self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve"],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
-    def record(self, case_id, script, timeout):
-        job = {"id": case_id, "script": script, "timeout": timeout, "shift": 4096 + 8 * len(case_id)}
+    def record(self, case_id, script, timeout, memory=False):
+        job = {"id": case_id, "script": script, "timeout": timeout, "shift": 4096 + 8 * len(case_id),
+               "memory": memory}
         self.proc.stdin.write(json.dumps(job) + "\n")
         self.proc.stdin.flush()
         answer = json.loads(self.proc.stdout.readline())
@@ -314,6 +449,7 @@ def main():
     ap.add_argument("--drop-nonfinite", action="store_true")
     ap.add_argument("--max-case-bytes", type=int, default=0, help="0: no limit")
     ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--memory", action="store_true", help="record each step's memory object too")
     a = ap.parse_args()
     kept = dropped = 0
     second = SecondRun()
@@ -328,8 +464,8 @@ def main():
                     ast.parse(case["script"])
                 except SyntaxError as e:
                     raise Unrecordable(f"syntax error: {e}") from e
-                rec = record_in_child(cid, case["script"], a.timeout, 0)
-                again = second.record(cid, case["script"], a.timeout)
+                rec = record_in_child(cid, case["script"], a.timeout, 0, a.memory)
+                again = second.record(cid, case["script"], a.timeout, a.memory)
                 if strip_ids(rec) != strip_ids(again):
                     raise Unrecordable(first_difference(strip_ids(rec), strip_ids(again)))
                 if a.drop_nonfinite and has_nonfinite(rec):
