@@ -7,5 +7,8 @@ pub mod export;
 pub mod frame_cache;
 pub mod i18n;
 pub mod lesson_view;
+pub mod memory_changes;
+pub mod memory_timeline;
+pub mod memory_units;
 pub mod render;
 pub mod share;
