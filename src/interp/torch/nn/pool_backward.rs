@@ -120,6 +120,18 @@ fn pool_backward(ev: &mut Evaluator, b: &Backward, which: Which) -> R<Vec<Option
         Some(Value::Int(d)) => Some(*d),
         _ => None,
     };
+    if crate::interp::torch::nn::conv::meta_op(ev) {
+        // Meta tensors: the gradient's shape, nothing computed.
+        let t = crate::interp::torch::nn::conv::empty_output(
+            ev,
+            sh,
+            MemoryFormat::Contiguous,
+            x.dtype,
+            "backward",
+        )?;
+        out[0] = Some(Value::tensor(t, "backward", None));
+        return Ok(out);
+    }
     let values = match AccType::of(x.dtype) {
         AccType::F64 => grads::<f64>(ev, &x, &g, &w, which, include_pad, divisor),
         _ => grads::<f32>(ev, &x, &g, &w, which, include_pad, divisor),

@@ -222,6 +222,15 @@ fn masked_fill(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         .checked_number(value)
         .map_err(ScriptError::Runtime)?;
     ev.check_work(numel_of(&shape), "masked_fill")?;
+    if ev.torch.device.meta_op {
+        // On the meta device nothing is computed: the result has its shape and no values.
+        if in_place {
+            ev.note_write(&t);
+            return Ok(Value::Tensor(call.self_ref()?));
+        }
+        let out = ev.empty_strided(&shape, &contiguous_strides(&shape), t.dtype, "masked_fill")?;
+        return Ok(Value::tensor(out, "masked_fill", Some(t.storage)));
+    }
     let src = ev.engine.values(&broadcast_view(&t, &shape));
     let m = ev.engine.values(&broadcast_view(&mask, &shape));
     let filled: Vec<Scalar> = src
