@@ -1,0 +1,244 @@
+//! Where a model's memory goes, measured against real PyTorch 2.15:
+//! `tests/fixtures/memory/memory.torch.jsonl` (`memory-<name>`), the scripts of
+//! `tools/oracle/memory/<name>.py` (parameter counting by formula and by `numel()`, the issue's
+//! `Linear(100, 200) → ReLU → Linear(200, 10)` with `nn.ReLU()` and `nn.ReLU(inplace=True)`,
+//! training steps with SGD momentum, Adam and AdamW, `zero_grad`, `torch.no_grad()`,
+//! float16/bfloat16, a small CNN, both kinds of `torch.utils.checkpoint`, a `gpu_mem_track`-like
+//! tracker, `del` and rebinding, in-place ops, a training loop, views against copies, a
+//! `class Net(nn.Module)`; half of them commented in Chinese), recorded by
+//! `tools/oracle/memory/record.sh` (`tools/oracle/record.py --memory`: every step has the
+//! oracle's tensors and the trace contract's `memory` object, as
+//! `../shared/oracle/record_memory.py` records it).
+//!
+//! Each case is traced in-process; every step's `memory` is compared as `check.py`'s
+//! `memory_diffs` does: `live_bytes` exact, `saved` as sorted `[node, slot, shape, dtype]` lists,
+//! `peak_bytes` exact where the recording has one (null where a profile could not see it). The
+//! test prints, per script and in all, the steps whose live bytes, saved tensors and peak are
+//! exact, and the peaks within 5%; the floors below are what the evaluator reached when this test
+//! was written (20:15 UTC, session 24: live 95.3%, saved 92.2%, peak exact 72.2%, peak within 5%
+//! 85.7%, tensors 100%), to be raised as the memory accounting improves (issue 19's goal: 100 for
+//! live and saved, peak equal where recorded).
+
+mod common;
+
+use serde_json::Value;
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// Recorded scripts the fixture must hold at least.
+const MIN_CASES: usize = 14;
+/// Steps (all scripts) whose `live_bytes` must be exact, in percent.
+const LIVE_EXACT_FLOOR: f64 = 95.0;
+/// Steps whose `saved` list must be exact, in percent.
+const SAVED_EXACT_FLOOR: f64 = 92.0;
+/// Steps with a recorded peak whose `peak_bytes` must be exact, in percent.
+const PEAK_EXACT_FLOOR: f64 = 72.0;
+/// Steps with a recorded peak whose `peak_bytes` must be within 5%, in percent.
+const PEAK_WITHIN_5_FLOOR: f64 = 85.0;
+/// Steps whose tensors, outputs and errors must match (the oracle's other fields), in percent.
+const TENSOR_STEPS_FLOOR: f64 = 100.0;
+/// A case that traces longer than this counts as failing (a loop that never ends).
+const CASE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Traces one script on its own thread (so that a panic or a hang fails that case only).
+fn trace(case: &Value) -> Option<Value> {
+    let (tx, rx) = mpsc::channel();
+    let script = case["script"].as_str().unwrap_or("").to_string();
+    std::thread::spawn(move || {
+        let json =
+            std::panic::catch_unwind(|| stridescope::interp::trace_script(&script).to_json());
+        let _ = tx.send(json);
+    });
+    match rx.recv_timeout(CASE_TIMEOUT) {
+        Ok(Ok(json)) => serde_json::from_str::<Value>(&json).ok(),
+        Ok(Err(_)) | Err(_) => None,
+    }
+}
+
+/// The saved tensors as sorted `[node, slot, shape, dtype]` (the storage id left out).
+fn saved_key(memory: &Value) -> Vec<String> {
+    let mut keys: Vec<String> = memory["saved"]
+        .as_array()
+        .map(|list| {
+            list.iter()
+                .map(|s| {
+                    let four: Vec<Value> = s
+                        .as_array()
+                        .map(|a| a.iter().take(4).cloned().collect())
+                        .unwrap_or_default();
+                    Value::Array(four).to_string()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    keys.sort();
+    keys
+}
+
+/// How many steps of one script (or of all) match, field by field.
+#[derive(Default)]
+struct Figures {
+    steps: usize,
+    tensor_ok: usize,
+    live: usize,
+    saved: usize,
+    peaks: usize,
+    peak_exact: usize,
+    peak_within_5: usize,
+}
+
+impl Figures {
+    fn add(&mut self, o: &Figures) {
+        self.steps += o.steps;
+        self.tensor_ok += o.tensor_ok;
+        self.live += o.live;
+        self.saved += o.saved;
+        self.peaks += o.peaks;
+        self.peak_exact += o.peak_exact;
+        self.peak_within_5 += o.peak_within_5;
+    }
+}
+
+fn pct(x: usize, of: usize) -> f64 {
+    if of == 0 {
+        100.0
+    } else {
+        100.0 * x as f64 / of as f64
+    }
+}
+
+/// Compares one case's memory objects, step by step; returns its figures and the first
+/// differences (for the report).
+fn compare_memory(case: &Value, got: Option<&Value>) -> (Figures, Vec<String>) {
+    let mut f = Figures::default();
+    let mut firsts = Vec::new();
+    let tensor_result = common::compare_trace(case, got);
+    let empty = Vec::new();
+    let expected = case["steps"].as_array().unwrap_or(&empty);
+    let steps = got.and_then(|t| t["steps"].as_array()).unwrap_or(&empty);
+    for (i, e) in expected.iter().enumerate() {
+        f.steps += 1;
+        if tensor_result
+            .steps
+            .get(i)
+            .is_some_and(|s| s.problems.is_empty())
+        {
+            f.tensor_ok += 1;
+        }
+        let em = &e["memory"];
+        let gm = steps.get(i).map(|s| &s["memory"]).unwrap_or(&Value::Null);
+        let at = format!(
+            "line {} `{}`",
+            e["line"],
+            e["source"].as_str().unwrap_or("")
+        );
+        if em["live_bytes"] == gm["live_bytes"] {
+            f.live += 1;
+        } else if firsts.len() < 3 {
+            firsts.push(format!(
+                "{at}: live_bytes {} != {}",
+                em["live_bytes"], gm["live_bytes"]
+            ));
+        }
+        if saved_key(em) == saved_key(gm) {
+            f.saved += 1;
+        } else if firsts.len() < 3 {
+            firsts.push(format!(
+                "{at}: saved {:?} != {:?}",
+                saved_key(em),
+                saved_key(gm)
+            ));
+        }
+        if let Some(peak) = em["peak_bytes"].as_u64() {
+            f.peaks += 1;
+            let got_peak = gm["peak_bytes"].as_u64();
+            if got_peak == Some(peak) {
+                f.peak_exact += 1;
+            } else if firsts.len() < 3 {
+                firsts.push(format!("{at}: peak_bytes {peak} != {}", gm["peak_bytes"]));
+            }
+            if got_peak.is_some_and(|g| (g as f64 - peak as f64).abs() <= 0.05 * peak as f64) {
+                f.peak_within_5 += 1;
+            }
+        }
+    }
+    (f, firsts)
+}
+
+/// Every recorded script: per-script and total figures, each total above its floor.
+#[test]
+fn memory_accounting_matches_pytorch() {
+    let cases = common::read_cases(&common::fixture("memory/memory.torch.jsonl"));
+    assert!(
+        cases.len() >= MIN_CASES,
+        "only {} cases in the memory fixture",
+        cases.len()
+    );
+    assert!(
+        cases.iter().all(|c| c["steps"]
+            .as_array()
+            .is_some_and(|s| s.iter().all(|st| st["memory"]["live_bytes"].is_u64()))),
+        "every recorded step has a memory object"
+    );
+    let mut total = Figures::default();
+    println!(
+        "  {:<38} {:>5} {:>7} {:>6} {:>6} {:>7} {:>6}",
+        "script", "steps", "tensors", "live", "saved", "peak", "peak5%"
+    );
+    for case in &cases {
+        let got = trace(case);
+        let (f, firsts) = compare_memory(case, got.as_ref());
+        println!(
+            "  {:<38} {:>5} {:>7} {:>6} {:>6} {:>3}/{:<3} {:>6}{}",
+            case["id"].as_str().unwrap_or("?"),
+            f.steps,
+            f.tensor_ok,
+            f.live,
+            f.saved,
+            f.peak_exact,
+            f.peaks,
+            f.peak_within_5,
+            if got.is_none() { "  (no trace)" } else { "" }
+        );
+        for d in firsts {
+            println!("      {d}");
+        }
+        total.add(&f);
+    }
+    let figures = [
+        (
+            "tensors/outputs/errors exact",
+            total.tensor_ok,
+            total.steps,
+            TENSOR_STEPS_FLOOR,
+        ),
+        (
+            "live_bytes exact",
+            total.live,
+            total.steps,
+            LIVE_EXACT_FLOOR,
+        ),
+        ("saved exact", total.saved, total.steps, SAVED_EXACT_FLOOR),
+        (
+            "peak_bytes exact",
+            total.peak_exact,
+            total.peaks,
+            PEAK_EXACT_FLOOR,
+        ),
+        (
+            "peak_bytes within 5%",
+            total.peak_within_5,
+            total.peaks,
+            PEAK_WITHIN_5_FLOOR,
+        ),
+    ];
+    let mut below = Vec::new();
+    for (name, x, of, floor) in figures {
+        let p = pct(x, of);
+        println!("== memory oracle: {name}: {x}/{of} ({p:.1}%, floor {floor}%)");
+        if p < floor {
+            below.push(format!("{name}: {p:.1}% is below the floor of {floor}%"));
+        }
+    }
+    assert!(below.is_empty(), "{}", below.join("\n"));
+}
