@@ -1,10 +1,12 @@
 //! The native command line: `stridescope trace [--engine cpu|gpu] [--op-log] [--memory-limit
 //! BYTES] FILE`, `stridescope bench [--json]`, and for instructors `stridescope link` (share
 //! links and embed snippets), `stridescope svg` (a step's diagram) and `stridescope lesson`
-//! (checking, linking and indexing lessons: [`lesson`]).
+//! (checking, linking and indexing lessons: [`lesson`]), and `stridescope summary` (a model's
+//! memory by layer: [`summary`]).
 
 pub mod images;
 pub mod lesson;
+pub mod summary;
 
 use std::cell::RefCell;
 use std::io::Write;
@@ -22,6 +24,7 @@ const USAGE: &str =
        stridescope link [--url EMBED_URL] [--iframe] [OPTIONS] FILE\n\
        stridescope svg [--step N] [--dark] [--lang en|zh-CN] FILE\n\
        stridescope lesson check PATH... | link [--url BASE] FILE | index DIR\n\
+       stridescope summary [--json] FILE\n\
 \n\
 trace: runs FILE (a PyTorch notebook script) and prints its trace as JSON on stdout.\n\
 Errors in the script are part of the trace (exit 0); an unreadable file is exit 2.\n\
@@ -40,7 +43,10 @@ link: prints the share-link hash (v1....) of FILE's script; with --url, the whol
 string: --step N (1-based) --readonly --panels a,b --hide a,b --theme auto|light|dark\n\
 --height PX --title TEXT.\n\
 svg: prints the diagram of step N (1-based; default the last) of FILE as SVG.\n\
-lesson: the lesson tools (stridescope lesson help; LESSONS.md).";
+lesson: the lesson tools (stridescope lesson help; LESSONS.md).\n\
+summary: runs FILE and prints its model's memory by layer (parameters, output, saved for\n\
+backward, peak) with the totals for parameters, gradients, optimizer state, activations and\n\
+the peak; --json prints it as JSON (stridescope summary --help).";
 
 /// Runs the CLI with `args` (without the program name); returns the exit code.
 pub fn run(args: &[String]) -> i32 {
@@ -51,6 +57,7 @@ pub fn run(args: &[String]) -> i32 {
         Some("link") => link(&args[1..]),
         Some("svg") => svg(&args[1..]),
         Some("lesson") => lesson::run(&args[1..]),
+        Some("summary") => summary::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             0
