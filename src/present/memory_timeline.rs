@@ -285,8 +285,9 @@ impl Timeline {
                 .map(|m: &StepMemory| (m.live_bytes, m.peak_bytes.unwrap_or(m.live_bytes)))
                 .unwrap_or((0, 0));
             out.push_str(&format!(
-                "<rect class=\"mm\" data-testid=\"memory-mark\" data-step=\"{i}\" data-live-bytes=\"{live}\" data-peak-bytes=\"{}\" x=\"{i}\" y=\"0\" width=\"1\" height=\"{HEIGHT}\"></rect>",
-                peak.max(live)
+                "<rect class=\"mm\" data-testid=\"memory-mark\" data-step=\"{i}\" data-live-bytes=\"{live}\" data-peak-bytes=\"{}\" data-line=\"{}\" x=\"{i}\" y=\"0\" width=\"1\" height=\"{HEIGHT}\"></rect>",
+                peak.max(live),
+                s.line
             ));
         }
         out
@@ -494,7 +495,7 @@ mod tests {
     fn marks_carry_the_traces_figures_as_plain_integers() {
         let marks = Timeline::marks_markup(&run());
         assert!(marks.contains(
-            "data-step=\"2\" data-live-bytes=\"168200\" data-peak-bytes=\"216840\" x=\"2\""
+            "data-step=\"2\" data-live-bytes=\"168200\" data-peak-bytes=\"216840\" data-line=\"17\" x=\"2\""
         ));
         assert!(marks.contains("data-step=\"3\" data-live-bytes=\"0\" data-peak-bytes=\"0\""));
     }

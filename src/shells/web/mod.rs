@@ -278,6 +278,7 @@ impl Page {
         provide_context(state);
         images::Images::new();
         provide_context(panels::CanvasPrefs::new());
+        panels::provide_memory_prefs(state);
         let lesson_ctx = route.map(|r| lesson::start(state, r, embed));
         // Following a link to a lesson, to the list or from a lesson (a new hash) opens it.
         let hash_nav = window_event_listener(leptos::ev::hashchange, move |_| {

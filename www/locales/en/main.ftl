@@ -156,6 +156,7 @@ summary-total-optim = Optimizer state: { $bytes }
 summary-total-acts = Saved for backward (most at once): { $bytes }
 summary-total-peak = Highest peak: { $bytes }
 summary-totals = Totals
+summary-go = Go to line { $line }
 
 ## Storages
 

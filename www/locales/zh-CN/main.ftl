@@ -143,6 +143,7 @@ summary-total-optim = 优化器状态：{ $bytes }
 summary-total-acts = 为反向传播保存（同一时刻最多）：{ $bytes }
 summary-total-peak = 最高峰值：{ $bytes }
 summary-totals = 合计
+summary-go = 转到第 { $line } 行
 
 ## 存储
 

@@ -3,14 +3,20 @@
 //! tensor variable as its logical grid (`views.rs`), the virtualized drawings that big
 //! strips and grids scroll through (`virtualized.rs`), and the canvases that draw large ones
 //! (`canvas_view.rs`, from `canvas_source.rs`, painted by `gpu_painter.rs` with WebGPU or by
-//! `canvas2d.rs`; `readout.rs` says what the pointer is on). Hover and pinning are delegated
-//! here.
+//! `canvas2d.rs`; `readout.rs` says what the pointer is on). The memory panel draws the run's
+//! memory timeline (`memory_timeline.rs`), the step's changes (`memory_changes.rs`) and the
+//! model summary (`model_summary.rs`); `memory_roles.rs` labels storages with their roles.
+//! Hover and pinning are delegated here.
 
 mod canvas2d;
 mod canvas_source;
 mod canvas_view;
 mod gpu_painter;
 mod memory;
+mod memory_changes;
+mod memory_roles;
+mod memory_timeline;
+mod model_summary;
 mod output;
 mod painter;
 mod readout;
@@ -28,7 +34,7 @@ use crate::shells::web::{AppState, Hover};
 
 pub(crate) use canvas_view::canvas_picture;
 pub use canvas_view::CanvasPrefs;
-pub use memory::MemoryPanel;
+pub use memory::{provide_memory_prefs, MemoryPanel};
 pub use output::OutputPanel;
 pub use storage::StoragePanel;
 pub use views::ViewsPanel;

@@ -15,6 +15,7 @@ use crate::shells::web::panels::canvas_source::element_count;
 use crate::shells::web::panels::canvas_view::{
     canvas_drawing, is_large, storage_pref_key, to_pixels_button, CanvasPrefs, Drawn,
 };
+use crate::shells::web::panels::memory_roles::StorageRoleLine;
 use crate::shells::web::panels::virtualized::{drive, Drawing, Strip, Virtual};
 use crate::shells::web::panels::{css_name, hover_handler, mark_written};
 use crate::shells::web::AppState;
@@ -267,6 +268,7 @@ fn storage_strip(
         <section class="storage" data-testid="storage" data-storage=storage.id.to_string() data-dtype=dtype.name() data-nbytes=storage.nbytes
             data-uninitialized=storage.uninitialized.then_some("true")>
             <h3>{header}</h3>
+            <StorageRoleLine storage=storage.id/>
             {storage.uninitialized.then(|| view! { <p class="uninitialized">{t("storage-uninitialized")}</p> })}
             {(canvas == Some(false)).then(|| to_pixels_button(storage_pref_key(storage.id)))}
             {cells}
