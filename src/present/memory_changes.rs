@@ -39,7 +39,8 @@ pub struct ChangeLine {
     pub storages: Vec<StorageId>,
 }
 
-/// The nodes and slots that saved `storage` (a storage saved by several names each).
+/// The nodes and slots that saved `storage` (a storage saved by several names each), in the
+/// order the storage's role lists what holds it (the first saver first), else the record's.
 pub fn saved_by(memory: &StepMemory, storage: StorageId) -> Vec<SavedBy> {
     let mut out: Vec<SavedBy> = Vec::new();
     for s in memory.saved.iter().filter(|s| s.storage == storage) {
@@ -51,7 +52,24 @@ pub fn saved_by(memory: &StepMemory, storage: StorageId) -> Vec<SavedBy> {
             out.push(by);
         }
     }
+    if let Some(role) = memory.storages.iter().find(|r| r.storage == storage) {
+        let rank = |b: &SavedBy| {
+            let name = b.dotted();
+            role.held_by
+                .iter()
+                .position(|h| *h == name)
+                .unwrap_or(usize::MAX)
+        };
+        crate::core::tensor::stable_sort::sort_by_key(&mut out, rank);
+    }
     out
+}
+
+impl SavedBy {
+    /// `ReluBackward0.result`, as a role's `held_by` names it.
+    pub fn dotted(&self) -> String {
+        format!("{}.{}", self.node, self.slot)
+    }
 }
 
 /// The shape and dtype a saved storage was saved as, from the first record naming it.
@@ -191,9 +209,19 @@ pub fn storage_label(memory: &StepMemory, storage: StorageId) -> Option<StorageL
     if role.is_none() && saved.is_empty() {
         return None;
     }
+    // The badges name the savers: the list names the rest.
+    let held_by = role
+        .map(|r| {
+            r.held_by
+                .iter()
+                .filter(|h| !saved.iter().any(|b| b.dotted() == **h))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
     Some(StorageLabel {
         category: role.and_then(|r| r.category),
-        held_by: role.map(|r| r.held_by.clone()).unwrap_or_default(),
+        held_by,
         saved,
     })
 }
@@ -311,8 +339,8 @@ mod tests {
     fn saved_tensors_are_named_by_node_and_slot_with_their_shape() {
         let m = StepMemory {
             saved: vec![
-                saved("ReluBackward0", "result", &[64, 200], 5),
                 saved("AddmmBackward0", "mat1", &[64, 200], 5),
+                saved("ReluBackward0", "result", &[64, 200], 5),
                 saved("AddmmBackward0", "mat1", &[64, 100], 2),
             ],
             changes: vec![change(
@@ -327,8 +355,25 @@ mod tests {
         let lines = change_lines(&m, None, false);
         assert_eq!(
             en(&lines[0].what),
+            "AddmmBackward0 saved mat1 (64, 200) float32, shared with ReluBackward0 result"
+        );
+        // The role's holders say which saved it first.
+        let mut m = m;
+        m.storages.push(StorageRole {
+            storage: StorageId(5),
+            held_by: vec![
+                "ReluBackward0.result".into(),
+                "AddmmBackward0.mat1".into(),
+                "h".into(),
+            ],
+            ..StorageRole::default()
+        });
+        let lines = change_lines(&m, None, false);
+        assert_eq!(
+            en(&lines[0].what),
             "ReluBackward0 saved result (64, 200) float32, shared with AddmmBackward0 mat1"
         );
+        assert_eq!(storage_label(&m, StorageId(5)).unwrap().held_by, vec!["h"]);
         assert_eq!(
             saved_by(&m, StorageId(5)),
             vec![

@@ -263,8 +263,10 @@ await check('at 360 px: nothing wider than the screen; screenshots', async () =>
 });
 
 await check('a run of more than 2,000 steps: marks stay light, hovering keeps frames short', async () => {
+  // Few tensors alive at once (each step's record lists the live ones): the drawing's cost
+  // is in the steps.
   const lines = ['import torch', 'a = torch.zeros(4)'];
-  for (let i = 0; i < 1990; i++) lines.push(i % 3 === 2 ? `del b${i - 1}` : `b${i} = torch.ones(${(i % 50) + 1})`);
+  for (let i = 0; i < 1990; i++) lines.push(`b${i % 4} = torch.ones(${(i % 50) + 1})`);
   lines.push('for i in range(300):', '    c = torch.ones(i + 1)');
   await runScript(page, lines.join('\n') + '\n', 1993);
   const n = await page.$$eval('[data-testid=memory-mark]', (ms) => ms.length);

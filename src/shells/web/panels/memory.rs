@@ -5,7 +5,6 @@
 
 use leptos::prelude::*;
 
-use crate::present::cells::bytes_text;
 use crate::present::memory_units::{format_bytes, ByteUnits};
 use crate::shells::web::i18n::{t, tf};
 use crate::shells::web::panels::memory_changes::MemoryChanges;
@@ -128,7 +127,7 @@ pub fn MemoryPanel() -> impl IntoView {
             {move || state.with_current(|step| {
                 let this_step = if step.allocated_bytes > 0 {
                     let op = step.created.iter().find(|c| c.kind != crate::core::trace::CreationKind::View).map(|c| c.op.clone()).unwrap_or_else(|| t("mem-this-step"));
-                    tf("mem-allocated", &[("op", op.into()), ("bytes", bytes_text(step.allocated_bytes).into())])
+                    tf("mem-allocated", &[("op", op.into()), ("bytes", prefs.bytes(step.allocated_bytes as u64).into())])
                 } else if let Some(c) = step.created.iter().find(|c| c.kind == crate::core::trace::CreationKind::View) {
                     tf("mem-view", &[("op", (&c.op).into())])
                 } else {
@@ -147,7 +146,7 @@ pub fn MemoryPanel() -> impl IntoView {
                             ("peak", prefs.bytes(peak).into()),
                         ])
                     }
-                    None => tf("mem-live", &[("bytes", bytes_text(step.live_bytes).into()), ("count", step.storages.len().into())]),
+                    None => tf("mem-live", &[("bytes", prefs.bytes(step.live_bytes as u64).into()), ("count", step.storages.len().into())]),
                 };
                 view! {
                     <div class="mem-line">

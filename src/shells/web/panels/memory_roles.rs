@@ -14,6 +14,9 @@ use crate::shells::web::i18n::{t, tf};
 use crate::shells::web::panels::memory::memory_prefs;
 use crate::shells::web::AppState;
 
+/// How many holders a storage's role line names (all of them in its tooltip).
+const HELD_SHOWN: usize = 3;
+
 thread_local! {
     /// The elements lit by a hovered badge now.
     static LIT: RefCell<Vec<web_sys::Element>> = const { RefCell::new(Vec::new()) };
@@ -61,7 +64,12 @@ pub fn StorageRoleLine(storage: StorageId) -> impl IntoView {
             view! { <span class=class data-testid="storage-role" data-category=c.name()>{t(category_msg(c))}</span> }
         });
         let held = (!label.held_by.is_empty()).then(|| {
-            view! { <span class="held-by">{tf("memrole-held", &[("names", label.held_by.join(", ").into())])}</span> }
+            let all = label.held_by.join(", ");
+            let mut names = label.held_by.iter().take(HELD_SHOWN).cloned().collect::<Vec<_>>().join(", ");
+            if label.held_by.len() > HELD_SHOWN {
+                names.push_str(", …");
+            }
+            view! { <span class="held-by" title=all>{tf("memrole-held", &[("names", names.into())])}</span> }
         });
         let badges = label
             .saved
