@@ -104,6 +104,8 @@ pub struct Evaluator {
     executed: usize,
     /// Set when the step limit was reached: the script stops.
     stopped: bool,
+    /// Memory accounting: live and peak bytes per step (see [`runtime::accounting`]).
+    accounting: runtime::accounting::Accounting,
 }
 
 /// Traces `source` on the CPU engine with default limits.
@@ -130,6 +132,7 @@ impl Evaluator {
             bodies: Vec::new(),
             executed: 0,
             stopped: false,
+            accounting: runtime::accounting::Accounting::new(),
         }
     }
 
@@ -177,6 +180,8 @@ impl Evaluator {
     /// statement's blocks).
     pub fn run_statement(&mut self, statement: &Statement) -> Step {
         self.recorder.begin_statement();
+        self.accounting.line = statement.line;
+        self.begin_memory_unit(true);
         let before = self.scope.tensor_bindings();
         let mut step = self.empty_step(statement.line, statement.source.clone());
         let result = self.count_step().and_then(|()| self.exec(&statement.kind));

@@ -30,6 +30,16 @@ pub struct TensorObject {
     pub is_parameter: bool,
 }
 
+impl TensorObject {
+    /// A new shared tensor object, registered with memory accounting (which counts its
+    /// storage alive while anything holds the object).
+    pub fn new_ref(object: TensorObject) -> TensorRef {
+        let object = Rc::new(RefCell::new(object));
+        crate::interp::runtime::accounting::register_object(&object);
+        object
+    }
+}
+
 /// A Python value.
 #[derive(Clone, Debug)]
 pub enum Value {
@@ -198,7 +208,7 @@ impl Drop for Instance {
 impl Value {
     /// Wraps a new tensor object.
     pub fn tensor(tensor: Tensor, made_by: &str, copied_from: Option<StorageId>) -> Value {
-        Value::Tensor(Rc::new(RefCell::new(TensorObject {
+        Value::Tensor(TensorObject::new_ref(TensorObject {
             tensor,
             made_by: made_by.to_string(),
             copied_from,
@@ -206,7 +216,7 @@ impl Value {
             grad_fn: None,
             grad: None,
             is_parameter: false,
-        })))
+        }))
     }
 
     /// Python's type name, as used in `TypeError` messages (a script class's instance is of

@@ -5,9 +5,6 @@
 //! PyTorch wraps exactly the array's bytes. Also the trace's record of every array
 //! variable, so the memory view can draw it beside the tensors on its storage.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use crate::core::tensor::{DType, MemoryFormat, ScriptError, Tensor};
 use crate::core::trace::{ArrayRecord, Step};
 use crate::interp::numpy::new_ndarray;
@@ -45,7 +42,7 @@ pub(super) fn overlaps(a: &Tensor, b: &Tensor) -> bool {
 
 /// A new tensor object viewing the array's cells.
 fn tensor_view(t: Tensor, made_by: &str) -> Value {
-    Value::Tensor(Rc::new(RefCell::new(TensorObject {
+    Value::Tensor(TensorObject::new_ref(TensorObject {
         tensor: t,
         made_by: made_by.to_string(),
         copied_from: None,
@@ -53,7 +50,7 @@ fn tensor_view(t: Tensor, made_by: &str) -> Value {
         grad_fn: None,
         grad: None,
         is_parameter: false,
-    })))
+    }))
 }
 
 impl Evaluator {

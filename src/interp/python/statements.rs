@@ -189,6 +189,8 @@ impl Evaluator {
         // The sub-step gets its own accounting; the enclosing step keeps the sum.
         let outer = self.recorder.set_aside();
         let outer_stdout = std::mem::take(&mut self.recorder.stdout);
+        let outer_line = std::mem::replace(&mut self.accounting.line, statement.line);
+        self.begin_memory_unit(false);
         let before = self.scope.tensor_bindings();
         let mut step = Step {
             line: statement.line,
@@ -219,6 +221,7 @@ impl Evaluator {
         self.recorder.in_substep = false;
         self.recorder.substeps.push(step);
         self.recorder.merge(outer, inner);
+        self.accounting.line = outer_line;
         result
     }
 

@@ -54,6 +54,9 @@ pub(crate) struct Memory {
     pub(crate) meta: MetaTable,
     /// Storages registered so far (the next one's [`StorageInfo::born`]).
     births: u64,
+    /// Bytes of every registered storage not freed yet (windows and meta included): a bound
+    /// of what is alive, kept as storages come and go.
+    pub(super) registered_bytes: u64,
 }
 
 impl Memory {
@@ -68,6 +71,7 @@ impl Memory {
             versions: BTreeMap::new(),
             meta,
             births: 0,
+            registered_bytes: 0,
         }
     }
 
@@ -86,6 +90,11 @@ impl Memory {
     /// What is known of live storage `id`.
     pub(crate) fn storage(&self, id: StorageId) -> Option<&StorageInfo> {
         self.storages.get(&id)
+    }
+
+    /// How many storages are registered.
+    pub(crate) fn storage_count(&self) -> usize {
+        self.storages.len()
     }
 
     /// Whether storage `id` is alive.
@@ -157,6 +166,7 @@ impl Memory {
             self.next_address += (nbytes as u64).div_ceil(64) * 64 + 64;
         }
         let born = self.next_birth();
+        self.registered_bytes += nbytes as u64;
         self.storages.insert(
             id,
             StorageInfo {
@@ -176,6 +186,7 @@ impl Memory {
     /// `data_ptr()`), and it is never drawn as uninitialized memory.
     pub(crate) fn register_meta(&mut self, id: StorageId, nbytes: usize, dtype: DType) {
         let born = self.next_birth();
+        self.registered_bytes += nbytes as u64;
         self.storages.insert(
             id,
             StorageInfo {
@@ -259,7 +270,9 @@ impl Memory {
             .map(|(id, _)| *id)
             .collect();
         for id in dead {
-            self.storages.remove(&id);
+            if let Some(info) = self.storages.remove(&id) {
+                self.registered_bytes = self.registered_bytes.saturating_sub(info.nbytes as u64);
+            }
             engine.free(id);
         }
     }
@@ -458,6 +471,8 @@ impl Evaluator {
         // Nothing is allocated: the step's allocated bytes do not grow.
         self.recorder.note_allocation(id, 0);
         self.torch.autograd.note_storage(id);
+        // Counted as on a device all the same (a meta model's memory is the question).
+        self.note_allocated(id);
         id
     }
 
@@ -466,6 +481,7 @@ impl Evaluator {
         self.memory.register(id, nbytes, dtype);
         self.recorder.note_allocation(id, nbytes);
         self.torch.autograd.note_storage(id);
+        self.note_allocated(id);
     }
 
     /// Records that `view`'s elements were written.

@@ -2,8 +2,10 @@
 //! - [`scope`]: names (the globals, the running functions' locals);
 //! - [`memory`]: storages, their addresses and owners, windows of another storage's memory
 //!   ([`windows`]), allocation, and the reachability walk that frees storages;
-//! - [`recorder`]: what a statement leaves in the trace ([`write_log`]: the cells it wrote).
+//! - [`recorder`]: what a statement leaves in the trace ([`write_log`]: the cells it wrote);
+//! - [`accounting`]: where the script's memory is after each step, and its peak during it.
 
+pub(crate) mod accounting;
 pub(crate) mod memory;
 pub(crate) mod recorder;
 pub(crate) mod scope;

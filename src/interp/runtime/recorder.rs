@@ -406,6 +406,8 @@ impl Evaluator {
         }
         step.allocated_bytes = self.recorder.allocated;
         step.live_bytes = self.memory.live_bytes();
+        let top = !self.recorder.in_substep;
+        step.memory = Some(self.step_memory(top));
         step
     }
 }

@@ -29,6 +29,11 @@ impl Scope {
             .map(|(_, v)| v)
     }
 
+    /// Every local of every running call, by name (innermost frames last).
+    pub(crate) fn frame_values(&self) -> Vec<(String, Value)> {
+        self.frames.iter().flatten().cloned().collect()
+    }
+
     /// A global's value (ignoring the running function's locals).
     pub(crate) fn global(&self, name: &str) -> Option<&Value> {
         self.globals.iter().find(|(n, _)| n == name).map(|(_, v)| v)

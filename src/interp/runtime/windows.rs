@@ -134,6 +134,7 @@ impl Memory {
             None => {
                 let id = open_window(engine, &self.windows, base, at, extent);
                 let born = self.next_birth();
+                self.registered_bytes += extent as u64;
                 self.storages.insert(
                     id,
                     StorageInfo {

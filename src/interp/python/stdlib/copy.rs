@@ -40,7 +40,7 @@ impl Evaluator {
             return self.deep_copy(x, &mut Memo::default());
         }
         Ok(match x {
-            Value::Tensor(t) => Value::Tensor(Rc::new(std::cell::RefCell::new(t.borrow().clone()))),
+            Value::Tensor(t) => Value::Tensor(TensorObject::new_ref(t.borrow().clone())),
             Value::Instance(object) => {
                 if object.module.borrow().is_some() {
                     return Err(ScriptError::NotImplemented(
@@ -140,7 +140,7 @@ impl Evaluator {
                 grad,
             )
         };
-        let copied = Rc::new(std::cell::RefCell::new(TensorObject {
+        let copied = TensorObject::new_ref(TensorObject {
             tensor,
             made_by: "deepcopy".into(),
             copied_from: Some(src.storage),
@@ -148,7 +148,7 @@ impl Evaluator {
             grad_fn: None,
             grad,
             is_parameter: object.is_parameter,
-        }));
+        });
         memo.tensors.insert(Rc::as_ptr(t), Rc::clone(&copied));
         Ok(copied)
     }

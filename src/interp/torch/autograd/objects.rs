@@ -335,6 +335,20 @@ fn saved_slots(node: &GradNode) -> Vec<(&'static str, Slot)> {
             ("self", when(needs(1), Slot::Operand(0))),
             ("self_sym_sizes", sizes(0)),
         ],
+        "AddmmBackward0" => vec![
+            ("alpha", Slot::Plain(arg("alpha").unwrap_or(Value::Int(1)))),
+            ("beta", Slot::Plain(arg("beta").unwrap_or(Value::Int(1)))),
+            ("mat1", when(needs(2), Slot::Operand(1))),
+            ("mat1_sym_sizes", sizes(1)),
+            ("mat1_sym_strides", Slot::Plain(Value::None)),
+            ("mat2", when(needs(1), Slot::Operand(2))),
+            ("mat2_sym_sizes", sizes(2)),
+            ("mat2_sym_strides", Slot::Plain(Value::None)),
+        ],
+        "BmmBackward0" => vec![
+            ("mat2", when(needs(0), Slot::Operand(1))),
+            ("self", when(needs(1), Slot::Operand(0))),
+        ],
         "MvBackward0" => vec![
             ("self", when(needs(1), Slot::Operand(0))),
             ("vec", when(needs(0), Slot::Operand(1))),
@@ -346,6 +360,37 @@ fn saved_slots(node: &GradNode) -> Vec<(&'static str, Slot)> {
         "SelectBackward0" | "SliceBackward0" => index_slots(node).unwrap_or_default(),
         _ => generic_slots(node),
     }
+}
+
+/// The tensors (and wrapped numbers) `node` saved for backward, by PyTorch's slot names:
+/// what `_saved_<slot>` unpacks, as memory accounting counts it.
+pub(crate) fn saved_tensors(
+    node: &GradNode,
+) -> Vec<(
+    &'static str,
+    crate::interp::runtime::accounting::SavedSlotRef<'_>,
+)> {
+    use crate::interp::runtime::accounting::SavedSlotRef;
+    let mut out = Vec::new();
+    for (name, slot) in saved_slots(node) {
+        let saved = match slot {
+            Slot::Result => &node.result,
+            Slot::Operand(i) => match node.operands.get(i) {
+                Some(op) => &op.saved,
+                None => continue,
+            },
+            Slot::Plain(_) => continue,
+        };
+        match saved {
+            Saved::Tensor(s) => out.push((name, SavedSlotRef::Tensor(s))),
+            Saved::Number(_) => {
+                let dtype = slot_dtype(node, saved).unwrap_or(DType::Float64);
+                out.push((name, SavedSlotRef::Number(dtype)));
+            }
+            Saved::Missing => {}
+        }
+    }
+    out
 }
 
 /// An index as PyTorch's `SymInt` slots show it: a negative one as its unsigned 64-bit

@@ -287,7 +287,14 @@ fn addmm(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             return Ok(product);
         }
         let base = scale(ev, expanded, beta)?;
-        ev.binary(BinOp::Add, base, product)
+        // The product is the output: the bias is added into it, as BLAS's gemm accumulates
+        // into the output (one allocation, as ATen's; the same sums).
+        let same_dtype = base.as_tensor().is_some_and(|b| b.dtype == m2.dtype);
+        if same_dtype {
+            ev.method(product, "add_", vec![base])
+        } else {
+            ev.binary(BinOp::Add, base, product)
+        }
     })?;
     let out = match out.as_tensor() {
         // `self + product` of a 0-d float `self` keeps the matrices' dtype.

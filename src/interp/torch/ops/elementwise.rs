@@ -246,6 +246,25 @@ impl Evaluator {
                 )));
             }
         }
+        // A Python number is wrapped in a 0-d tensor (int64, float64, bool or complex128) and,
+        // where the op computes in another dtype, cast to it: both buffers live while the
+        // kernel runs (what the allocator sees: the step's peak).
+        // (`pow` takes its exponent as a number: nothing is wrapped.)
+        for input in [x, y].into_iter().filter(|_| op != BinaryOp::Pow) {
+            if let ElementwiseInput::Number(n) = input {
+                let wrapped = match n {
+                    Scalar::Bool(_) => DType::Bool,
+                    Scalar::Int(_) => DType::Int64,
+                    Scalar::Float(_) => DType::Float64,
+                };
+                let cast = if wrapped == common {
+                    0
+                } else {
+                    common.item_size()
+                };
+                self.note_transient((wrapped.item_size() + cast) as u64);
+            }
+        }
         // On the CPU, TensorIterator first copies every input tensor of another dtype to the
         // common dtype (`.to(common)`, preserving its layout as `empty_like` does); the
         // copies decide the output's strides and are what the kernel reads.
@@ -332,6 +351,7 @@ impl Evaluator {
         if out.is_some() {
             self.note_write(&out_tensor);
         }
+        self.end_transient();
         Ok(out_tensor)
     }
 

@@ -150,6 +150,12 @@ fn engine_reduce(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     };
     let keepdim = call.flag("keepdim", false);
     let out = ev.reduce(op, &t, dims.as_deref(), keepdim, call.dtype("dtype"))?;
+    if op == ReduceOp::Mean {
+        // ATen's mean sums into the output, then divides it in place by the count: a
+        // wrapped int64 and its cast to the output's dtype live while it does.
+        ev.note_transient(8 + out.dtype.item_size() as u64);
+        ev.end_transient();
+    }
     Ok(Value::tensor(out, &call.name, None))
 }
 

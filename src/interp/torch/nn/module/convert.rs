@@ -142,7 +142,7 @@ fn move_module(ev: &mut Evaluator, o: &Rc<Instance>, device: Device, empty: bool
                     "Cannot copy out of meta tensor; no data! Please use torch.nn.Module.to_empty() instead of torch.nn.Module.to() when moving module from meta to a different device.".into(),
                 ));
             }
-            let plain = Rc::new(std::cell::RefCell::new(t.borrow().clone()));
+            let plain = crate::interp::value::TensorObject::new_ref(t.borrow().clone());
             ev.move_to_device(&plain, device)?
         };
         Ok(match value {
