@@ -355,6 +355,21 @@ pub(super) fn both_in_bounds(
 /// `dst[i] = encoded` for every element of `dst` (`encoded`: one element's bytes).
 pub(super) fn fill_encoded(dst: &mut [u8], layout: &Layout, encoded: &[u8]) {
     let size = encoded.len();
+    // A contiguous view is one run of elements (one byte repeated, for zeros).
+    if layout.is_contiguous() && size > 0 {
+        let n = layout.numel().max(0) as usize;
+        let first = layout.offset.max(0) as usize * size;
+        if let Some(run) = dst.get_mut(first..first + n * size) {
+            if encoded.iter().all(|&b| b == encoded[0]) {
+                run.fill(encoded[0]);
+            } else {
+                for element in run.chunks_exact_mut(size) {
+                    element.copy_from_slice(encoded);
+                }
+            }
+            return;
+        }
+    }
     for o in layout.offsets() {
         let at = o as usize * size;
         dst[at..at + size].copy_from_slice(encoded);

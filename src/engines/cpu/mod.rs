@@ -2,7 +2,9 @@
 //! PyTorch's CPU arithmetic (f16/bf16 computed in f32 and rounded once).
 
 mod copy;
+mod gemm;
 mod sum;
+mod typed;
 
 use std::collections::BTreeMap;
 
@@ -72,6 +74,94 @@ impl CpuEngine {
         }
         let values = self.gather(src);
         self.scatter(dst, values);
+    }
+
+    /// The element-by-element `unary` (every value a [`Scalar`]) that its typed path
+    /// reproduces bit for bit; kept as its oracle.
+    pub fn unary_reference(&mut self, op: UnaryOp, dst: &Tensor, src: &Tensor, compute: DType) {
+        let values: Vec<Scalar> = self
+            .gather(src)
+            .into_iter()
+            .map(|v| apply_unary(op, v, compute))
+            .collect();
+        self.scatter(dst, values);
+    }
+
+    /// The element-by-element `binary` that its typed path reproduces bit for bit; kept as
+    /// its oracle.
+    pub fn binary_reference(
+        &mut self,
+        op: BinaryOp,
+        dst: &Tensor,
+        a: &Operand,
+        b: &Operand,
+        compute: DType,
+    ) -> Result<(), EngineError> {
+        let n = dst.numel().max(0) as usize;
+        let xs = self.operand_values(a, n);
+        let ys = self.operand_values(b, n);
+        let values = xs
+            .into_iter()
+            .zip(ys)
+            .map(|(x, y)| apply_binary(op, x, y, compute))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.scatter(dst, values);
+        Ok(())
+    }
+
+    /// The `matmul` through [`Scalar`]s and the plain product loop, which the typed path
+    /// and its register blocks reproduce bit for bit; kept as their oracle.
+    pub fn matmul_reference(&mut self, dst: &Tensor, a: &Tensor, b: &Tensor) {
+        self.matmul_with(dst, a, b, false);
+    }
+
+    fn matmul_with(&mut self, dst: &Tensor, a: &Tensor, b: &Tensor, typed_path: bool) {
+        let (m, k) = (
+            a.layout.shape[0].max(0) as usize,
+            a.layout.shape[1].max(0) as usize,
+        );
+        let n = b.layout.shape[1].max(0) as usize;
+        if typed_path && dst.dtype.is_floating() {
+            let av = typed::read_matrix(self.bytes(a.storage), a);
+            let bv = typed::read_matrix(self.bytes(b.storage), b);
+            if let (Some((av, ar, ac)), Some((bv, br, bc))) = (av, bv) {
+                let matrix = |values, row, col| gemm::Matrix { values, row, col };
+                let out = gemm::matmul(matrix(&av, ar, ac), matrix(&bv, br, bc), m, k, n);
+                if typed::write(self.bytes_mut(dst.storage), dst, &out) {
+                    return;
+                }
+            }
+        }
+        let av = self.gather(a);
+        let bv = self.gather(b);
+        let floating = dst.dtype.is_floating();
+        if floating {
+            let av: Vec<f64> = av.iter().map(|v| v.to_f64()).collect();
+            let bv: Vec<f64> = bv.iter().map(|v| v.to_f64()).collect();
+            let out = gemm::matmul_reference(&av, &bv, m, k, n);
+            self.scatter(dst, out.into_iter().map(Scalar::Float).collect::<Vec<_>>());
+            return;
+        }
+        let mut out = Vec::with_capacity(m * n);
+        for i in 0..m {
+            for j in 0..n {
+                if dst.dtype == DType::Bool {
+                    let s = (0..k).any(|p| av[i * k + p].to_bool() && bv[p * n + j].to_bool());
+                    out.push(Scalar::Bool(s));
+                } else {
+                    let mut s = 0i64;
+                    for p in 0..k {
+                        s = s.wrapping_add(
+                            av[i * k + p]
+                                .to_wrapped_int()
+                                .wrapping_mul(bv[p * n + j].to_wrapped_int()),
+                        );
+                    }
+                    out.push(Scalar::Int(s));
+                }
+            }
+        }
+        self.scatter(dst, out);
     }
 
     fn operand_values(&self, operand: &Operand, n: usize) -> Vec<Scalar> {
@@ -350,12 +440,12 @@ impl Engine for CpuEngine {
     }
 
     fn unary(&mut self, op: UnaryOp, dst: &Tensor, src: &Tensor, compute: DType) {
-        let values: Vec<Scalar> = self
-            .gather(src)
-            .into_iter()
-            .map(|v| apply_unary(op, v, compute))
-            .collect();
-        self.scatter(dst, values);
+        if let Some(values) = typed::unary(self.bytes(src.storage), op, src, compute) {
+            if typed::write(self.bytes_mut(dst.storage), dst, &values) {
+                return;
+            }
+        }
+        self.unary_reference(op, dst, src, compute);
     }
 
     fn binary(
@@ -366,16 +456,12 @@ impl Engine for CpuEngine {
         b: &Operand,
         compute: DType,
     ) -> Result<(), EngineError> {
-        let n = dst.numel().max(0) as usize;
-        let xs = self.operand_values(a, n);
-        let ys = self.operand_values(b, n);
-        let values = xs
-            .into_iter()
-            .zip(ys)
-            .map(|(x, y)| apply_binary(op, x, y, compute))
-            .collect::<Result<Vec<_>, _>>()?;
-        self.scatter(dst, values);
-        Ok(())
+        if let Some(values) = typed::binary(&self.storages, op, dst, a, b, compute) {
+            if typed::write(self.bytes_mut(dst.storage), dst, &values) {
+                return Ok(());
+            }
+        }
+        self.binary_reference(op, dst, a, b, compute)
     }
 
     fn reduce(&mut self, op: ReduceOp, dst: &Tensor, src: &Tensor, dims: &[usize]) {
@@ -485,45 +571,7 @@ impl Engine for CpuEngine {
     }
 
     fn matmul(&mut self, dst: &Tensor, a: &Tensor, b: &Tensor) {
-        let (m, k) = (
-            a.layout.shape[0].max(0) as usize,
-            a.layout.shape[1].max(0) as usize,
-        );
-        let n = b.layout.shape[1].max(0) as usize;
-        let av = self.gather(a);
-        let bv = self.gather(b);
-        let floating = dst.dtype.is_floating();
-        if floating {
-            let out = float_matmul(&av, &bv, m, k, n);
-            self.scatter(dst, out.into_iter().map(Scalar::Float).collect::<Vec<_>>());
-            return;
-        }
-        let mut out = Vec::with_capacity(m * n);
-        for i in 0..m {
-            for j in 0..n {
-                if floating {
-                    let mut s = 0.0f64;
-                    for p in 0..k {
-                        s += av[i * k + p].to_f64() * bv[p * n + j].to_f64();
-                    }
-                    out.push(Scalar::Float(s));
-                } else if dst.dtype == DType::Bool {
-                    let s = (0..k).any(|p| av[i * k + p].to_bool() && bv[p * n + j].to_bool());
-                    out.push(Scalar::Bool(s));
-                } else {
-                    let mut s = 0i64;
-                    for p in 0..k {
-                        s = s.wrapping_add(
-                            av[i * k + p]
-                                .to_wrapped_int()
-                                .wrapping_mul(bv[p * n + j].to_wrapped_int()),
-                        );
-                    }
-                    out.push(Scalar::Int(s));
-                }
-            }
-        }
-        self.scatter(dst, out);
+        self.matmul_with(dst, a, b, true);
     }
 
     fn values(&mut self, view: &Tensor) -> Vec<Scalar> {
@@ -533,26 +581,6 @@ impl Engine for CpuEngine {
         }
         self.gather(view)
     }
-}
-
-/// `a @ b` for row-major `a` (m x k) and `b` (k x n), each product added in f64 in `p`
-/// order from 0.0 (so each element is the same sum as a dot product in that order), with the
-/// loops ordered so that the innermost runs along rows of `b` (vectorizable).
-fn float_matmul(a: &[Scalar], b: &[Scalar], m: usize, k: usize, n: usize) -> Vec<f64> {
-    let a: Vec<f64> = a.iter().map(|v| v.to_f64()).collect();
-    let b: Vec<f64> = b.iter().map(|v| v.to_f64()).collect();
-    let mut out = vec![0.0f64; m * n];
-    if n == 0 {
-        return out;
-    }
-    for (row, a_row) in out.chunks_exact_mut(n).zip(a.chunks_exact(k.max(1))) {
-        for (&a_ip, b_row) in a_row.iter().zip(b.chunks_exact(n)).take(k) {
-            for (o, &b_pj) in row.iter_mut().zip(b_row) {
-                *o += a_ip * b_pj;
-            }
-        }
-    }
-    out
 }
 
 /// The element indices of a contiguous view, in order (`None` for any other layout).
