@@ -83,7 +83,7 @@ fn the_track_has_twins_enough_questions_and_every_kind() {
     }
     assert_eq!(
         kinds.into_iter().collect::<Vec<_>>(),
-        ["answer", "cells", "choices", "task"]
+        ["answer", "cells", "choices", "memory", "task"]
     );
     assert!(task_with_allocates);
 }
@@ -638,4 +638,109 @@ proptest! {
         let g = s.grade(q, &Response::Text(text)).unwrap();
         prop_assert!(g.correct || !g.feedback.is_empty());
     }
+}
+
+/// A lesson that runs issue 19's Linear-ReLU-Linear forward, then asks `memory:` questions.
+fn memory_lesson(questions: &str) -> String {
+    lesson(&format!(
+        "```python\nimport torch.nn as nn\ntorch.manual_seed(0)\nmodel = nn.Sequential(nn.Linear(100, 200), nn.ReLU(), nn.Linear(200, 10))\nx = torch.randn(64, 100)\ny = model(x)\n```\n\n{questions}"
+    ))
+}
+
+#[test]
+fn a_memory_question_parses_and_names_its_figure() {
+    let text = memory_lesson("```question\nask: Live?\nmemory: live_bytes\nexpect: 168200\n```\n");
+    let parsed = parse_lesson(&text).unwrap();
+    let q = parsed.questions().next().unwrap();
+    assert_eq!(q.kind.name(), "memory");
+    assert_eq!(q.kind.expr(), "live_bytes");
+    for (body, want) in [
+        (
+            "```question\nask: A?\nmemory: bytes\n```\n",
+            "`memory:` is one of live_bytes, peak_bytes",
+        ),
+        (
+            "```question\nask: A?\nmemory: live_bytes\nanswer: 1\n```\n",
+            "both `memory:` and `answer:`",
+        ),
+        (
+            "```question\nask: A?\nmemory: live_bytes\nchoices: 1 | 2\n```\n",
+            "`choices:` does not belong in a memory question",
+        ),
+    ] {
+        let e = parse_lesson(&lesson(body)).unwrap_err();
+        assert!(e.to_string().contains(want), "{e}");
+        assert!(matches!(
+            e.kind,
+            ParseErrorKind::BadMemoryFigure { .. }
+                | ParseErrorKind::TwoKinds { .. }
+                | ParseErrorKind::KeyNotForKind { .. }
+        ));
+    }
+}
+
+#[test]
+fn a_memory_question_is_graded_on_the_last_statement_or_noted_until_the_engine_counts() {
+    let text = memory_lesson(
+        "```question\nask: Live?\nmemory: live_bytes\nexpect: 168200\n```\n\n```question\nask: Peak?\nmemory: peak_bytes\nexpect: 216840\n```\n",
+    );
+    let lesson = parse_lesson(&text).unwrap();
+    let blocks: Vec<usize> = (0..2).map(|n| lesson.question_block(n).unwrap()).collect();
+    let problems = check_lesson(&lesson);
+    let mut session = LessonSession::new(lesson);
+    let recorded = session
+        .run_all()
+        .last()
+        .unwrap()
+        .steps
+        .last()
+        .unwrap()
+        .memory
+        .is_some();
+    if !recorded {
+        // Without the evaluator's accounting each memory question is a note, never a failure.
+        assert_eq!(problems.len(), 2, "{problems:#?}");
+        assert!(problems.iter().all(|d| d.problem.is_note()));
+        eprintln!("skipped grading: the evaluator records no memory figures yet");
+        return;
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+    let grade = session
+        .grade(blocks[0], &Response::Text("168_200".into()))
+        .unwrap();
+    assert!(grade.correct, "{grade:?}");
+    let grade = session
+        .grade(blocks[1], &Response::Text("168200".into()))
+        .unwrap();
+    assert!(!grade.correct);
+    assert!(grade.feedback.contains(&Feedback::NotEqual {
+        expected: "216840".into(),
+        given: "168200".into()
+    }));
+    assert_eq!(
+        session.expected_literal(blocks[1]).unwrap(),
+        Literal::Int(216_840)
+    );
+}
+
+#[test]
+fn a_memory_question_needs_a_statement_above_it_and_its_twin_keeps_the_figure() {
+    let text = lesson("```question\nask: Live?\nmemory: live_bytes\n```\n");
+    let problems = check_lesson(&parse_lesson(&text).unwrap());
+    assert_eq!(problems.len(), 1);
+    assert!(!problems[0].problem.is_note());
+    assert!(problems[0].to_string().contains("no code runs above"));
+
+    let en = parse_lesson(&memory_lesson(
+        "```question\nask: Live?\nmemory: live_bytes\n```\n",
+    ))
+    .unwrap();
+    let zh = parse_lesson(
+        &memory_lesson("```question\nask: 存活多少字节？\nmemory: peak_bytes\n```\n")
+            .replace("lang: en", "lang: zh-CN"),
+    )
+    .unwrap();
+    let drift = check_twins(&en, "en.md", &zh);
+    assert_eq!(drift.len(), 1, "{drift:#?}");
+    assert!(drift[0].to_string().contains("`memory:`"));
 }

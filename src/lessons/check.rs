@@ -7,6 +7,7 @@ use crate::interp::session::python_eq;
 use crate::interp::Value;
 use crate::lessons::grade::{Feedback, GradeError, LessonSession, Response};
 use crate::lessons::literal::Literal;
+use crate::lessons::memory::MemoryError;
 use crate::lessons::model::{Block, Key, Lesson, Question, QuestionKind};
 use crate::lessons::parse::{parse_lesson, ParseError};
 
@@ -42,6 +43,11 @@ pub enum Problem {
     /// A question cannot be graded.
     #[error("{0}")]
     Question(GradeError),
+    /// A `memory` question on a statement the engine recorded no memory figures for: a
+    /// note, not a failure ([`Problem::is_note`]); its `expect` is checked once the engine
+    /// records them.
+    #[error("note: {0}")]
+    MemoryNotRecorded(MemoryError),
     /// No choice equals the answer.
     #[error("no choice equals the answer: the engine gives {value}")]
     NoChoiceMatches {
@@ -98,6 +104,14 @@ pub enum Problem {
         /// The original's file.
         original: String,
     },
+}
+
+impl Problem {
+    /// Whether this is a note that does not fail the check (a memory question the engine
+    /// cannot grade yet).
+    pub fn is_note(&self) -> bool {
+        matches!(self, Problem::MemoryNotRecorded(_))
+    }
 }
 
 fn list(feedback: &[Feedback]) -> String {
@@ -168,13 +182,19 @@ fn check_question(
     let kind_key = match &q.kind {
         QuestionKind::Answer { .. } | QuestionKind::Choices { .. } => Key::Answer,
         QuestionKind::Cells { .. } => Key::Cells,
+        QuestionKind::Memory { .. } => Key::Memory,
         QuestionKind::Task { .. } => Key::Task,
     };
     let expr_line = q.line_of(kind_key);
     match &q.kind {
-        QuestionKind::Answer { .. } | QuestionKind::Choices { .. } => {
+        QuestionKind::Answer { .. }
+        | QuestionKind::Choices { .. }
+        | QuestionKind::Memory { .. } => {
             let value = match session.expected_literal(index) {
                 Ok(v) => v,
+                Err(GradeError::Memory(e @ MemoryError::NotRecorded { .. })) => {
+                    return problems.push(at(expr_line, Problem::MemoryNotRecorded(e)))
+                }
                 Err(e) => return problems.push(at(expr_line, Problem::Question(e))),
             };
             if let QuestionKind::Choices {
@@ -367,6 +387,7 @@ fn graded_part(q: &Question, key: Key) -> Option<String> {
         (Key::Answer, QuestionKind::Answer { expr } | QuestionKind::Choices { expr, .. })
         | (Key::Cells, QuestionKind::Cells { expr })
         | (Key::Task, QuestionKind::Task { expr, .. }) => Some(expr.clone()),
+        (Key::Memory, QuestionKind::Memory { figure }) => Some(figure.name().to_string()),
         (Key::Choices, QuestionKind::Choices { literals, .. }) => Some(
             literals
                 .iter()

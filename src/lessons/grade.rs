@@ -13,6 +13,7 @@ use crate::engines::CpuEngine;
 use crate::interp::session::{python_eq, EvalError};
 use crate::interp::{Evaluator, Limits, Value};
 use crate::lessons::literal::{Literal, LiteralError};
+use crate::lessons::memory::{figure_of, MemoryError, MemoryFigure};
 use crate::lessons::model::{Block, Lesson, QuestionKind};
 
 /// The most cells a `cells` question may ask for.
@@ -212,6 +213,9 @@ pub enum GradeError {
         /// Python's type name of its value.
         type_name: String,
     },
+    /// A `memory` question whose figure cannot be read where it stands.
+    #[error("{0}")]
+    Memory(MemoryError),
     /// A `cells` view with more than [`MAX_CELLS`] elements.
     #[error("`{expr}` reads {elements} elements; a cells question asks for at most {max}", max = MAX_CELLS)]
     TooManyCells {
@@ -328,9 +332,22 @@ impl LessonSession {
             })
     }
 
-    /// The answer of the `answer` or `choices` question at block `index`, as a literal.
+    /// `figure` of the last statement run above block `index` (from the trace's memory
+    /// accounting).
+    pub fn memory_figure(&mut self, index: usize, figure: MemoryFigure) -> Result<u64, GradeError> {
+        let runs = self.run_until(index);
+        let last = runs.iter().rev().find_map(|run| run.steps.last());
+        figure_of(last, figure).map_err(GradeError::Memory)
+    }
+
+    /// The answer of the `answer`, `choices` or `memory` question at block `index`, as a
+    /// literal.
     pub fn expected_literal(&mut self, index: usize) -> Result<Literal, GradeError> {
         let kind = self.question(index)?;
+        if let QuestionKind::Memory { figure } = kind {
+            let bytes = self.memory_figure(index, figure)?;
+            return Ok(Literal::Int(i64::try_from(bytes).unwrap_or(i64::MAX)));
+        }
         let expr = kind.expr().to_string();
         let value = self.value_at(index, &expr)?;
         Literal::from_value(&value).ok_or(GradeError::NotAValue {
@@ -365,7 +382,7 @@ impl LessonSession {
     pub fn grade(&mut self, index: usize, response: &Response) -> Result<Grade, GradeError> {
         let kind = self.question(index)?;
         match (&kind, response) {
-            (QuestionKind::Answer { .. }, Response::Text(text)) => {
+            (QuestionKind::Answer { .. } | QuestionKind::Memory { .. }, Response::Text(text)) => {
                 let expected = self.expected_literal(index)?;
                 Ok(match Literal::parse(text) {
                     Ok(given) => self.compare(index, &expected, &given),

@@ -5,7 +5,8 @@
 //! it into a [`model::Lesson`] (every error typed, at its line); [`grade`] plays it
 //! ([`grade::LessonSession`]) and grades answers with feedback computed from the engine;
 //! [`check`] is `stridescope lesson check`; [`link`] carries a whole lesson in a link;
-//! [`index`] is the shipped track's `index.json`.
+//! [`index`] is the shipped track's `index.json`; [`memory`] reads the figures `memory:`
+//! questions ask for.
 //!
 //! Pure: no DOM, no files, no threads that must exist (the expression parser falls back to the
 //! current thread). The web player and the CLI share all of it.
@@ -15,10 +16,12 @@ pub mod grade;
 pub mod index;
 pub mod link;
 pub mod literal;
+pub mod memory;
 pub mod model;
 pub mod parse;
 
 pub use grade::{Feedback, Grade, GradeError, LessonSession, Response};
 pub use literal::{Literal, LiteralError};
+pub use memory::{MemoryError, MemoryFigure};
 pub use model::{Block, Key, Lesson, Question, QuestionKind};
 pub use parse::{parse_lesson, ParseError, ParseErrorKind};

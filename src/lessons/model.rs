@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use crate::lessons::literal::Literal;
+use crate::lessons::memory::MemoryFigure;
 
 /// A whole lesson: front matter, then its blocks in file order.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -58,6 +59,7 @@ pub enum Key {
     Answer,
     Choices,
     Cells,
+    Memory,
     Task,
     Solution,
     Allocates,
@@ -68,11 +70,12 @@ pub enum Key {
 
 impl Key {
     /// Every key, in the order LESSONS.md lists them.
-    pub const ALL: [Key; 10] = [
+    pub const ALL: [Key; 11] = [
         Key::Ask,
         Key::Answer,
         Key::Choices,
         Key::Cells,
+        Key::Memory,
         Key::Task,
         Key::Solution,
         Key::Allocates,
@@ -88,6 +91,7 @@ impl Key {
             Key::Answer => "answer",
             Key::Choices => "choices",
             Key::Cells => "cells",
+            Key::Memory => "memory",
             Key::Task => "task",
             Key::Solution => "solution",
             Key::Allocates => "allocates",
@@ -139,7 +143,7 @@ impl Question {
     }
 }
 
-/// The four kinds of question.
+/// The five kinds of question.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum QuestionKind {
@@ -162,6 +166,12 @@ pub enum QuestionKind {
         /// The expression giving the view.
         expr: String,
     },
+    /// `memory: FIGURE`: the student types a memory figure (`live_bytes`, `peak_bytes`, ...)
+    /// of the last statement run above the question, graded against the engine's accounting.
+    Memory {
+        /// The figure asked for.
+        figure: MemoryFigure,
+    },
     /// `task: EXPR` with `solution: CODE` (and `allocates: BYTES`): the student writes code.
     Task {
         /// The check, `True` when the task is done.
@@ -174,19 +184,21 @@ pub enum QuestionKind {
 }
 
 impl QuestionKind {
-    /// `answer`, `choices`, `cells` or `task` (the player's `data-kind`).
+    /// `answer`, `choices`, `cells`, `memory` or `task` (the player's `data-kind`).
     pub fn name(&self) -> &'static str {
         match self {
             QuestionKind::Answer { .. } => "answer",
             QuestionKind::Choices { .. } => "choices",
             QuestionKind::Cells { .. } => "cells",
+            QuestionKind::Memory { .. } => "memory",
             QuestionKind::Task { .. } => "task",
         }
     }
 
-    /// The expression the question is about.
+    /// The expression the question is about (for a `memory` question, the figure's name).
     pub fn expr(&self) -> &str {
         match self {
+            QuestionKind::Memory { figure } => figure.name(),
             QuestionKind::Answer { expr }
             | QuestionKind::Choices { expr, .. }
             | QuestionKind::Cells { expr }

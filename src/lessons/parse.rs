@@ -92,7 +92,7 @@ pub enum ParseErrorKind {
         text: String,
     },
     /// A key no question has.
-    #[error("unknown key `{key}` (the keys are ask, answer, choices, cells, task, solution, allocates, expect, hint and explain)")]
+    #[error("unknown key `{key}` (the keys are ask, answer, choices, cells, memory, task, solution, allocates, expect, hint and explain)")]
     UnknownKey {
         /// The key.
         key: String,
@@ -106,8 +106,8 @@ pub enum ParseErrorKind {
     /// A question without `ask:`.
     #[error("this question has no `ask:`")]
     MissingAsk,
-    /// A question with none of `answer`, `cells`, `task`.
-    #[error("this question has no `answer:` (or `cells:` or `task:`): nothing says what is right")]
+    /// A question with none of `answer`, `cells`, `memory`, `task`.
+    #[error("this question has no `answer:` (or `cells:`, `memory:` or `task:`): nothing says what is right")]
     MissingAnswer,
     /// `choices:` without `answer:`.
     #[error("`choices:` needs `answer: EXPR`, the expression whose value is the right choice")]
@@ -134,6 +134,15 @@ pub enum ParseErrorKind {
     /// `allocates:` that is not a whole number of bytes.
     #[error("`allocates:` is a whole number of bytes, like 48; this is `{text}`")]
     BadAllocates {
+        /// The value.
+        text: String,
+    },
+    /// `memory:` naming no figure the accounting has.
+    #[error(
+        "`memory:` is one of {}; this is `{text}`",
+        crate::lessons::memory::MemoryFigure::names()
+    )]
+    BadMemoryFigure {
         /// The value.
         text: String,
     },
@@ -458,8 +467,8 @@ fn parse_question(content: &str, fence_line: usize) -> Result<Question, ParseErr
     };
     let key_lines: Vec<(Key, usize)> = values.iter().map(|(k, l, _)| (*k, *l)).collect();
 
-    // The kind: exactly one of answer (with or without choices), cells, task.
-    let mut kinds: Vec<(Key, usize)> = [Key::Answer, Key::Cells, Key::Task]
+    // The kind: exactly one of answer (with or without choices), cells, memory, task.
+    let mut kinds: Vec<(Key, usize)> = [Key::Answer, Key::Cells, Key::Memory, Key::Task]
         .into_iter()
         .filter_map(|k| get(k).map(|(l, _)| (k, l)))
         .collect();
@@ -485,7 +494,7 @@ fn parse_question(content: &str, fence_line: usize) -> Result<Question, ParseErr
     };
     let forbidden: &[Key] = match kind_name {
         "task" => &[Key::Choices, Key::Expect],
-        "cells" => &[Key::Choices, Key::Solution, Key::Allocates],
+        "cells" | "memory" => &[Key::Choices, Key::Solution, Key::Allocates],
         _ => &[Key::Solution, Key::Allocates],
     };
     for key in forbidden {
@@ -542,6 +551,12 @@ fn parse_question(content: &str, fence_line: usize) -> Result<Question, ParseErr
         "cells" => QuestionKind::Cells {
             expr: get(Key::Cells).unwrap_or_default().1,
         },
+        "memory" => {
+            let (line, text) = get(Key::Memory).unwrap_or_default();
+            let figure = crate::lessons::memory::MemoryFigure::from_name(&text)
+                .ok_or_else(|| err(line, ParseErrorKind::BadMemoryFigure { text: clip(&text) }))?;
+            QuestionKind::Memory { figure }
+        }
         _ => {
             let (_, expr) = get(Key::Task).unwrap_or_default();
             let Some((_, solution)) = get(Key::Solution) else {

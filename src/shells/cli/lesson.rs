@@ -15,7 +15,8 @@ const USAGE: &str = "usage: stridescope lesson check PATH...\n\
 check: runs every lesson (PATH: a .md file, or a folder searched for .md files) and checks\n\
 that its code and solutions run, its expressions evaluate, its choices hold the answer, its\n\
 expect: values are the engine's, and that each translation has its original's code and\n\
-questions. Prints FILE:LINE: message per problem; exit 1 on any problem.\n\
+questions. Prints FILE:LINE: message per problem; exit 1 on any problem. A memory: question\n\
+on a statement the engine recorded no memory figures for is a note (on stderr), not a problem.\n\
 link: prints a link carrying the whole lesson (BASE defaults to index.html).\n\
 index: writes DIR/index.json, the lesson list the app loads.";
 
@@ -41,8 +42,13 @@ pub fn run(args: &[String]) -> i32 {
 pub struct CheckReport {
     /// `FILE:LINE: message` per problem, in file then line order.
     pub problems: Vec<String>,
+    /// `FILE:LINE: note: message` per note (questions that cannot be graded yet), in file
+    /// then line order; notes do not fail the check.
+    pub notes: Vec<String>,
     /// The problems found in each file, by line, before they are sorted into `problems`.
     found: Vec<(String, usize, String)>,
+    /// The notes found, as `found`.
+    found_notes: Vec<(String, usize, String)>,
     /// Lessons checked, per language.
     pub lessons: BTreeMap<String, usize>,
     /// Questions checked.
@@ -148,9 +154,15 @@ pub fn check_paths(paths: &[PathBuf]) -> CheckReport {
             push(&mut report, &twin.0, &diagnostics);
         }
     }
-    let mut found = std::mem::take(&mut report.found);
+    report.problems = located(std::mem::take(&mut report.found));
+    report.notes = located(std::mem::take(&mut report.found_notes));
+    report
+}
+
+/// `FILE:LINE: message` per entry, sorted by file then line.
+fn located(mut found: Vec<(String, usize, String)>) -> Vec<String> {
     found.sort();
-    report.problems = found
+    found
         .into_iter()
         .map(|(file, line, message)| {
             if line == 0 {
@@ -159,8 +171,7 @@ pub fn check_paths(paths: &[PathBuf]) -> CheckReport {
                 format!("{file}:{line}: {message}")
             }
         })
-        .collect();
-    report
+        .collect()
 }
 
 /// The id in a numbered lesson's file name (`01-storage.md` gives `storage`).
@@ -181,9 +192,12 @@ fn plural(n: usize, noun: &str) -> String {
 
 fn push(report: &mut CheckReport, name: &str, diagnostics: &[Diagnostic]) {
     for d in diagnostics {
-        report
-            .found
-            .push((name.to_string(), d.line, d.problem.to_string()));
+        let found = if d.problem.is_note() {
+            &mut report.found_notes
+        } else {
+            &mut report.found
+        };
+        found.push((name.to_string(), d.line, d.problem.to_string()));
     }
 }
 
@@ -196,6 +210,9 @@ fn check(args: &[String]) -> i32 {
     let report = check_paths(&paths);
     for p in &report.problems {
         println!("{p}");
+    }
+    for n in &report.notes {
+        eprintln!("{n}");
     }
     let total: usize = report.lessons.values().sum();
     let langs: Vec<String> = report
@@ -218,6 +235,12 @@ fn check(args: &[String]) -> i32 {
             plural(report.problems.len(), "problem")
         }
     );
+    if !report.notes.is_empty() {
+        eprintln!(
+            "{} not graded: the engine recorded no memory figures for their statements",
+            plural(report.notes.len(), "memory question")
+        );
+    }
     if report.problems.is_empty() && total > 0 {
         0
     } else {

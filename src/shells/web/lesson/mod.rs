@@ -578,7 +578,9 @@ pub fn reveal(state: AppState, ctx: LessonCtx, n: usize) {
         return;
     };
     let shown = match &question.kind {
-        QuestionKind::Answer { .. } | QuestionKind::Choices { .. } => {
+        QuestionKind::Answer { .. }
+        | QuestionKind::Choices { .. }
+        | QuestionKind::Memory { .. } => {
             with_session(|s| s.expected_literal(block)).map(|r| match r {
                 Ok(lit) => Msg::new("lesson-revealed").arg("answer", lit.to_string()),
                 Err(e) => Msg::new("lesson-ungradable").arg("error", e),

@@ -223,14 +223,16 @@ fn QuestionView(n: usize, total: usize, question: Question) -> impl IntoView {
     let ask_id_ref = ask_id.clone();
     // What a submit hands in, by the question's kind (the enum, not its name).
     let given: fn(RwSignal<String>, RwSignal<Option<usize>>) -> Given = match &question.kind {
-        QuestionKind::Answer { .. } => |text, _| Given::Text(text.get_untracked()),
+        QuestionKind::Answer { .. } | QuestionKind::Memory { .. } => {
+            |text, _| Given::Text(text.get_untracked())
+        }
         QuestionKind::Choices { .. } => |_, choice| Given::Choice(choice.get_untracked()),
         QuestionKind::Cells { .. } => |_, _| Given::Cells,
         QuestionKind::Task { .. } => |_, _| Given::Code,
     };
     let do_submit = move || submit(state, ctx, n, given(text, choice));
     let input = match &question.kind {
-        QuestionKind::Answer { .. } => {
+        QuestionKind::Answer { .. } | QuestionKind::Memory { .. } => {
             let id = format!("q{n}-answer");
             view! {
                 <div class="answer-row">
