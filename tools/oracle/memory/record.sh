@@ -3,7 +3,9 @@
 # (how course articles, textbooks and blogs teach where a model's memory goes), recorded from
 # real PyTorch 2.15 with tools/oracle/record.py --memory: every step has the tensors, outputs and
 # errors of the oracle's schema and the trace contract's "memory" object (live_bytes, peak_bytes,
-# saved).  Needs a Python with torch 2.15 (PY, default /work/torchenv/venv/bin/python); never in CI.
+# saved), and tests/fixtures/memory/memory.events.jsonl (tools/oracle/memory/bin/events.py: each
+# step's allocator events in order, with the op that made each).  Needs a Python with torch 2.15
+# (PY, default /work/torchenv/venv/bin/python); never in CI.
 #
 #   tools/oracle/memory/record.sh
 set -euo pipefail
@@ -21,3 +23,5 @@ with open(sys.argv[1], "w") as out:
 PYEOF
 "$PY" tools/oracle/record.py --memory --drop-nonfinite "$tmp/in.jsonl" \
     tests/fixtures/memory/memory.torch.jsonl 2> >(grep -v '^USDT\|^ERROR:.*gpuGetDeviceCount' >&2)
+# and each step's allocator events, in order, with the op around each (what the peaks come from)
+"$PY" tools/oracle/memory/bin/events.py "$tmp/in.jsonl" tests/fixtures/memory/memory.events.jsonl 2>/dev/null
