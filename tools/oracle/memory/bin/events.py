@@ -4,8 +4,9 @@ that made each one: what a step's `peak_bytes` is computed from.
 
 usage: events.py IN.jsonl OUT.jsonl   (IN: {"id", "script"} per line; needs torch 2.15, never in CI)
 
-Each statement runs as record_memory.py runs it (a namespace holding only `torch`, the
-notebook seed, one top-level statement under `torch.profiler` with `profile_memory=True`);
+Each script runs in its own forked process (no garbage of another script is collected in its
+steps), as `record.py --memory` runs it (a namespace holding only `torch`, the notebook seed,
+one top-level statement under `torch.profiler` with `profile_memory=True`);
 OUT gets, per case, {"id", "steps": [{"line", "source", "events": [[nbytes, "op < parent <
 grandparent"], ...]}]}: `nbytes` > 0 an allocation, < 0 a free, in time order; the op names
 are the innermost profiled ops around the event ("" where none was running: a free by
@@ -15,6 +16,7 @@ import ast
 import contextlib
 import io
 import json
+import os
 import sys
 import warnings
 
@@ -54,9 +56,34 @@ def record(cid, script):
     return {"id": cid, "steps": steps}
 
 
+def record_forked(cid, script):
+    """`record` in a forked child (a fresh notebook); its JSON text."""
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(rfd)
+        code = 0
+        try:
+            with os.fdopen(wfd, "w") as w:
+                w.write(json.dumps(record(cid, script), ensure_ascii=False))
+        except BaseException:  # noqa: BLE001
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(wfd)
+    with os.fdopen(rfd) as r:
+        text = r.read()
+    os.waitpid(pid, 0)
+    return text
+
+
 if __name__ == "__main__":
     with open(sys.argv[1]) as f, open(sys.argv[2], "w") as out:
         for line in f:
             if line.strip():
                 c = json.loads(line)
-                out.write(json.dumps(record(c["id"], c["script"]), ensure_ascii=False) + "\n")
+                text = record_forked(c["id"], c["script"])
+                if text:
+                    out.write(text + "\n")
+                else:
+                    print(f"events.py: {c['id']}: the recording process failed", file=sys.stderr)
