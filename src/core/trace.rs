@@ -110,7 +110,9 @@ pub struct StepMemory {
     /// counted once, under the first category of that list.
     pub categories: std::collections::BTreeMap<MemoryCategory, u64>,
     /// Every tensor saved for backward, by PyTorch's node and slot names, as
-    /// `[node, slot, shape, dtype, storage]` (deduplicated as the oracle's set is).
+    /// `[node, slot, shape, dtype, storage]`, one entry per distinct (node, slot, shape,
+    /// dtype) as the oracle's set lists them (each storage's own are in
+    /// [`StorageRole::saved_by`]).
     pub saved: Vec<SavedRecord>,
     /// Each live storage: its bytes, category and what holds it (the bands of the
     /// timeline and the labels of the storage list).
@@ -215,6 +217,9 @@ pub struct StorageRole {
     /// What holds it, most telling first: `lin1.weight`, `lin1.weight.grad`,
     /// `exp_avg of lin1.weight`, `ReluBackward0.result`, a variable's name.
     pub held_by: Vec<String>,
+    /// The autograd nodes that saved it for backward, as `[node, slot]` pairs.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub saved_by: Vec<(String, String)>,
     /// The shape and dtype of the tensor that holds it first (for the tracker's lines).
     pub shape: Vec<i64>,
     #[serde(serialize_with = "dtype_name")]

@@ -106,6 +106,8 @@ pub struct Evaluator {
     stopped: bool,
     /// Memory accounting: live and peak bytes per step (see [`runtime::accounting`]).
     accounting: runtime::accounting::Accounting,
+    /// The module calls seen, for the model summary (see [`runtime::summary`]).
+    summary: runtime::summary::SummaryLog,
 }
 
 /// Traces `source` on the CPU engine with default limits.
@@ -133,6 +135,7 @@ impl Evaluator {
             executed: 0,
             stopped: false,
             accounting: runtime::accounting::Accounting::new(),
+            summary: runtime::summary::SummaryLog::default(),
         }
     }
 
@@ -164,6 +167,7 @@ impl Evaluator {
             };
             trace.steps.push(step);
         }
+        trace.summary = self.model_summary(&trace.steps);
         trace
     }
 

@@ -83,6 +83,8 @@ pub(crate) struct Accounting {
     run: u64,
     /// The units being recorded, outermost first.
     units: Vec<Unit>,
+    /// The module calls running now (their peaks, for the model summary).
+    calls: Vec<Unit>,
     /// Kernel buffers alive during the next allocation (then freed).
     transient: u64,
     /// Storages allocated and not yet held by a tensor object.
@@ -135,6 +137,7 @@ struct Walk {
 
 /// One holder found by the walk.
 struct Found {
+    saved_by: Vec<(String, String)>,
     bytes: u64,
     category: MemoryCategory,
     held_by: Vec<String>,
@@ -149,6 +152,7 @@ impl Evaluator {
         self.accounting.activate();
         if top {
             self.accounting.units.clear();
+            self.accounting.calls.clear();
             self.accounting.after_last = self.accounting.after_top.clone();
             self.accounting.live_last = self.accounting.live_top;
             self.accounting.backward_ran = false;
@@ -171,6 +175,28 @@ impl Evaluator {
             rise_cuda: 0,
             line: None,
         });
+    }
+
+    /// Starts measuring the peak of a module call (see [`Evaluator::end_call_peak`]).
+    pub(crate) fn begin_call_peak(&mut self) {
+        if self.accounting.units.is_empty() {
+            return;
+        }
+        let (base, base_cuda, wrapped) = self.alive_bytes();
+        self.accounting.wrapped_bound = wrapped;
+        self.accounting.calls.push(Unit {
+            before: base,
+            base,
+            base_cuda,
+            rise: 0,
+            rise_cuda: 0,
+            line: None,
+        });
+    }
+
+    /// The most bytes alive at once during the module call begun last.
+    pub(crate) fn end_call_peak(&mut self) -> u64 {
+        self.accounting.calls.pop().map_or(0, |u| u.base + u.rise)
     }
 
     /// Notes that storage `id` was just allocated: the alive bytes may have reached a peak.
@@ -208,13 +234,9 @@ impl Evaluator {
         // last walk, bound what is alive: below every unit's peak, nothing can rise (a
         // training loop's later iterations skip the walk).
         let bound = self.memory.registered_bytes + self.accounting.wrapped_bound + transient;
-        let reached = self.accounting.units.iter().map(|u| u.base + u.rise).min();
-        let reached_cuda = self
-            .accounting
-            .units
-            .iter()
-            .map(|u| u.base_cuda + u.rise_cuda)
-            .min();
+        let units = || self.accounting.units.iter().chain(&self.accounting.calls);
+        let reached = units().map(|u| u.base + u.rise).min();
+        let reached_cuda = units().map(|u| u.base_cuda + u.rise_cuda).min();
         let bound_cuda = self.memory.registered_bytes
             + CUDA_BLOCK * self.memory.storage_count() as u64
             + CUDA_BLOCK * (self.accounting.wrapped_bound / 8 + 1)
@@ -225,7 +247,12 @@ impl Evaluator {
         let (alive, alive_cuda, wrapped) = self.alive_bytes();
         self.accounting.wrapped_bound = wrapped;
         let line = self.accounting.line;
-        for unit in &mut self.accounting.units {
+        let accounting = &mut self.accounting;
+        for unit in accounting
+            .units
+            .iter_mut()
+            .chain(accounting.calls.iter_mut())
+        {
             let rise = (alive + transient).saturating_sub(unit.base);
             if rise > unit.rise {
                 unit.rise = rise;
@@ -389,6 +416,7 @@ impl Evaluator {
                     bytes: found.bytes,
                     category: Some(found.category),
                     held_by: found.held_by.clone(),
+                    saved_by: found.saved_by.clone(),
                     shape: found.shape.clone(),
                     dtype: found.dtype,
                     meta: found.meta,
@@ -422,7 +450,7 @@ impl Evaluator {
             live_bytes,
             peak_bytes: Some(peak),
             categories,
-            saved: walk.saved.into_iter().collect(),
+            saved: distinct_saved(walk.saved),
             storages,
             changes,
             cuda: CudaBytes {
@@ -789,6 +817,7 @@ impl Evaluator {
             }
         }
         let entry = walk.holders.entry(holder).or_insert_with(|| Found {
+            saved_by: Vec::new(),
             bytes,
             category,
             held_by: Vec::new(),
@@ -804,6 +833,14 @@ impl Evaluator {
         if !path.is_empty() && entry.held_by.len() < 4 && !entry.held_by.iter().any(|p| p == path) {
             entry.held_by.push(path.to_string());
         }
+        if category == MemoryCategory::Saved {
+            if let Some((node, slot)) = path.split_once('.') {
+                let pair = (node.to_string(), slot.to_string());
+                if !entry.saved_by.contains(&pair) {
+                    entry.saved_by.push(pair);
+                }
+            }
+        }
     }
 }
 
@@ -817,6 +854,23 @@ fn cuda_rounded_sum_before(unit: &Unit, accounting: &Accounting) -> u64 {
     } else {
         cuda_rounded(unit.before)
     }
+}
+
+/// One entry per distinct (node, slot, shape, dtype), as the oracle's set lists them.
+fn distinct_saved(saved: BTreeSet<SavedRecord>) -> Vec<SavedRecord> {
+    let mut out: Vec<SavedRecord> = Vec::new();
+    for record in saved {
+        let same = |r: &SavedRecord| {
+            r.node == record.node
+                && r.slot == record.slot
+                && r.shape == record.shape
+                && r.dtype == record.dtype
+        };
+        if !out.iter().any(same) {
+            out.push(record);
+        }
+    }
+    out
 }
 
 /// A saved slot as the accounting sees it.

@@ -56,6 +56,11 @@ impl AutogradState {
         self.inference_storages.contains(&id)
     }
 
+    /// The sequence number of the newest node so far.
+    pub(crate) fn current_seq(&self) -> u64 {
+        self.next_seq.get()
+    }
+
     /// A new node's sequence number (later nodes run first among the ready ones).
     pub(crate) fn next_seq(&self) -> u64 {
         let n = self.next_seq.get() + 1;

@@ -585,6 +585,20 @@ impl Evaluator {
         pos: Vec<Value>,
         kw: Vec<(String, Value)>,
     ) -> R<Value> {
+        // The model summary's row of this layer: its output, what it saved, its peak.
+        let mark = self.begin_module_call(object);
+        let result = self.call_module_forward(object, pos, kw);
+        self.end_module_call(mark, result.as_ref().ok());
+        result
+    }
+
+    /// `module(*args)` without the summary's bookkeeping: its hooks, then `forward`.
+    fn call_module_forward(
+        &mut self,
+        object: &Rc<Instance>,
+        pos: Vec<Value>,
+        kw: Vec<(String, Value)>,
+    ) -> R<Value> {
         let hooked = object
             .module
             .borrow()
