@@ -87,7 +87,13 @@ pub fn MemoryTimeline() -> impl IntoView {
     });
     let top = move || ticks.with(|t| t.last().copied().unwrap_or(0));
     let count = move || timeline.with(|t| t.points.len());
-    let peak_step = move || timeline.with(|t| t.peak_step());
+    // The contract's figures are the trace's (CPU) ones, as the marks' are.
+    let cpu_peak = Memo::new(move |_| {
+        state.trace.with(|t| {
+            let tl = Timeline::new(&t.steps, false);
+            tl.peak_step().map(|s| (s, tl.points[s].peak))
+        })
+    });
     let hover: RwSignal<Option<Hit>> = RwSignal::new(None);
     let plot = NodeRef::<leptos::html::Div>::new();
 
@@ -294,8 +300,8 @@ pub fn MemoryTimeline() -> impl IntoView {
     };
     view! {
         <section class="memtl" data-testid="memory-timeline"
-            data-peak-bytes=move || timeline.with(|t| t.points.get(t.peak_step().unwrap_or(0)).map(|p| p.peak).unwrap_or(0)).to_string()
-            data-peak-step=move || peak_step().map(|s| s.to_string()).unwrap_or_default()
+            data-peak-bytes=move || cpu_peak.get().map(|p| p.1).unwrap_or(0).to_string()
+            data-peak-step=move || cpu_peak.get().map(|p| p.0.to_string()).unwrap_or_default()
             data-cuda=move || prefs.cuda.get().to_string()
             aria-label=t("memtl-title")>
             <div class="memtl-head">
