@@ -124,6 +124,7 @@ memtl-valuetext = Step { $n } of { $count }: { $live } live, peak { $peak }
 memtl-peak = Peak { $bytes } · line { $line }
 memtl-peak-title = The highest peak of the run, reached at line { $line }: { $source }
 memtl-now = Step { $n }: { $live } live · peak { $peak }
+memtl-delta = +{ $plus } · −{ $minus } since the step before
 memtl-band = { $category } at step { $n }: { $bytes }
 memtl-band-more = … and { $count } more
 memtl-peak-hover = While step { $n } ran, memory peaked at { $peak } ({ $live } live after it)

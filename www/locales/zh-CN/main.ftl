@@ -111,14 +111,15 @@ memtl-valuetext = 第 { $n } 步，共 { $count } 步：存活 { $live }，峰�
 memtl-peak = 峰值 { $bytes } · 第 { $line } 行
 memtl-peak-title = 整个运行的最高峰值，出现在第 { $line } 行：{ $source }
 memtl-now = 第 { $n } 步：存活 { $live } · 峰值 { $peak }
+memtl-delta = 比上一步 +{ $plus } · −{ $minus }
 memtl-band = 第 { $n } 步的{ $category }：{ $bytes }
 memtl-band-more = ……另有 { $count } 个
 memtl-peak-hover = 第 { $n } 步运行期间内存峰值为 { $peak }（之后存活 { $live }）
 memtl-above = 第 { $n } 步 · 第 { $line } 行
 memtl-units = 单位
-memtl-units-decimal = MB（×1000）
+memtl-units-decimal = MB (×1000)
 memtl-units-decimal-title = 十进制单位，1 MB = 1000 kB，和课程文章里的内存追踪工具打印的一样
-memtl-units-binary = MiB（×1024）
+memtl-units-binary = MiB (×1024)
 memtl-units-binary-title = 二进制单位，1 MiB = 1024 KiB，和 nvidia-smi 显示的一样
 memtl-cuda = 按 CUDA 设备计算
 memtl-cuda-note = 按 PyTorch 的 CUDA 缓存分配器统计 torch.cuda.memory_allocated() 的方式计数：每个内存块向上取整到 512 字节的倍数。这是把分配器的规则套用到这次运行上，并不是在 GPU 上实测的结果。

@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use crate::present::memory_units::{format_bytes, ByteUnits};
+use crate::present::memory_units::{cuda_block_bytes, format_bytes, ByteUnits};
 use crate::shells::web::i18n::{t, tf};
 use crate::shells::web::panels::memory_changes::MemoryChanges;
 use crate::shells::web::panels::memory_timeline::MemoryTimeline;
@@ -125,7 +125,18 @@ pub fn MemoryPanel() -> impl IntoView {
     view! {
         <div class="panel memory-panel" data-testid="memory">
             {move || state.with_current(|step| {
-                let this_step = if step.allocated_bytes > 0 {
+                let this_step = if let Some(m) = &step.memory {
+                    // The tracker's sums: what appeared and what vanished since the step before.
+                    let cuda = prefs.cuda.get();
+                    let sum = |sign: char| -> u64 {
+                        m.changes
+                            .iter()
+                            .filter(|c| (c.sign == '+') == (sign == '+'))
+                            .map(|c| if cuda { cuda_block_bytes(c.bytes) } else { c.bytes })
+                            .sum()
+                    };
+                    tf("memtl-delta", &[("plus", prefs.bytes(sum('+')).into()), ("minus", prefs.bytes(sum('-')).into())])
+                } else if step.allocated_bytes > 0 {
                     let op = step.created.iter().find(|c| c.kind != crate::core::trace::CreationKind::View).map(|c| c.op.clone()).unwrap_or_else(|| t("mem-this-step"));
                     tf("mem-allocated", &[("op", op.into()), ("bytes", prefs.bytes(step.allocated_bytes as u64).into())])
                 } else if let Some(c) = step.created.iter().find(|c| c.kind == crate::core::trace::CreationKind::View) {
