@@ -34,6 +34,10 @@ impl CpuEngine {
 
     fn gather(&self, view: &Tensor) -> Vec<Scalar> {
         let bytes = self.bytes(view.storage);
+        // Float views read typed (the same values `DType::read` gives).
+        if let Some(values) = typed::read(bytes, view) {
+            return values.into_iter().map(Scalar::Float).collect();
+        }
         // A contiguous view is one run of elements: read it without walking offsets.
         if let Some(run) = contiguous_run(view) {
             return run.map(|i| view.dtype.read(bytes, i)).collect();
@@ -258,7 +262,8 @@ pub fn apply_unary(op: UnaryOp, x: Scalar, compute: DType) -> Scalar {
 /// Python-style integer floor division and remainder (sign of the divisor).
 fn int_floor_div(a: i64, b: i64) -> i64 {
     let q = a.wrapping_div(b);
-    if (a % b != 0) && ((a < 0) != (b < 0)) {
+    // `wrapping_rem`: `i64::MIN % -1` overflows (and would panic).
+    if (a.wrapping_rem(b) != 0) && ((a < 0) != (b < 0)) {
         q - 1
     } else {
         q

@@ -64,7 +64,7 @@ impl Evaluator {
                 for (a, column) in args.iter_mut().zip(&columns) {
                     *a = column.get(k).copied().unwrap_or(Scalar::Int(0));
                 }
-                dtype.round(f(&args))
+                round(dtype, f(&args))
             })
             .collect();
         self.strided_from_values(&shape, &strides, dtype, &values, what)
@@ -98,6 +98,16 @@ impl Evaluator {
             return Ok(Value::Tensor(out));
         }
         Ok(Value::tensor(result, what, None))
+    }
+}
+
+/// `dtype.round(value)`, without the round trip through bytes for the float dtypes.
+#[inline]
+fn round(dtype: DType, value: Scalar) -> Scalar {
+    match dtype {
+        DType::Float32 => Scalar::Float(f64::from(value.to_f32())),
+        DType::Float64 => Scalar::Float(value.to_f64()),
+        _ => dtype.round(value),
     }
 }
 

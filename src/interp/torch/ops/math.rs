@@ -122,20 +122,21 @@ fn expm1_backward(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     Ok(out)
 }
 
-fn apply(name: &str, x: f64) -> f64 {
+/// The function `name` computes, chosen once per op (not per element).
+fn function(name: &str) -> fn(f64) -> f64 {
     match name {
-        "sqrt" => x.sqrt(),
-        "rsqrt" => 1.0 / x.sqrt(),
-        "exp" => x.exp(),
-        "expm1" => x.exp_m1(),
-        "log" => x.ln(),
-        "log2" => x.log2(),
-        "log10" => x.log10(),
-        "sin" => x.sin(),
-        "cos" => x.cos(),
-        "tan" => x.tan(),
-        "tanh" => x.tanh(),
-        _ => 1.0 / (1.0 + (-x).exp()),
+        "sqrt" => f64::sqrt,
+        "rsqrt" => |x| 1.0 / x.sqrt(),
+        "exp" => f64::exp,
+        "expm1" => f64::exp_m1,
+        "log" => f64::ln,
+        "log2" => f64::log2,
+        "log10" => f64::log10,
+        "sin" => f64::sin,
+        "cos" => f64::cos,
+        "tan" => f64::tan,
+        "tanh" => f64::tanh,
+        _ => |x| 1.0 / (1.0 + (-x).exp()),
     }
 }
 
@@ -157,11 +158,17 @@ fn float_unary(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         )));
     }
     ev.check_work(t.numel(), base)?;
+    let f = function(base);
+    let round = |x: f64| match dtype {
+        DType::Float32 => Scalar::Float(f64::from(x as f32)),
+        DType::Float64 => Scalar::Float(x),
+        _ => dtype.round(Scalar::Float(x)),
+    };
     let values: Vec<Scalar> = ev
         .engine
         .values(&t)
         .into_iter()
-        .map(|v| dtype.round(Scalar::Float(apply(base, v.to_f64()))))
+        .map(|v| round(f(v.to_f64())))
         .collect();
     let out = ev.host_result(&t, dtype, &values, base)?;
     if in_place {

@@ -279,8 +279,23 @@ impl Evaluator {
             .ok_or_else(|| ScriptError::Runtime("tensor is too large".into()))?;
         self.check_memory(nbytes, "copy")?;
         let mut bytes = vec![0u8; nbytes];
-        for (i, v) in values.iter().enumerate() {
-            dst.dtype.write(&mut bytes, i, *v);
+        match dst.dtype {
+            // The float dtypes encoded without a dispatch per element (what `write` does).
+            DType::Float32 => {
+                for (out, v) in bytes.chunks_exact_mut(4).zip(values) {
+                    out.copy_from_slice(&v.to_f32().to_le_bytes());
+                }
+            }
+            DType::Float64 => {
+                for (out, v) in bytes.chunks_exact_mut(8).zip(values) {
+                    out.copy_from_slice(&v.to_f64().to_le_bytes());
+                }
+            }
+            dtype => {
+                for (i, v) in values.iter().enumerate() {
+                    dtype.write(&mut bytes, i, *v);
+                }
+            }
         }
         let staging = self.engine.allocate_with(bytes);
         let src = Tensor {
