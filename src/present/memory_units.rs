@@ -81,7 +81,7 @@ fn decimal_text(hundredths: u128) -> String {
     let frac = hundredths % 100;
     if frac == 0 {
         format!("{whole}")
-    } else if frac % 10 == 0 {
+    } else if frac.is_multiple_of(10) {
         format!("{whole}.{}", frac / 10)
     } else {
         format!("{whole}.{frac:02}")
@@ -94,7 +94,7 @@ pub fn count_text(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
