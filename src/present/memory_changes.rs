@@ -43,6 +43,21 @@ pub struct ChangeLine {
 /// order the storage's role lists what holds it (the first saver first), else the record's.
 pub fn saved_by(memory: &StepMemory, storage: StorageId) -> Vec<SavedBy> {
     let mut out: Vec<SavedBy> = Vec::new();
+    let role = memory.storages.iter().find(|r| r.storage == storage);
+    // The role's own list names every saver (the `saved` set keeps one storage per
+    // node, slot, shape and dtype).
+    if let Some(r) = role.filter(|r| !r.saved_by.is_empty()) {
+        for (node, slot) in &r.saved_by {
+            let by = SavedBy {
+                node: node.clone(),
+                slot: slot.clone(),
+            };
+            if !out.contains(&by) {
+                out.push(by);
+            }
+        }
+        return out;
+    }
     for s in memory.saved.iter().filter(|s| s.storage == storage) {
         let by = SavedBy {
             node: s.node.clone(),
@@ -72,13 +87,21 @@ impl SavedBy {
     }
 }
 
-/// The shape and dtype a saved storage was saved as, from the first record naming it.
+/// The shape and dtype a saved storage was saved as, from the first record naming it, else
+/// from its role.
 fn saved_shape(memory: &StepMemory, storage: StorageId) -> Option<(Vec<i64>, DType)> {
     memory
         .saved
         .iter()
         .find(|s| s.storage == storage)
         .map(|s| (s.shape.clone(), s.dtype))
+        .or_else(|| {
+            memory
+                .storages
+                .iter()
+                .find(|r| r.storage == storage)
+                .map(|r| (r.shape.clone(), r.dtype))
+        })
 }
 
 /// What a change is: for a storage saved for backward, its nodes and slots and the shape it
@@ -388,6 +411,42 @@ mod tests {
             ]
         );
         assert_eq!(saved_by(&m, StorageId(7)), vec![]);
+    }
+
+    #[test]
+    fn a_storages_own_savers_come_from_its_role() {
+        // Two Linear layers of the same shapes: the `saved` set keeps one of the storages.
+        let m = StepMemory {
+            saved: vec![saved("AddmmBackward0", "mat1", &[8, 8], 1)],
+            storages: vec![StorageRole {
+                storage: StorageId(2),
+                bytes: 256,
+                category: Some(MemoryCategory::Saved),
+                saved_by: vec![
+                    ("ReluBackward0".into(), "result".into()),
+                    ("AddmmBackward0".into(), "mat1".into()),
+                ],
+                shape: vec![8, 8],
+                dtype: DType::Float32,
+                ..StorageRole::default()
+            }],
+            changes: vec![change(
+                '+',
+                256,
+                MemoryCategory::Saved,
+                2,
+                "ReluBackward0 saved result",
+            )],
+            ..StepMemory::default()
+        };
+        let by = saved_by(&m, StorageId(2));
+        assert_eq!(by.len(), 2);
+        assert_eq!(by[0].dotted(), "ReluBackward0.result");
+        let lines = change_lines(&m, None, false);
+        assert_eq!(
+            en(&lines[0].what),
+            "ReluBackward0 saved result (8, 8) float32, shared with AddmmBackward0 mat1"
+        );
     }
 
     #[test]

@@ -207,6 +207,9 @@ await check('hovering a band names the tensors in it', async () => {
   await page.screenshot({ path: join(shots, 'memory-1400-en.png'), fullPage: true });
   await page.locator('.memory-panel').screenshot({ path: join(shots, 'memory-panel-1400-en.png') });
   await page.mouse.move(1, 1);
+  await page.click('[data-testid=theme-toggle]');
+  await page.locator('.memory-panel').screenshot({ path: join(shots, 'memory-panel-1400-en-dark.png') });
+  await page.click('[data-testid=theme-toggle]');
 });
 
 await check('nn.ReLU(inplace=True): the same live bytes after forward, a lower peak', async () => {
