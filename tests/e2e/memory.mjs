@@ -173,10 +173,13 @@ await check('the model summary: one row per layer, exact bytes', async () => {
     layer: r.dataset.layer, params: r.dataset.paramBytes, output: r.dataset.outputBytes, saved: r.dataset.savedBytes,
   })));
   const byLayer = Object.fromEntries(rows.map((r) => [r.layer, r]));
-  expect(byLayer['0'] && byLayer['1'] && byLayer['2'], `layers 0, 1, 2: ${JSON.stringify(rows)}`);
-  expectEqual([byLayer['0'].params, byLayer['0'].output], ['80800', '51200'], 'Linear(100, 200)');
-  expectEqual([byLayer['1'].params, byLayer['1'].output, byLayer['1'].saved], ['0', '51200', '51200'], 'ReLU saves its result');
-  expectEqual([byLayer['2'].params, byLayer['2'].output], ['8040', '2560'], 'Linear(200, 10)');
+  expect(byLayer['model.0'] && byLayer['model.1'] && byLayer['model.2'], `layers model.0, model.1, model.2: ${JSON.stringify(rows)}`);
+  // Linear(100, 200) saves its input x (mat1, 64·100·4 bytes), ReLU its result (64·200·4),
+  // Linear(200, 10) the ReLU's result again (mat1; its weight is a parameter).
+  expectEqual(Object.values(byLayer['model.0']).slice(1), ['80800', '51200', '25600'], 'Linear(100, 200)');
+  expectEqual(Object.values(byLayer['model.1']).slice(1), ['0', '51200', '51200'], 'ReLU');
+  expectEqual(Object.values(byLayer['model.2']).slice(1), ['8040', '2560', '51200'], 'Linear(200, 10)');
+  expectEqual(byLayer.model?.params, '88840', 'the model holds every parameter');
 });
 
 await check('units switch between MB and MiB and are remembered; the CUDA switch says what it is', async () => {
