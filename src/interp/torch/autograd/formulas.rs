@@ -291,34 +291,31 @@ fn matmul(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     let (a, m) = (ev.saved_input(b, "self")?, ev.saved_input(b, "other")?);
     let g = b.g();
     let t = |ev: &mut Evaluator, v: Value| ev.method(v, "t", vec![]);
-    let (ga, gb) = match (b.shape(0).len(), b.shape(1).len()) {
-        (2, 2) => (
-            mm_mat1_backward(ev, g.clone(), a.clone(), m.clone())?,
-            mm_mat2_backward(ev, g, a, m)?,
-        ),
-        (1, 1) => (
-            ev.binary(BinOp::Mul, g.clone(), m)?,
-            ev.binary(BinOp::Mul, g, a)?,
-        ),
-        (2, 1) => {
-            let at = t(ev, a)?;
-            (
-                ev.method(g.clone(), "outer", vec![m])?,
-                ev.binary(BinOp::MatMul, at, g)?,
-            )
-        }
-        (1, 2) => (
-            ev.binary(BinOp::MatMul, m, g.clone())?,
-            ev.method(a, "outer", vec![g])?,
-        ),
-        _ => return Err(unsupported(b.node)),
-    };
+    let ranks = (b.shape(0).len(), b.shape(1).len());
+    if !matches!(ranks, (2, 2) | (1, 1) | (2, 1) | (1, 2)) {
+        return Err(unsupported(b.node));
+    }
+    // Each gradient only where its input needs one, as ATen's node computes them.
     let mut out = b.none();
     if b.needs(0) {
-        out[0] = Some(ga);
+        let (g, a, m) = (g.clone(), a.clone(), m.clone());
+        out[0] = Some(match ranks {
+            (2, 2) => mm_mat1_backward(ev, g, a, m)?,
+            (1, 1) => ev.binary(BinOp::Mul, g, m)?,
+            (2, 1) => ev.method(g, "outer", vec![m])?,
+            _ => ev.binary(BinOp::MatMul, m, g)?,
+        });
     }
     if b.needs(1) {
-        out[1] = Some(gb);
+        out[1] = Some(match ranks {
+            (2, 2) => mm_mat2_backward(ev, g, a, m)?,
+            (1, 1) => ev.binary(BinOp::Mul, g, a)?,
+            (2, 1) => {
+                let at = t(ev, a)?;
+                ev.binary(BinOp::MatMul, at, g)?
+            }
+            _ => ev.method(a, "outer", vec![g])?,
+        });
     }
     Ok(out)
 }
