@@ -90,6 +90,12 @@ struct Figures {
     peaks: usize,
     peak_exact: usize,
     peak_within_5: usize,
+    /// Peaks of steps that run `backward()` or `.step()` (the rest run forward ops only):
+    /// recorded, exact, within 5%, and the sum of |relative difference| (for the mean).
+    train_peaks: usize,
+    train_exact: usize,
+    train_within_5: usize,
+    train_rel_sum: f64,
 }
 
 impl Figures {
@@ -101,6 +107,10 @@ impl Figures {
         self.peaks += o.peaks;
         self.peak_exact += o.peak_exact;
         self.peak_within_5 += o.peak_within_5;
+        self.train_peaks += o.train_peaks;
+        self.train_exact += o.train_exact;
+        self.train_within_5 += o.train_within_5;
+        self.train_rel_sum += o.train_rel_sum;
     }
 }
 
@@ -121,8 +131,17 @@ fn compare_memory(case: &Value, got: Option<&Value>) -> (Figures, Vec<String>) {
     let empty = Vec::new();
     let expected = case["steps"].as_array().unwrap_or(&empty);
     let steps = got.and_then(|t| t["steps"].as_array()).unwrap_or(&empty);
+    let lines: Vec<&str> = case["script"].as_str().unwrap_or("").lines().collect();
+    let line_of = |s: &Value| s["line"].as_u64().unwrap_or(1).max(1) as usize;
     for (i, e) in expected.iter().enumerate() {
         f.steps += 1;
+        // The step's text: its line up to the next step's (a block's whole body).
+        let (from, to) = (
+            line_of(e) - 1,
+            expected.get(i + 1).map_or(lines.len(), line_of) - 1,
+        );
+        let text = lines.get(from..to.max(from + 1)).unwrap_or(&[]).join("\n");
+        let trains = text.contains("backward(") || text.contains(".step(");
         if tensor_result
             .steps
             .get(i)
@@ -173,8 +192,18 @@ fn compare_memory(case: &Value, got: Option<&Value>) -> (Figures, Vec<String>) {
             } else if firsts.len() < 3 {
                 firsts.push(format!("{at}: peak_bytes {peak} != {}", gm["peak_bytes"]));
             }
-            if got_peak.is_some_and(|g| (g as f64 - peak as f64).abs() <= 0.05 * peak as f64) {
+            let within =
+                got_peak.is_some_and(|g| (g as f64 - peak as f64).abs() <= 0.05 * peak as f64);
+            if within {
                 f.peak_within_5 += 1;
+            }
+            if trains {
+                f.train_peaks += 1;
+                f.train_exact += usize::from(got_peak == Some(peak));
+                f.train_within_5 += usize::from(within);
+                f.train_rel_sum += got_peak.map_or(1.0, |g| {
+                    (g as f64 - peak as f64).abs() / (peak as f64).max(1.0)
+                });
             }
         }
     }
@@ -256,5 +285,25 @@ fn memory_accounting_matches_pytorch() {
             below.push(format!("{name}: {p:.1}% is below the floor of {floor}%"));
         }
     }
+    let (fwd, fwd_exact, fwd_5) = (
+        total.peaks - total.train_peaks,
+        total.peak_exact - total.train_exact,
+        total.peak_within_5 - total.train_within_5,
+    );
+    println!(
+        "== memory oracle: forward-only peaks: exact {fwd_exact}/{fwd} ({:.1}%), within 5% {fwd_5}/{fwd} ({:.1}%)",
+        pct(fwd_exact, fwd),
+        pct(fwd_5, fwd)
+    );
+    println!(
+        "== memory oracle: backward()/step() peaks: exact {}/{} ({:.1}%), within 5% {}/{} ({:.1}%), mean |difference| {:.1}%",
+        total.train_exact,
+        total.train_peaks,
+        pct(total.train_exact, total.train_peaks),
+        total.train_within_5,
+        total.train_peaks,
+        pct(total.train_within_5, total.train_peaks),
+        100.0 * total.train_rel_sum / total.train_peaks.max(1) as f64
+    );
     assert!(below.is_empty(), "{}", below.join("\n"));
 }
