@@ -135,7 +135,12 @@ pub fn MemoryPanel() -> impl IntoView {
                             .map(|c| if cuda { cuda_block_bytes(c.bytes) } else { c.bytes })
                             .sum()
                     };
-                    tf("memtl-delta", &[("plus", prefs.bytes(sum('+')).into()), ("minus", prefs.bytes(sum('-')).into())])
+                    match (sum('+'), sum('-')) {
+                        (0, 0) => t("mem-nothing"),
+                        (plus, 0) => tf("memtl-delta-plus", &[("plus", prefs.bytes(plus).into())]),
+                        (0, minus) => tf("memtl-delta-minus", &[("minus", prefs.bytes(minus).into())]),
+                        (plus, minus) => tf("memtl-delta", &[("plus", prefs.bytes(plus).into()), ("minus", prefs.bytes(minus).into())]),
+                    }
                 } else if step.allocated_bytes > 0 {
                     let op = step.created.iter().find(|c| c.kind != crate::core::trace::CreationKind::View).map(|c| c.op.clone()).unwrap_or_else(|| t("mem-this-step"));
                     tf("mem-allocated", &[("op", op.into()), ("bytes", prefs.bytes(step.allocated_bytes as u64).into())])
