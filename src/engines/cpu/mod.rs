@@ -2,6 +2,7 @@
 //! PyTorch's CPU arithmetic (f16/bf16 computed in f32 and rounded once).
 
 mod copy;
+mod dense;
 mod gemm;
 mod sum;
 mod typed;
@@ -461,6 +462,9 @@ impl Engine for CpuEngine {
         b: &Operand,
         compute: DType,
     ) -> Result<(), EngineError> {
+        if dense::binary(&mut self.storages, op, dst, a, b, compute) {
+            return Ok(());
+        }
         if let Some(values) = typed::binary(&self.storages, op, dst, a, b, compute) {
             if typed::write(self.bytes_mut(dst.storage), dst, &values) {
                 return Ok(());
