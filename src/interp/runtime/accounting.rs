@@ -23,11 +23,12 @@ use std::rc::{Rc, Weak};
 
 use crate::core::tensor::{DType, StorageId};
 use crate::core::trace::{
-    CudaBytes, FreeReason, MemoryCategory, MemoryChange, SavedRecord, StepMemory, StorageRole,
+    CudaBytes, FreeReason, MemoryCategory, MemoryChange, StepMemory, StorageRole,
 };
+use crate::interp::runtime::memory_walk::{self, Walk};
 use crate::interp::torch::autograd::objects::saved_tensors;
 use crate::interp::torch::autograd::{GradNode, Saved, SavedObject};
-use crate::interp::value::{Instance, TensorObject, TensorRef, Value};
+use crate::interp::value::{TensorObject, TensorRef, Value};
 use crate::interp::Evaluator;
 
 /// PyTorch's CUDA caching allocator rounds every block up to a multiple of this many bytes
@@ -44,6 +45,10 @@ thread_local! {
     static OBJECTS: RefCell<Vec<(u64, Weak<RefCell<TensorObject>>)>> = const { RefCell::new(Vec::new()) };
     /// The run tensor objects made now belong to.
     static RUN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// Every autograd node made on this thread, weakly, with the run that made it.
+    static NODES: RefCell<Vec<(u64, Weak<GradNode>)>> = const { RefCell::new(Vec::new()) };
+    /// The storages tensor objects were made on since the accounting last looked.
+    static WRAPPED: RefCell<Vec<StorageId>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Registers a new tensor object, so that [`Evaluator::alive_bytes`] sees it while anything
@@ -51,12 +56,22 @@ thread_local! {
 pub(crate) fn register_object(object: &TensorRef) {
     let run = RUN.with(|r| r.get());
     OBJECTS.with(|o| o.borrow_mut().push((run, Rc::downgrade(object))));
+    if let Ok(o) = object.try_borrow() {
+        WRAPPED.with(|w| w.borrow_mut().push(o.tensor.storage));
+    }
+}
+
+/// Registers a new autograd node: its references to tensor objects (its inputs) are
+/// autograd's, not the script's, even while only the engine holds the node.
+pub(crate) fn register_node(node: &Rc<GradNode>) {
+    let run = RUN.with(|r| r.get());
+    NODES.with(|n| n.borrow_mut().push((run, Rc::downgrade(node))));
 }
 
 /// A key of something that holds bytes: a storage, or a Python number an autograd node
 /// wrapped in a 0-d tensor and saved (`x * 2` saves `other`, 8 bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-enum Holder {
+pub(super) enum Holder {
     Storage(StorageId),
     Wrapped(usize, usize),
 }
@@ -89,6 +104,10 @@ pub(crate) struct Accounting {
     transient: u64,
     /// Storages allocated and not yet held by a tensor object.
     raw: Vec<StorageId>,
+    /// Inside [`Evaluator::uncounted`]: how deep.
+    uncounted: usize,
+    /// Storages made inside [`Evaluator::uncounted`]: never counted alive.
+    hidden: BTreeSet<StorageId>,
     /// The line the evaluator runs now.
     pub(crate) line: usize,
     /// The roles after the last top-level step, and after the last recorded step.
@@ -101,6 +120,8 @@ pub(crate) struct Accounting {
     /// running step (the reasons of the changes list).
     pub(crate) backward_ran: bool,
     pub(crate) grads_dropped: bool,
+    /// `STRIDESCOPE_MEMORY_LOG` set: every allocation and the bytes alive then go to stderr.
+    log: bool,
     /// A bound of the bytes of numbers autograd's nodes saved (the last walk's, and 16 per
     /// number wrapped since).
     wrapped_bound: u64,
@@ -114,8 +135,10 @@ impl Accounting {
             r.get()
         });
         OBJECTS.with(|o| o.borrow_mut().retain(|(_, w)| w.strong_count() > 0));
+        NODES.with(|n| n.borrow_mut().retain(|(_, w)| w.strong_count() > 0));
         Accounting {
             run,
+            log: std::env::var_os("STRIDESCOPE_MEMORY_LOG").is_some(),
             ..Accounting::default()
         }
     }
@@ -125,25 +148,6 @@ impl Accounting {
     pub(crate) fn activate(&self) {
         RUN.with(|r| r.set(self.run));
     }
-}
-
-/// What the walk found: each holder's bytes, roles and names, and the saved tensors.
-#[derive(Default)]
-struct Walk {
-    holders: BTreeMap<Holder, Found>,
-    saved: BTreeSet<SavedRecord>,
-    seen: BTreeSet<usize>,
-}
-
-/// One holder found by the walk.
-struct Found {
-    saved_by: Vec<(String, String)>,
-    bytes: u64,
-    category: MemoryCategory,
-    held_by: Vec<String>,
-    shape: Vec<i64>,
-    dtype: DType,
-    meta: bool,
 }
 
 impl Evaluator {
@@ -159,6 +163,8 @@ impl Evaluator {
             self.accounting.grads_dropped = false;
             self.accounting.raw.clear();
             self.accounting.transient = 0;
+            let memory = &self.memory;
+            self.accounting.hidden.retain(|id| memory.is_live(*id));
         }
         let before = if top {
             self.accounting.live_top
@@ -204,7 +210,24 @@ impl Evaluator {
         if self.accounting.units.is_empty() {
             return;
         }
+        if self.accounting.uncounted > 0 {
+            self.accounting.hidden.insert(id);
+            return;
+        }
+        // Storages now held by tensor objects are alive as those are.
+        let wrapped = WRAPPED.with(|w| std::mem::take(&mut *w.borrow_mut()));
+        if !wrapped.is_empty() {
+            self.accounting.raw.retain(|r| !wrapped.contains(r));
+        }
         self.accounting.raw.push(id);
+        if self.accounting.log {
+            let (alive, _, _) = self.alive_bytes();
+            let nbytes = self.memory.storage(id).map_or(0, |i| i.nbytes);
+            eprintln!(
+                "line {}: +{nbytes} ({id}), alive {alive}, transient {}",
+                self.accounting.line, self.accounting.transient
+            );
+        }
         self.measure_peak(0);
         // The kernel buffers noted before an op's output was allocated go with the op.
         self.accounting.transient = 0;
@@ -213,13 +236,32 @@ impl Evaluator {
     /// Notes a buffer of `nbytes` an ATen kernel allocates and frees while it runs (a wrapped
     /// Python scalar, its cast): alive now and during the op's next allocation.
     pub(crate) fn note_transient(&mut self, nbytes: u64) {
-        if self.accounting.units.is_empty() || nbytes == 0 {
+        if self.accounting.units.is_empty() || nbytes == 0 || self.accounting.uncounted > 0 {
             return;
         }
         self.accounting.transient += nbytes;
         // The wrapped number may be saved by the op's node (8 bytes, 16 for a complex).
         self.accounting.wrapped_bound += 16;
         self.measure_peak(0);
+    }
+
+    /// Runs `f`, whose allocations PyTorch's kernel does not make (the parts of a formula
+    /// ATen computes in one kernel: `threshold_backward`'s mask): they are not counted.
+    pub(crate) fn uncounted<T>(&mut self, f: impl FnOnce(&mut Evaluator) -> T) -> T {
+        self.accounting.uncounted += 1;
+        let out = f(self);
+        self.accounting.uncounted -= 1;
+        out
+    }
+
+    /// Notes that a `backward()` frees the graph it runs through (the changes list says so).
+    pub(crate) fn note_graph_freed(&mut self) {
+        self.accounting.backward_ran = true;
+    }
+
+    /// Notes that `zero_grad()` set gradients to `None` (the changes list says so).
+    pub(crate) fn note_grads_dropped(&mut self) {
+        self.accounting.grads_dropped = true;
     }
 
     /// Ends the transient buffers of the running op (freed by its kernel).
@@ -282,7 +324,14 @@ impl Evaluator {
         let mut internal: HashMap<usize, usize> = HashMap::new();
         let mut alive: BTreeSet<Holder> = BTreeSet::new();
         let mut seen: BTreeSet<usize> = BTreeSet::new();
-        let mut pending: Vec<Rc<GradNode>> = Vec::new();
+        let mut pending: Vec<Rc<GradNode>> = NODES.with(|n| {
+            let mut n = n.borrow_mut();
+            n.retain(|(_, w)| w.strong_count() > 0);
+            n.iter()
+                .filter(|(r, _)| *r == run)
+                .filter_map(|(_, w)| w.upgrade())
+                .collect()
+        });
         for object in &objects {
             if let Ok(o) = object.try_borrow() {
                 if let Some(node) = &o.grad_fn {
@@ -364,6 +413,7 @@ impl Evaluator {
         let mut counted = BTreeSet::new();
         for holder in alive {
             let n = match holder {
+                Holder::Storage(id) if self.accounting.hidden.contains(&id) => continue,
                 Holder::Storage(id) => {
                     let Some(info) = self.memory.storage(id) else {
                         continue;
@@ -450,7 +500,7 @@ impl Evaluator {
             live_bytes,
             peak_bytes: Some(peak),
             categories,
-            saved: distinct_saved(walk.saved),
+            saved: memory_walk::distinct_saved(walk.saved),
             storages,
             changes,
             cuda: CudaBytes {
@@ -473,7 +523,7 @@ impl Evaluator {
                 bytes: role.bytes,
                 category: role.category,
                 storage: role.storage,
-                what: describe(role),
+                what: memory_walk::describe(role),
                 reason: None,
                 name: role.held_by.first().cloned(),
             });
@@ -491,356 +541,12 @@ impl Evaluator {
                 bytes: role.bytes,
                 category: role.category,
                 storage: role.storage,
-                what: describe(role),
+                what: memory_walk::describe(role),
                 reason: Some(reason),
                 name: role.held_by.first().cloned(),
             });
         }
         out
-    }
-
-    /// Walks `value`, reached by `path` (see the module's docs).
-    fn walk_value(&self, walk: &mut Walk, path: &str, value: &Value) {
-        let mut pending: Vec<(String, Value, MemoryCategory)> =
-            vec![(path.to_string(), value.clone(), MemoryCategory::Variable)];
-        while let Some((path, value, category)) = pending.pop() {
-            match &value {
-                Value::Tensor(t) => {
-                    if !walk.seen.insert(Rc::as_ptr(t) as *const () as usize) {
-                        // Seen already, but maybe in a lesser role.
-                        if let Ok(o) = t.try_borrow() {
-                            self.found(
-                                walk,
-                                Holder::Storage(o.tensor.storage),
-                                &o,
-                                category,
-                                &path,
-                            );
-                        }
-                        continue;
-                    }
-                    let Ok(o) = t.try_borrow() else { continue };
-                    let category = if o.is_parameter && category > MemoryCategory::Parameter {
-                        MemoryCategory::Parameter
-                    } else {
-                        category
-                    };
-                    self.found(walk, Holder::Storage(o.tensor.storage), &o, category, &path);
-                    if let Some(g) = &o.grad {
-                        pending.push((
-                            format!("{path}.grad"),
-                            Value::Tensor(Rc::clone(g)),
-                            MemoryCategory::Gradient,
-                        ));
-                    }
-                    if let Some(node) = &o.grad_fn {
-                        self.walk_node(walk, node, &mut pending);
-                    }
-                }
-                Value::GradFn(crate::interp::torch::autograd::objects::FnRef::Node(node)) => {
-                    self.walk_node(walk, node, &mut pending);
-                }
-                Value::GradFn(crate::interp::torch::autograd::objects::FnRef::Accumulate(t)) => {
-                    pending.push((path.clone(), Value::Tensor(Rc::clone(t)), category));
-                }
-                Value::Tuple(items) | Value::List(items) => {
-                    for (i, item) in items.iter().enumerate().rev() {
-                        pending.push((format!("{path}[{i}]"), item.clone(), category));
-                    }
-                }
-                Value::Dict(entries) | Value::OrderedDict(entries) => {
-                    for (k, v) in entries.iter().rev() {
-                        pending.push((format!("{path}[{}]", key_text(k)), v.clone(), category));
-                    }
-                }
-                Value::NamedTuple(_, fields) => {
-                    for (name, v) in fields.iter().rev() {
-                        pending.push((format!("{path}.{name}"), v.clone(), category));
-                    }
-                }
-                Value::Instance(object) => {
-                    if !walk.seen.insert(Rc::as_ptr(object) as *const () as usize) {
-                        continue;
-                    }
-                    self.walk_instance(walk, &path, object, &mut pending);
-                }
-                _ => {}
-            }
-        }
-    }
-
-    /// Walks an instance: a module's parameters, buffers and plain tensor attributes; an
-    /// optimizer's parameters and state; another object's attributes unless it is callable.
-    fn walk_instance(
-        &self,
-        _walk: &mut Walk,
-        path: &str,
-        object: &Rc<Instance>,
-        pending: &mut Vec<(String, Value, MemoryCategory)>,
-    ) {
-        let mut found: Vec<(String, Value, MemoryCategory)> = Vec::new();
-        if object.module.borrow().is_some() {
-            let mut modules = vec![(path.to_string(), Rc::clone(object))];
-            let mut seen_modules = BTreeSet::new();
-            while let Some((prefix, m)) = modules.pop() {
-                if !seen_modules.insert(Rc::as_ptr(&m) as usize) {
-                    continue;
-                }
-                let Ok(state) = m.module.try_borrow() else {
-                    continue;
-                };
-                let Some(state) = state.as_ref() else {
-                    continue;
-                };
-                for (name, p) in &state.parameters {
-                    if let Some(p) = p {
-                        found.push((
-                            format!("{prefix}.{name}"),
-                            Value::Tensor(Rc::clone(p)),
-                            MemoryCategory::Parameter,
-                        ));
-                    }
-                }
-                for (name, b) in &state.buffers {
-                    if let Some(b) = b {
-                        found.push((
-                            format!("{prefix}.{name}"),
-                            Value::Tensor(Rc::clone(b)),
-                            MemoryCategory::Buffer,
-                        ));
-                    }
-                }
-                for (name, sub) in state.modules.iter().rev() {
-                    if let Some(sub) = sub {
-                        modules.push((format!("{prefix}.{name}"), Rc::clone(sub)));
-                    }
-                }
-            }
-            if let Ok(attrs) = object.attrs.try_borrow() {
-                for (name, v) in attrs.iter() {
-                    if matches!(v, Value::Tensor(_)) {
-                        found.push((
-                            format!("{path}.{name}"),
-                            v.clone(),
-                            MemoryCategory::Variable,
-                        ));
-                    }
-                }
-            }
-        } else if is_optimizer(object) {
-            let attrs = object.attrs.borrow();
-            let get = |n: &str| attrs.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
-            if let Some(Value::List(groups)) = get("param_groups") {
-                for (g, group) in groups.iter().enumerate() {
-                    if let Value::Dict(entries) = group {
-                        for (k, v) in entries {
-                            if matches!(k, Value::Str(s) if s == "params") {
-                                found.push((
-                                    format!("{path}.param_groups[{g}]['params']"),
-                                    v.clone(),
-                                    MemoryCategory::Parameter,
-                                ));
-                            }
-                        }
-                    }
-                }
-            }
-            if let Some(Value::Dict(state)) = get("state") {
-                for (param, entries) in &state {
-                    let of = self.param_label(param);
-                    if let Value::Dict(entries) = entries {
-                        for (k, v) in entries {
-                            found.push((
-                                format!("{} of {of}", key_plain(k)),
-                                v.clone(),
-                                MemoryCategory::OptimizerState,
-                            ));
-                        }
-                    }
-                }
-            }
-        } else if !is_callable(object) {
-            if let Ok(attrs) = object.attrs.try_borrow() {
-                for (name, v) in attrs.iter() {
-                    found.push((
-                        format!("{path}.{name}"),
-                        v.clone(),
-                        MemoryCategory::Variable,
-                    ));
-                }
-            }
-        }
-        pending.extend(found.into_iter().rev());
-    }
-
-    /// A short name for a parameter an optimizer's state is keyed by.
-    fn param_label(&self, param: &Value) -> String {
-        let Value::Tensor(t) = param else {
-            return "a parameter".into();
-        };
-        for (name, value) in self.scope.globals() {
-            if let Some(found) = find_parameter(name, value, t) {
-                return found;
-            }
-        }
-        let shape = t.borrow().tensor.layout.shape.clone();
-        format!("a parameter {}", shape_text(&shape))
-    }
-
-    /// Walks an autograd node and the graph behind it: what it saved (unless a backward freed
-    /// it), and the nodes and leaves its gradients flow to.
-    fn walk_node(
-        &self,
-        walk: &mut Walk,
-        node: &Rc<GradNode>,
-        pending: &mut Vec<(String, Value, MemoryCategory)>,
-    ) {
-        let mut nodes = vec![Rc::clone(node)];
-        while let Some(node) = nodes.pop() {
-            if !walk.seen.insert(Rc::as_ptr(&node) as *const () as usize) {
-                continue;
-            }
-            if !node.freed.get() {
-                for (i, (slot_name, slot)) in saved_tensors(&node).into_iter().enumerate() {
-                    let label = format!("{}.{}", node.name, slot_name);
-                    match slot {
-                        SavedSlotRef::Tensor(s) => {
-                            walk.saved.insert(SavedRecord {
-                                node: node.name.to_string(),
-                                slot: slot_name.to_string(),
-                                shape: s.tensor.layout.shape.clone(),
-                                dtype: s.tensor.dtype,
-                                storage: self.memory.storage_key(s.tensor.storage),
-                            });
-                            match &s.object {
-                                SavedObject::Input(t) => {
-                                    pending.push((
-                                        label,
-                                        Value::Tensor(Rc::clone(t)),
-                                        MemoryCategory::Saved,
-                                    ));
-                                }
-                                _ => {
-                                    let info = self.memory.storage(s.tensor.storage);
-                                    let bytes = info.map_or(0, |i| i.nbytes as u64);
-                                    let meta = info.is_some_and(|i| i.meta);
-                                    self.found_raw(
-                                        walk,
-                                        Holder::Storage(s.tensor.storage),
-                                        bytes,
-                                        MemoryCategory::Saved,
-                                        &label,
-                                        &s.tensor.layout.shape,
-                                        s.tensor.dtype,
-                                        meta,
-                                    );
-                                }
-                            }
-                        }
-                        SavedSlotRef::Number(dtype) => {
-                            walk.saved.insert(SavedRecord {
-                                node: node.name.to_string(),
-                                slot: slot_name.to_string(),
-                                shape: vec![],
-                                dtype,
-                                storage: StorageId(u32::MAX),
-                            });
-                            self.found_raw(
-                                walk,
-                                Holder::Wrapped(Rc::as_ptr(&node) as *const () as usize, i),
-                                dtype.item_size() as u64,
-                                MemoryCategory::Saved,
-                                &label,
-                                &[],
-                                dtype,
-                                false,
-                            );
-                        }
-                    }
-                }
-            }
-            for operand in &node.operands {
-                let Some(t) = &operand.tracked else { continue };
-                let Ok(o) = t.try_borrow() else { continue };
-                match &o.grad_fn {
-                    Some(next) => nodes.push(Rc::clone(next)),
-                    None => pending.push((
-                        "AccumulateGrad.variable".into(),
-                        Value::Tensor(Rc::clone(t)),
-                        MemoryCategory::Variable,
-                    )),
-                }
-            }
-        }
-    }
-
-    /// Records that the walk reached `holder` through a tensor object.
-    fn found(
-        &self,
-        walk: &mut Walk,
-        holder: Holder,
-        o: &TensorObject,
-        category: MemoryCategory,
-        path: &str,
-    ) {
-        let info = self.memory.storage(o.tensor.storage);
-        let bytes = info.map_or(0, |i| i.nbytes as u64);
-        let meta = info.is_some_and(|i| i.meta);
-        self.found_raw(
-            walk,
-            holder,
-            bytes,
-            category,
-            path,
-            &o.tensor.layout.shape,
-            o.tensor.dtype,
-            meta,
-        );
-    }
-
-    /// Records that the walk reached `holder` in `category` by `path`.
-    #[allow(clippy::too_many_arguments)]
-    fn found_raw(
-        &self,
-        walk: &mut Walk,
-        holder: Holder,
-        bytes: u64,
-        category: MemoryCategory,
-        path: &str,
-        shape: &[i64],
-        dtype: DType,
-        meta: bool,
-    ) {
-        if let Holder::Storage(id) = holder {
-            if !self.memory.is_live(id) {
-                return;
-            }
-        }
-        let entry = walk.holders.entry(holder).or_insert_with(|| Found {
-            saved_by: Vec::new(),
-            bytes,
-            category,
-            held_by: Vec::new(),
-            shape: shape.to_vec(),
-            dtype,
-            meta,
-        });
-        if category < entry.category {
-            entry.category = category;
-            entry.shape = shape.to_vec();
-            entry.dtype = dtype;
-        }
-        if !path.is_empty() && entry.held_by.len() < 4 && !entry.held_by.iter().any(|p| p == path) {
-            entry.held_by.push(path.to_string());
-        }
-        if category == MemoryCategory::Saved {
-            if let Some((node, slot)) = path.split_once('.') {
-                let pair = (node.to_string(), slot.to_string());
-                if !entry.saved_by.contains(&pair) {
-                    entry.saved_by.push(pair);
-                }
-            }
-        }
     }
 }
 
@@ -856,131 +562,10 @@ fn cuda_rounded_sum_before(unit: &Unit, accounting: &Accounting) -> u64 {
     }
 }
 
-/// One entry per distinct (node, slot, shape, dtype), as the oracle's set lists them.
-fn distinct_saved(saved: BTreeSet<SavedRecord>) -> Vec<SavedRecord> {
-    let mut out: Vec<SavedRecord> = Vec::new();
-    for record in saved {
-        let same = |r: &SavedRecord| {
-            r.node == record.node
-                && r.slot == record.slot
-                && r.shape == record.shape
-                && r.dtype == record.dtype
-        };
-        if !out.iter().any(same) {
-            out.push(record);
-        }
-    }
-    out
-}
-
 /// A saved slot as the accounting sees it.
 pub(crate) enum SavedSlotRef<'a> {
     /// A tensor (an input or the output).
     Tensor(&'a crate::interp::torch::autograd::SavedTensor),
     /// A Python number, wrapped in a 0-d tensor of this dtype.
     Number(DType),
-}
-
-/// What a tracker line says of a storage: `Parameter (512, 512, 3, 3) float32`.
-fn describe(role: &StorageRole) -> String {
-    let kind = match role.category {
-        Some(MemoryCategory::Parameter) => "Parameter".to_string(),
-        Some(MemoryCategory::Buffer) => "Buffer".to_string(),
-        Some(MemoryCategory::Gradient) => "Gradient".to_string(),
-        Some(MemoryCategory::OptimizerState) => {
-            let name = role
-                .held_by
-                .first()
-                .and_then(|h| h.split(' ').next())
-                .unwrap_or("state");
-            format!("optimizer state {name}")
-        }
-        Some(MemoryCategory::Saved) => {
-            let label = role.held_by.first().cloned().unwrap_or_default();
-            match label.split_once('.') {
-                Some((node, slot)) => format!("{node} saved {slot}"),
-                None => "saved for backward".into(),
-            }
-        }
-        _ => "Tensor".to_string(),
-    };
-    format!("{kind} {} {}", shape_text(&role.shape), role.dtype.name())
-}
-
-/// `(64, 200)`, as Python prints a shape tuple.
-fn shape_text(shape: &[i64]) -> String {
-    match shape {
-        [one] => format!("({one},)"),
-        _ => format!(
-            "({})",
-            shape
-                .iter()
-                .map(|d| d.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}
-
-/// A dict key in a path: `'exp_avg'`, `0`.
-fn key_text(key: &Value) -> String {
-    match key {
-        Value::Str(s) => format!("'{s}'"),
-        Value::Int(i) => i.to_string(),
-        _ => "…".into(),
-    }
-}
-
-/// A dict key as a word: `exp_avg`.
-fn key_plain(key: &Value) -> String {
-    match key {
-        Value::Str(s) => s.clone(),
-        other => key_text(other),
-    }
-}
-
-/// Whether an instance is a `torch.optim` optimizer.
-fn is_optimizer(object: &Rc<Instance>) -> bool {
-    object.class.mro().iter().any(|c| {
-        c.native
-            .is_some_and(|d| d.name == "Optimizer" && d.path.starts_with("torch.optim"))
-    })
-}
-
-/// Whether an instance's class defines `__call__` (the oracle's walk skips callables).
-fn is_callable(object: &Rc<Instance>) -> bool {
-    object.class.mro().iter().any(|c| {
-        c.attrs
-            .try_borrow()
-            .is_ok_and(|a| a.iter().any(|(k, _)| k == "__call__"))
-            || c.native.is_some_and(|d| d.forward.is_some())
-    })
-}
-
-/// The dotted name under which `value` (reached by `name`) holds parameter `target`.
-fn find_parameter(name: &str, value: &Value, target: &TensorRef) -> Option<String> {
-    let Value::Instance(object) = value else {
-        return None;
-    };
-    let mut modules = vec![(name.to_string(), Rc::clone(object))];
-    let mut guard = 0;
-    while let Some((prefix, m)) = modules.pop() {
-        guard += 1;
-        if guard > 10_000 {
-            return None;
-        }
-        let state = m.module.try_borrow().ok()?;
-        let state = state.as_ref()?;
-        for (n, p) in &state.parameters {
-            if p.as_ref().is_some_and(|p| Rc::ptr_eq(p, target)) {
-                return Some(format!("{prefix}.{n}"));
-            }
-        }
-        for (n, sub) in &state.modules {
-            if let Some(sub) = sub {
-                modules.push((format!("{prefix}.{n}"), Rc::clone(sub)));
-            }
-        }
-    }
-    None
 }

@@ -8,6 +8,7 @@
 
 pub(crate) mod accounting;
 pub(crate) mod memory;
+pub(crate) mod memory_walk;
 pub(crate) mod recorder;
 pub(crate) mod scope;
 pub(crate) mod summary;

@@ -46,8 +46,9 @@ fn key(target: &Target) -> usize {
 /// One node or leaf of the graph being run.
 struct Item {
     target: Target,
-    /// The tensor whose gradient this is (its hooks run on it).
-    tensor: TensorRef,
+    /// The tensor whose gradient this is (its hooks run on it), held weakly: a running
+    /// backward keeps no intermediate tensor alive (its node keeps what it saved).
+    tensor: std::rc::Weak<std::cell::RefCell<crate::interp::value::TensorObject>>,
     /// Gradients still to arrive.
     deps: usize,
     /// The items its gradients flow to, one per edge.
@@ -122,6 +123,11 @@ impl Evaluator {
     }
 
     fn run_graph(&mut self, roots: Vec<(TensorRef, Value)>, run: &Run) -> R<Vec<Option<Value>>> {
+        if !run.retain_graph {
+            self.note_graph_freed();
+        }
+        // The engine holds the roots' gradients (the seed `ones_like(loss)`) until it ends.
+        let _seeds: Vec<Value> = roots.iter().map(|(_, g)| g.clone()).collect();
         let mut items: HashMap<usize, Item> = HashMap::new();
         // A gradient waiting for its item, by the item and which of its node's outputs it
         // is the gradient of (a custom function's node has several).
@@ -193,7 +199,7 @@ impl Evaluator {
             };
             let (target, tensor, children, needed) = (
                 it.target.clone(),
-                Rc::clone(&it.tensor),
+                it.tensor.clone(),
                 it.children.clone(),
                 it.needed,
             );
@@ -203,10 +209,10 @@ impl Evaluator {
                 _ => pending.remove(&(k, 0)),
             };
             if let (Some(grad), true) = (grad, needed || input_keys.is_none()) {
-                let grad = if custom {
-                    grad
-                } else {
-                    self.tensor_hooks(&tensor, grad)?
+                // The tensor is held only while its hooks run (PyTorch's engine holds none).
+                let grad = match tensor.upgrade() {
+                    Some(tensor) if !custom => self.tensor_hooks(&tensor, grad)?,
+                    _ => grad,
                 };
                 if let Some(keys) = &input_keys {
                     let asked = run.inputs.unwrap_or_default();
@@ -235,6 +241,10 @@ impl Evaluator {
                         if below {
                             ran.push(Rc::clone(node));
                             self.send_grads(node, &grad, &children, &mut pending)?;
+                            // PyTorch releases a node's saved tensors as soon as it ran.
+                            if !run.retain_graph {
+                                node.freed.set(true);
+                            }
                         }
                     }
                 }
@@ -371,6 +381,14 @@ impl Evaluator {
             }
             Some(g) => {
                 self.method(Value::Tensor(g), "add_", vec![grad])?;
+            }
+            None if steals(leaf, &grad) => {
+                // AccumulateGrad takes a gradient nothing else holds, in the leaf's layout,
+                // as it is (no copy).
+                if let Value::Tensor(g) = grad {
+                    g.borrow_mut().made_by = "grad".into();
+                    leaf.borrow_mut().grad = Some(g);
+                }
             }
             None => {
                 let dtype = leaf.borrow().tensor.dtype;
@@ -563,10 +581,32 @@ fn legacy_class(dtype: DType) -> &'static str {
     }
 }
 
+/// Whether AccumulateGrad takes `grad` as the leaf's first gradient without a copy: a
+/// tensor only the engine holds, outside any graph, of the leaf's dtype and layout, alone
+/// on its storage (`obeys_layout_contract` in ATen's `accumulate_grad.h`).
+fn steals(leaf: &TensorRef, grad: &Value) -> bool {
+    let Value::Tensor(g) = grad else {
+        return false;
+    };
+    if Rc::strong_count(g) != 1 || Rc::ptr_eq(g, leaf) {
+        return false;
+    }
+    let (Ok(g), Ok(leaf)) = (g.try_borrow(), leaf.try_borrow()) else {
+        return false;
+    };
+    g.grad_fn.is_none()
+        && !g.requires_grad
+        && g.tensor.dtype == leaf.tensor.dtype
+        && g.tensor.layout.shape == leaf.tensor.layout.shape
+        && g.tensor.layout.strides == leaf.tensor.layout.strides
+        && g.tensor.layout.offset == 0
+        && g.tensor.layout.is_contiguous()
+}
+
 fn item(target: Target, tensor: TensorRef) -> Item {
     Item {
         target,
-        tensor,
+        tensor: Rc::downgrade(&tensor),
         deps: 0,
         children: Vec::new(),
         needed: false,
@@ -619,7 +659,7 @@ fn copy_backwards(node: &Rc<GradNode>) -> Rc<GradNode> {
 
 /// `node` under another name.
 fn renamed(node: &Rc<GradNode>, name: &str) -> Rc<GradNode> {
-    Rc::new(GradNode {
+    GradNode::shared(GradNode {
         name: name.into(),
         formula: node.formula,
         operands: node.operands.clone(),

@@ -191,7 +191,7 @@ impl Evaluator {
                 .cloned()
                 .collect(),
         };
-        let node = Rc::new(GradNode {
+        let node = GradNode::shared(GradNode {
             name: format!("{}Backward", class.name).into(),
             formula: None,
             operands: inputs.iter().map(|v| custom_operand(v, &[])).collect(),
@@ -252,7 +252,7 @@ impl Evaluator {
             return Ok(out);
         };
         let dirty = custom.state.borrow().dirty.clone();
-        let node = Rc::new(GradNode {
+        let node = GradNode::shared(GradNode {
             name: ctx.name.clone(),
             formula: None,
             operands: inputs.iter().map(|v| custom_operand(v, &dirty)).collect(),

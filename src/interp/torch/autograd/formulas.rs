@@ -670,7 +670,8 @@ fn sqrt(ev: &mut Evaluator, g: Value, y: Value) -> R<Value> {
 }
 
 fn relu(ev: &mut Evaluator, g: Value, y: Value) -> R<Value> {
-    let off = ev.binary(BinOp::Le, y.clone(), Value::Int(0))?;
+    // ATen's `threshold_backward` is one kernel: the mask is not an allocation of its.
+    let off = ev.uncounted(|ev| ev.binary(BinOp::Le, y.clone(), Value::Int(0)))?;
     let masked = ev.method(g, "masked_fill", vec![off, Value::Float(0.0)])?;
     if !ev.torch.grad_enabled {
         return Ok(masked);
@@ -682,13 +683,19 @@ fn relu(ev: &mut Evaluator, g: Value, y: Value) -> R<Value> {
 }
 
 fn sigmoid(ev: &mut Evaluator, g: Value, y: Value) -> R<Value> {
-    let one_minus = ev.binary(BinOp::Sub, Value::Int(1), y.clone())?;
-    let v = ev.binary(BinOp::Mul, g, one_minus)?;
+    // ATen's `sigmoid_backward` is one kernel: only its output is allocated.
+    let v = ev.uncounted(|ev| {
+        let one_minus = ev.binary(BinOp::Sub, Value::Int(1), y.clone())?;
+        ev.binary(BinOp::Mul, g, one_minus)
+    })?;
     ev.binary(BinOp::Mul, v, y)
 }
 
 fn tanh(ev: &mut Evaluator, g: Value, y: Value) -> R<Value> {
-    let sq = ev.binary(BinOp::Mul, y.clone(), y)?;
-    let one_minus = ev.binary(BinOp::Sub, Value::Int(1), sq)?;
+    // ATen's `tanh_backward` is one kernel: only its output is allocated.
+    let one_minus = ev.uncounted(|ev| {
+        let sq = ev.binary(BinOp::Mul, y.clone(), y)?;
+        ev.binary(BinOp::Sub, Value::Int(1), sq)
+    })?;
     ev.binary(BinOp::Mul, g, one_minus)
 }

@@ -107,6 +107,14 @@ pub(crate) struct Operand {
 }
 
 impl GradNode {
+    /// The node, shared, and registered with memory accounting (which tells what its
+    /// references keep alive from what the script's do).
+    pub(crate) fn shared(node: GradNode) -> Rc<GradNode> {
+        let node = Rc::new(node);
+        crate::interp::runtime::accounting::register_node(&node);
+        node
+    }
+
     /// PyTorch's name of the node (`MulBackward0`).
     pub fn name(&self) -> &str {
         &self.name
@@ -420,7 +428,7 @@ impl Evaluator {
                 seq: self.torch.autograd.next_seq(),
                 custom: None,
             };
-            let node = Rc::new(node);
+            let node = GradNode::shared(node);
             if let Ok(mut object) = t.try_borrow_mut() {
                 object.grad_fn = Some(Rc::clone(&node));
             }
@@ -478,7 +486,7 @@ impl Evaluator {
         };
         if object.grad_fn.is_some() || (value_tracks && !object.requires_grad) {
             let dtype = object.tensor.dtype;
-            object.grad_fn = Some(Rc::new(GradNode {
+            object.grad_fn = Some(GradNode::shared(GradNode {
                 name: "CopySlices".into(),
                 formula: None,
                 operands: vec![],

@@ -273,10 +273,8 @@ fn addmm(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     let beta = arg(b, "beta", 1.0);
     let alpha = arg(b, "alpha", 1.0);
     let mut out = b.none();
-    if b.needs(0) {
-        let g = scaled(ev, b.g(), beta)?;
-        out[0] = Some(ev.sum_to(g, &b.shape(0))?);
-    }
+    // The matrices' gradients first; the bias's is the output's gradient summed to its
+    // shape afterwards (the engine's `sum_to`, after the node ran), as PyTorch allocates them.
     if b.needs(1) {
         let m1 = ev.saved_input(b, "mat1")?;
         let m2 = ev.saved_input(b, "mat2")?;
@@ -288,6 +286,10 @@ fn addmm(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
         let m2 = ev.saved_input(b, "mat2")?;
         let g = mm_mat2_backward(ev, b.g(), m1, m2)?;
         out[2] = Some(scaled(ev, g, alpha)?);
+    }
+    if b.needs(0) {
+        let g = scaled(ev, b.g(), beta)?;
+        out[0] = Some(ev.sum_to(g, &b.shape(0))?);
     }
     Ok(out)
 }

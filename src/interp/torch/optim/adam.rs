@@ -257,21 +257,26 @@ fn adam_one(
             )?;
         }
     }
-    call_method(
-        ev,
-        &exp_avg,
-        "lerp_",
-        vec![grad.clone(), Value::Float(1.0 - o.beta1)],
-        vec![],
-    )?;
+    // `lerp_`, `addcmul_` and `addcdiv_` are single ATen kernels that allocate nothing.
+    ev.uncounted(|ev| {
+        call_method(
+            ev,
+            &exp_avg,
+            "lerp_",
+            vec![grad.clone(), Value::Float(1.0 - o.beta1)],
+            vec![],
+        )
+    })?;
     let scaled = call_method(ev, &exp_avg_sq, "mul_", vec![Value::Float(o.beta2)], vec![])?;
-    call_method(
-        ev,
-        &scaled,
-        "addcmul_",
-        vec![grad.clone(), grad],
-        vec![("value", Value::Float(1.0 - o.beta2))],
-    )?;
+    ev.uncounted(|ev| {
+        call_method(
+            ev,
+            &scaled,
+            "addcmul_",
+            vec![grad.clone(), grad],
+            vec![("value", Value::Float(1.0 - o.beta2))],
+        )
+    })?;
     let step_value = call_method(ev, &step_t, "item", vec![], vec![])?;
     let step = number(ev, &step_value)?;
     let bias_correction1 = 1.0 - o.beta1.powf(step);
@@ -292,12 +297,14 @@ fn adam_one(
     let root = call_method(ev, &second, "sqrt", vec![], vec![])?;
     let scaled = ev.binary(BinOp::Div, root, Value::Float(bias_correction2_sqrt))?;
     let denom = call_method(ev, &scaled, "add_", vec![Value::Float(o.eps)], vec![])?;
-    call_method(
-        ev,
-        &param,
-        "addcdiv_",
-        vec![exp_avg, denom],
-        vec![("value", Value::Float(-step_size))],
-    )?;
+    ev.uncounted(|ev| {
+        call_method(
+            ev,
+            &param,
+            "addcdiv_",
+            vec![exp_avg, denom],
+            vec![("value", Value::Float(-step_size))],
+        )
+    })?;
     Ok(())
 }

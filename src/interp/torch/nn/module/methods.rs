@@ -392,6 +392,9 @@ impl Evaluator {
     /// Clears a tensor's `.grad`: to `None`, or zeroed in place (detached from any graph),
     /// as `Module.zero_grad` and `Optimizer.zero_grad` do.
     pub(crate) fn zero_tensor_grad(&mut self, p: &TensorRef, to_none: bool) -> R<()> {
+        if to_none && p.try_borrow().is_ok_and(|p| p.grad.is_some()) {
+            self.note_grads_dropped();
+        }
         let grad = p.borrow().grad.clone();
         let Some(grad) = grad else { return Ok(()) };
         if to_none {
