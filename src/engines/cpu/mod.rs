@@ -36,8 +36,8 @@ impl CpuEngine {
     fn gather(&self, view: &Tensor) -> Vec<Scalar> {
         let bytes = self.bytes(view.storage);
         // Float views read typed (the same values `DType::read` gives).
-        if let Some(values) = typed::read(bytes, view) {
-            return values.into_iter().map(Scalar::Float).collect();
+        if let Some(values) = typed::read_map(bytes, view, Scalar::Float) {
+            return values;
         }
         // A contiguous view is one run of elements: read it without walking offsets.
         if let Some(run) = contiguous_run(view) {

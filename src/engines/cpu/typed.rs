@@ -90,6 +90,12 @@ fn f64_at(bytes: &[u8], i: usize) -> f64 {
 /// The elements of a float view in logical order, as `DType::read(..).to_f64()` reads
 /// them; `None` for another dtype or a view outside `bytes`.
 pub(super) fn read(bytes: &[u8], view: &Tensor) -> Option<Vec<f64>> {
+    read_map(bytes, view, |x| x)
+}
+
+/// [`read`] with each value mapped by `f` as it is read (one vector, one pass).
+#[inline(always)]
+pub(super) fn read_map<T>(bytes: &[u8], view: &Tensor, f: impl Fn(f64) -> T) -> Option<Vec<T>> {
     let float = Float::of(view.dtype)?;
     if !in_bounds(&view.layout, bytes.len() / float.size()) {
         return None;
@@ -99,19 +105,23 @@ pub(super) fn read(bytes: &[u8], view: &Tensor) -> Option<Vec<f64>> {
         (Float::F32, 1) => out.extend(
             bytes[first * 4..(first + len) * 4]
                 .chunks_exact(4)
-                .map(|b| f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))),
+                .map(|b| f(f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]])))),
         ),
-        (Float::F64, 1) => out.extend(
-            bytes[first * 8..(first + len) * 8]
-                .chunks_exact(8)
-                .map(|b| f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])),
-        ),
-        (Float::F32, s) => out.extend(
-            (0..len).map(|i| f64::from(f32_at(bytes, (first as isize + i as isize * s) as usize))),
-        ),
-        (Float::F64, s) => {
-            out.extend((0..len).map(|i| f64_at(bytes, (first as isize + i as isize * s) as usize)))
-        }
+        (Float::F64, 1) => out.extend(bytes[first * 8..(first + len) * 8].chunks_exact(8).map(
+            |b| {
+                f(f64::from_le_bytes([
+                    b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+                ]))
+            },
+        )),
+        (Float::F32, s) => out.extend((0..len).map(|i| {
+            f(f64::from(f32_at(
+                bytes,
+                (first as isize + i as isize * s) as usize,
+            )))
+        })),
+        (Float::F64, s) => out
+            .extend((0..len).map(|i| f(f64_at(bytes, (first as isize + i as isize * s) as usize)))),
     });
     Some(out)
 }
