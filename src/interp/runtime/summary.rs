@@ -139,38 +139,12 @@ impl Evaluator {
                 .sum::<u64>()
     }
 
-    /// The storages of the parameters a module holds (its own and its submodules').
-    fn module_parameter_storages(&self, object: &Rc<Instance>) -> BTreeSet<StorageId> {
-        let mut out = BTreeSet::new();
-        let mut modules = vec![Rc::clone(object)];
-        let mut visited = BTreeSet::new();
-        while let Some(m) = modules.pop() {
-            if !visited.insert(Rc::as_ptr(&m) as usize) || visited.len() > 100_000 {
-                continue;
-            }
-            let Ok(state) = m.module.try_borrow() else {
-                continue;
-            };
-            let Some(state) = state.as_ref() else {
-                continue;
-            };
-            for p in state.parameters.iter().filter_map(|(_, p)| p.as_ref()) {
-                if let Ok(p) = p.try_borrow() {
-                    out.insert(p.tensor.storage);
-                }
-            }
-            modules.extend(state.modules.iter().filter_map(|(_, m)| m.clone()));
-        }
-        out
-    }
-
-    /// The parameters a module holds (its own and its submodules', each once) and their
-    /// bytes.
-    fn module_parameter_bytes(&self, object: &Rc<Instance>) -> (u64, u64) {
+    /// The parameters a module holds (its own and its submodules'), each once.
+    fn module_parameters(&self, object: &Rc<Instance>) -> Vec<crate::interp::value::TensorRef> {
         let mut seen = BTreeSet::new();
+        let mut out = Vec::new();
         let mut modules = vec![Rc::clone(object)];
         let mut visited = BTreeSet::new();
-        let (mut count, mut bytes) = (0u64, 0u64);
         while let Some(m) = modules.pop() {
             if !visited.insert(Rc::as_ptr(&m) as usize) || visited.len() > 100_000 {
                 continue;
@@ -183,14 +157,31 @@ impl Evaluator {
             };
             for p in state.parameters.iter().filter_map(|(_, p)| p.as_ref()) {
                 if seen.insert(Rc::as_ptr(p) as usize) {
-                    if let Ok(p) = p.try_borrow() {
-                        let n = p.tensor.numel().max(0) as u64;
-                        count += n;
-                        bytes += n * p.tensor.dtype.item_size() as u64;
-                    }
+                    out.push(Rc::clone(p));
                 }
             }
             modules.extend(state.modules.iter().filter_map(|(_, m)| m.clone()));
+        }
+        out
+    }
+
+    /// The storages of the parameters a module holds.
+    fn module_parameter_storages(&self, object: &Rc<Instance>) -> BTreeSet<StorageId> {
+        self.module_parameters(object)
+            .iter()
+            .filter_map(|p| p.try_borrow().ok().map(|p| p.tensor.storage))
+            .collect()
+    }
+
+    /// The parameters a module holds and their bytes.
+    fn module_parameter_bytes(&self, object: &Rc<Instance>) -> (u64, u64) {
+        let (mut count, mut bytes) = (0u64, 0u64);
+        for p in self.module_parameters(object) {
+            if let Ok(p) = p.try_borrow() {
+                let n = p.tensor.numel().max(0) as u64;
+                count += n;
+                bytes += n * p.tensor.dtype.item_size() as u64;
+            }
         }
         (count, bytes)
     }
