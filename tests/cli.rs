@@ -191,3 +191,41 @@ fn summary_of_linear_relu_linear_gives_pytorchs_bytes() {
     assert!(table.contains("216,840 B"), "{table}");
     std::fs::remove_dir_all(path.parent().unwrap()).ok();
 }
+
+#[test]
+fn trace_and_summary_take_cuda() {
+    let path = script_file(
+        "cuda.py",
+        "import torch\nimport torch.nn as nn\nm = nn.Linear(4, 3).cuda()\nx = torch.ones(2, 4, device='cuda')\ny = m(x)\nprint(torch.cuda.memory_allocated())\n",
+    );
+    let out = stridescope()
+        .args(["trace", "--cuda"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let trace: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let steps = trace["steps"].as_array().unwrap();
+    // weight, bias, x and y: one 512-byte block each.
+    assert_eq!(steps[5]["output"], "2048");
+    assert!(steps.iter().all(|s| s["error"].is_null()));
+    // Without --cuda no GPU is visible.
+    let out = stridescope().arg("trace").arg(&path).output().unwrap();
+    let trace: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(trace["steps"][2]["error"]
+        .as_str()
+        .unwrap()
+        .starts_with("AttributeError"));
+    let out = stridescope()
+        .args(["summary", "--cuda", "--json"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(!summary.is_null());
+}

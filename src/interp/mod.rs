@@ -115,6 +115,14 @@ pub fn trace_script(source: &str) -> Trace {
     Evaluator::new(Box::new(CpuEngine::new()), Limits::default()).run(source)
 }
 
+/// Traces `source` as [`trace_script`] does, with the evaluation option "as on a CUDA
+/// device" (see [`Evaluator::set_cuda_device`]).
+pub fn trace_script_cuda(source: &str) -> Trace {
+    let mut evaluator = Evaluator::new(Box::new(CpuEngine::new()), Limits::default());
+    evaluator.set_cuda_device(true);
+    evaluator.run(source)
+}
+
 impl Evaluator {
     /// An evaluator on `engine`.
     pub fn new(engine: Box<dyn Engine>, limits: Limits) -> Evaluator {
@@ -184,6 +192,7 @@ impl Evaluator {
     /// statement's blocks).
     pub fn run_statement(&mut self, statement: &Statement) -> Step {
         self.recorder.begin_statement();
+        torch::device::activate_cuda(self.torch.device.cuda);
         self.accounting.line = statement.line;
         self.begin_memory_unit(true);
         let before = self.scope.tensor_bindings();

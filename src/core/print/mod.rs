@@ -5,7 +5,9 @@ pub mod numpy_str;
 pub mod pyfmt;
 pub mod tensor_str;
 
-pub use tensor_str::{format_tensor, format_tensor_suffixed, format_tensor_with, py_float_repr};
+pub use tensor_str::{
+    format_tensor, format_tensor_leading, format_tensor_suffixed, format_tensor_with, py_float_repr,
+};
 
 /// `1.5 KiB`, `37.3 GiB`.
 pub fn human_bytes(n: u64) -> String {

@@ -360,6 +360,18 @@ pub fn format_tensor_suffixed(
     element: &dyn Fn(usize) -> Scalar,
     extra: &[&str],
 ) -> String {
+    format_tensor_leading(dtype, shape, element, &[], extra)
+}
+
+/// [`format_tensor_suffixed`] with suffixes that go before the size and dtype ones
+/// (`device='cuda:0'`, as `_tensor_str.py` puts the device first).
+pub fn format_tensor_leading(
+    dtype: DType,
+    shape: &[usize],
+    element: &dyn Fn(usize) -> Scalar,
+    lead: &[&str],
+    extra: &[&str],
+) -> String {
     const PREFIX: &str = "tensor(";
     let indent = PREFIX.len();
     let numel = if shape.contains(&0) {
@@ -370,7 +382,7 @@ pub fn format_tensor_suffixed(
             .try_fold(1usize, |acc, &d| acc.checked_mul(d))
             .unwrap_or(usize::MAX)
     };
-    let mut suffixes = Vec::new();
+    let mut suffixes: Vec<String> = lead.iter().map(|s| s.to_string()).collect();
     let body = if numel == 0 {
         // Shape shown unless it is (0,); dtype shown unless it is the default float dtype.
         if shape.len() != 1 {

@@ -59,11 +59,15 @@ impl Evaluator {
                         return Ok(Value::Int(tensor.numel() * tensor.dtype.item_size() as i64))
                     }
                     "itemsize" => return Ok(Value::Int(tensor.dtype.item_size() as i64)),
-                    "is_cuda" | "is_sparse" | "is_quantized" | "is_mkldnn" => {
-                        return Ok(Value::Bool(false))
-                    }
+                    "is_sparse" | "is_quantized" | "is_mkldnn" => return Ok(Value::Bool(false)),
+                    "is_cuda" => return Ok(Value::Bool(self.is_cuda(&tensor))),
                     "is_meta" => return Ok(Value::Bool(self.is_meta(&tensor))),
-                    "is_cpu" => return Ok(Value::Bool(!self.is_meta(&tensor))),
+                    "is_cpu" => {
+                        let device = self.device_of(&tensor);
+                        return Ok(Value::Bool(
+                            device == crate::interp::torch::device::Device::Cpu,
+                        ));
+                    }
                     // Every tensor here is dense: `torch.strided`.
                     "layout" => return Ok(Value::Printed("torch.strided".into())),
                     // `x.data`: the same storage and layout, as a tensor that is not a leaf of
@@ -105,7 +109,7 @@ impl Evaluator {
                             None => Value::None,
                         })
                     }
-                    "device" => return Ok(Value::Device(self.device_of(&tensor).name().into())),
+                    "device" => return Ok(Value::Device(self.device_of(&tensor).text().into())),
                     "real" | "imag" => return self.complex_attribute(&tensor, name),
                     // A complex adjoint: the conjugate of the transpose (materialized).
                     "mH" | "H" if tensor.dtype.is_complex() => {

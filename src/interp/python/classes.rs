@@ -294,6 +294,9 @@ impl Evaluator {
         if let Some(value) = self.nn_module_attribute(object, name) {
             return Ok(value);
         }
+        if let Some(value) = self.cuda_module_attribute(object, name) {
+            return Ok(value);
+        }
         match name {
             "__module__" => Ok(Value::Str(
                 object.class.native.map_or("__main__", |d| d.path).into(),
@@ -555,6 +558,11 @@ impl Evaluator {
         if let Value::Instance(object) = receiver {
             if let Some(result) = self.call_native_method(object, name, pos.clone(), kw.clone()) {
                 return result;
+            }
+            if self.cuda_module_attribute(object, name).is_some() {
+                if let Some(result) = self.call_module_cuda(object) {
+                    return result;
+                }
             }
         }
         if let Value::Class(class) = receiver {

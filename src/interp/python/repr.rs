@@ -1,6 +1,6 @@
 //! Python's `repr` of runtime values, as a notebook shows them.
 
-use crate::core::print::{format_tensor_suffixed, py_float_repr};
+use crate::core::print::{format_tensor_leading, py_float_repr};
 use crate::core::tensor::{Scalar, Tensor};
 use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
@@ -61,16 +61,22 @@ impl Evaluator {
                     None => &[],
                 };
                 let t = t.borrow().tensor.clone();
+                // `_tensor_str.py` names a device other than the default one first.
+                let lead: &[&str] = if self.is_cuda(&t) {
+                    &["device='cuda:0'"]
+                } else {
+                    &[]
+                };
                 let shape: Vec<usize> = t.shape().iter().map(|&n| n.max(0) as usize).collect();
                 if t.numel() <= SMALL_TENSOR {
                     let values = self.engine.values(&t);
                     let read = |i: usize| values.get(i).copied().unwrap_or(Scalar::Int(0));
-                    format_tensor_suffixed(t.dtype, &shape, &read, extra)
+                    format_tensor_leading(t.dtype, &shape, &read, lead, extra)
                 } else {
                     // Summarized: only the edge items are read.
                     // (A complex tensor is read as its float halves: real, imaginary in turn.)
                     let read = self.element_reader(&t.as_real());
-                    format_tensor_suffixed(t.dtype, &shape, &read, extra)
+                    format_tensor_leading(t.dtype, &shape, &read, lead, extra)
                 }
             }
             Value::Storage(id, dtype) => self.storage_repr(*id, *dtype)?,

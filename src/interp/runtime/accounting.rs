@@ -310,6 +310,53 @@ impl Evaluator {
     /// accumulate into, and storages allocated but not wrapped yet; and the part of the
     /// bytes that are numbers nodes saved.
     pub(crate) fn alive_bytes(&self) -> (u64, u64, u64) {
+        let alive = self.alive_holders();
+        let mut bytes = 0;
+        let mut cuda = 0;
+        let mut wrapped = 0;
+        let mut counted = BTreeSet::new();
+        for holder in alive {
+            let n = match holder {
+                Holder::Storage(id) if self.accounting.hidden.contains(&id) => continue,
+                Holder::Storage(id) => {
+                    let Some(info) = self.memory.storage(id) else {
+                        continue;
+                    };
+                    // A window counts the storage it looks into.
+                    let root = info.window.map_or(id, |(base, _)| base);
+                    if !counted.insert(root) {
+                        continue;
+                    }
+                    match self.memory.storage(root) {
+                        Some(info) => info.nbytes as u64,
+                        None => continue,
+                    }
+                }
+                Holder::Wrapped(..) => {
+                    wrapped += 8;
+                    8
+                }
+            };
+            bytes += n;
+            cuda += cuda_rounded(n);
+        }
+        (bytes, cuda, wrapped)
+    }
+
+    /// The storages alive now, as [`Evaluator::alive_bytes`] counts them (windows as
+    /// themselves, storages made uncounted left out).
+    pub(crate) fn alive_storages(&self) -> BTreeSet<StorageId> {
+        self.alive_holders()
+            .into_iter()
+            .filter_map(|h| match h {
+                Holder::Storage(id) if !self.accounting.hidden.contains(&id) => Some(id),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// What holds bytes now (see [`Evaluator::alive_bytes`]).
+    fn alive_holders(&self) -> BTreeSet<Holder> {
         let run = self.accounting.run;
         let objects: Vec<TensorRef> = OBJECTS.with(|o| {
             let mut o = o.borrow_mut();
@@ -362,6 +409,13 @@ impl Evaluator {
                     }
                 }
             }
+            for (_, saved) in node.extras.get().into_iter().flatten() {
+                if let Saved::Tensor(s) = saved {
+                    if let SavedObject::Input(t) = &s.object {
+                        *internal.entry(Rc::as_ptr(t) as usize).or_default() += 1;
+                    }
+                }
+            }
             if !node.freed.get() {
                 for (i, (_, slot)) in saved_tensors(&node).into_iter().enumerate() {
                     match slot {
@@ -407,36 +461,7 @@ impl Evaluator {
                 .filter(|id| !wrapped.contains(id))
                 .map(|id| Holder::Storage(*id)),
         );
-        let mut bytes = 0;
-        let mut cuda = 0;
-        let mut wrapped = 0;
-        let mut counted = BTreeSet::new();
-        for holder in alive {
-            let n = match holder {
-                Holder::Storage(id) if self.accounting.hidden.contains(&id) => continue,
-                Holder::Storage(id) => {
-                    let Some(info) = self.memory.storage(id) else {
-                        continue;
-                    };
-                    // A window counts the storage it looks into.
-                    let root = info.window.map_or(id, |(base, _)| base);
-                    if !counted.insert(root) {
-                        continue;
-                    }
-                    match self.memory.storage(root) {
-                        Some(info) => info.nbytes as u64,
-                        None => continue,
-                    }
-                }
-                Holder::Wrapped(..) => {
-                    wrapped += 8;
-                    8
-                }
-            };
-            bytes += n;
-            cuda += cuda_rounded(n);
-        }
-        (bytes, cuda, wrapped)
+        alive
     }
 
     /// The memory of the step being finished (a sub-step when `!top`): the walk from the

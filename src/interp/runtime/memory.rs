@@ -435,7 +435,11 @@ impl Evaluator {
         if self.torch.device.meta_op {
             return Ok(self.allocate_meta(nbytes, dtype));
         }
-        if let Some(id) = self.memory.live_empty_storage(nbytes) {
+        if let Some(id) = self
+            .memory
+            .live_empty_storage(nbytes)
+            .filter(|_| !self.torch.device.cuda_op)
+        {
             return Ok(id);
         }
         self.check_memory(nbytes, what)?;
@@ -455,7 +459,11 @@ impl Evaluator {
         if self.torch.device.meta_op {
             return Ok(self.allocate_meta(nbytes, dtype));
         }
-        if let Some(id) = self.memory.live_empty_storage(nbytes) {
+        if let Some(id) = self
+            .memory
+            .live_empty_storage(nbytes)
+            .filter(|_| !self.torch.device.cuda_op)
+        {
             return Ok(id);
         }
         self.check_memory(nbytes, what)?;
@@ -481,7 +489,13 @@ impl Evaluator {
         self.memory.register(id, nbytes, dtype);
         self.recorder.note_allocation(id, nbytes);
         self.torch.autograd.note_storage(id);
+        if self.torch.device.cuda_op {
+            self.torch.device.cuda_storages.insert(id);
+        }
         self.note_allocated(id);
+        if self.torch.device.cuda_op {
+            self.note_cuda_allocated();
+        }
     }
 
     /// Records that `view`'s elements were written.

@@ -1,7 +1,11 @@
-//! PyTorch's devices as Stridescope has them: the CPU and the meta device. A meta tensor has
-//! a shape, strides, a dtype and a storage of so many bytes, but no values: every op runs on
-//! it as on a CPU tensor (shapes, strides, promotion, errors) and the engine skips the work
-//! (`engines::meta`).
+//! PyTorch's devices as Stridescope has them: the CPU, the meta device and, with the
+//! evaluation option "as on a CUDA device" ([`Evaluator::set_cuda_device`]), a simulated CUDA
+//! device. A meta tensor has a shape, strides, a dtype and a storage of so many bytes, but no
+//! values: every op runs on it as on a CPU tensor (shapes, strides, promotion, errors) and the
+//! engine skips the work (`engines::meta`). A CUDA tensor's values are computed by the CPU
+//! engine (the same numbers); only its device, the errors of mixing devices and the caching
+//! allocator's counters (`cuda_ops.rs`) differ. Without the option `cuda` names no device, as
+//! in a PyTorch without a visible GPU.
 //!
 //! Which device an op runs on is decided where ops are dispatched (the op table, the Python
 //! operators, `backward()`): from its `device=` argument, else from its tensors (mixing
@@ -9,7 +13,10 @@
 //! torch.device("meta"):`). While an op on the meta device runs, every storage it allocates
 //! is a meta storage and the per-op work limit does not apply.
 
-use crate::core::tensor::{ScriptError, Tensor};
+use std::cell::Cell;
+use std::collections::BTreeSet;
+
+use crate::core::tensor::{ScriptError, StorageId, Tensor};
 use crate::interp::torch::registry::{Forms, OpCall, OpDef};
 use crate::interp::value::{TensorRef, Value};
 use crate::interp::{Evaluator, R};
@@ -93,31 +100,56 @@ fn get_default_device(ev: &mut Evaluator, _call: &OpCall) -> R<Value> {
     ))
 }
 
+thread_local! {
+    /// Whether the evaluator running on this thread runs as on a CUDA device (so that
+    /// [`Device::of_value`], which sees no evaluator, knows whether `cuda` names a device).
+    static CUDA_VISIBLE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Tells [`Device::of_value`] whether the evaluator about to run has the simulated CUDA
+/// device.
+pub(crate) fn activate_cuda(visible: bool) {
+    CUDA_VISIBLE.with(|c| c.set(visible));
+}
+
 /// A device a tensor can be on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Device {
     Cpu,
     Meta,
+    /// The simulated CUDA device `cuda:0` (only with the option "as on a CUDA device").
+    Cuda,
 }
 
 impl Device {
-    /// The device's type as PyTorch names it (`cpu`, `meta`).
+    /// The device's type as PyTorch names it (`cpu`, `meta`, `cuda`).
     pub(crate) fn name(self) -> &'static str {
         match self {
             Device::Cpu => "cpu",
             Device::Meta => "meta",
+            Device::Cuda => "cuda",
         }
     }
 
-    /// The device a `device=` value names (`"meta"`, `"meta:0"`, `torch.device("cpu")`);
-    /// `None` for any other value (the op's own checks refuse those).
+    /// The device as `str(tensor.device)` prints it (`cpu`, `meta`, `cuda:0`).
+    pub(crate) fn text(self) -> &'static str {
+        match self {
+            Device::Cuda => "cuda:0",
+            other => other.name(),
+        }
+    }
+
+    /// The device a `device=` value names (`"meta"`, `"meta:0"`, `torch.device("cpu")`, and
+    /// `"cuda"`/`"cuda:0"` when the simulated CUDA device is on); `None` for any other value
+    /// (the op's own checks refuse those).
     pub(crate) fn of_value(v: &Value) -> Option<Device> {
         let (Value::Str(text) | Value::Device(text)) = v else {
             return None;
         };
-        match text.split(':').next().unwrap_or("") {
-            "cpu" => Some(Device::Cpu),
-            "meta" => Some(Device::Meta),
+        match text.split_once(':').unwrap_or((text, "")) {
+            ("cpu", _) => Some(Device::Cpu),
+            ("meta", _) => Some(Device::Meta),
+            ("cuda", "" | "0") if CUDA_VISIBLE.with(|c| c.get()) => Some(Device::Cuda),
             _ => None,
         }
     }
@@ -137,6 +169,15 @@ pub(crate) struct DeviceState {
     /// The process-wide default device `torch.set_default_device(d)` set (`None`: the CPU),
     /// under every `with torch.device(...):` block.
     pub(crate) global: Option<Device>,
+    /// The evaluation option "as on a CUDA device": `cuda` names the simulated device.
+    pub(crate) cuda: bool,
+    /// An op on the simulated CUDA device is running: its allocations are CUDA storages.
+    pub(crate) cuda_op: bool,
+    /// The storages on the simulated CUDA device (freed ones are dropped when counted).
+    pub(crate) cuda_storages: BTreeSet<StorageId>,
+    /// The caching allocator's peak of allocated bytes since the start or the last
+    /// `torch.cuda.reset_peak_memory_stats()`.
+    pub(crate) cuda_peak: u64,
 }
 
 impl DeviceState {
@@ -166,6 +207,8 @@ impl Evaluator {
     pub(crate) fn device_of(&self, t: &Tensor) -> Device {
         if self.memory.is_meta(t.storage) {
             Device::Meta
+        } else if self.torch.device.cuda_storages.contains(&t.storage) {
+            Device::Cuda
         } else {
             Device::Cpu
         }
@@ -175,9 +218,30 @@ impl Evaluator {
     pub(crate) fn device_of_op(&self) -> Device {
         if self.torch.device.meta_op {
             Device::Meta
+        } else if self.torch.device.cuda_op {
+            Device::Cuda
         } else {
             Device::Cpu
         }
+    }
+
+    /// Whether `t` is on the simulated CUDA device.
+    pub(crate) fn is_cuda(&self, t: &Tensor) -> bool {
+        self.device_of(t) == Device::Cuda
+    }
+
+    /// Turns the evaluation option "as on a CUDA device" on or off (before a run): with it,
+    /// `torch.cuda.is_available()` is true, `cuda` is a device whose tensors the CPU engine
+    /// computes, and `torch.cuda.memory_allocated()` counts them by the caching allocator's
+    /// rule. Off (the default), the script runs as on a machine without a GPU.
+    pub fn set_cuda_device(&mut self, on: bool) {
+        self.torch.device.cuda = on;
+        activate_cuda(on);
+    }
+
+    /// Whether the evaluation option "as on a CUDA device" is on.
+    pub fn cuda_device(&self) -> bool {
+        self.torch.device.cuda
     }
 
     /// Whether `t` is a meta tensor.
@@ -206,12 +270,27 @@ impl Evaluator {
         else {
             return Ok(None);
         };
+        let any = |device: Device| devices.iter().any(|(d, _)| *d == device);
         if self.torch.device.depth > 0 {
-            let any_meta = devices.iter().any(|(d, _)| *d == Device::Meta);
-            return Ok(Some(if any_meta { Device::Meta } else { expected }));
+            return Ok(Some(if any(Device::Meta) {
+                Device::Meta
+            } else if any(Device::Cuda) {
+                Device::Cuda
+            } else {
+                expected
+            }));
         }
         for (d, scalar) in &devices {
             if *d != expected && !(*d == Device::Cpu && *scalar) {
+                if any(Device::Cuda) && !any(Device::Meta) {
+                    // TensorIterator's check: the first device that is not the CPU is the
+                    // common one.
+                    return Err(ScriptError::Runtime(format!(
+                        "Expected all tensors to be on the same device, but found at least two devices, {} and {}!",
+                        Device::Cuda.text(),
+                        Device::Cpu.text()
+                    )));
+                }
                 return Err(ScriptError::Runtime(format!(
                     "Tensor on device {} is not on the expected device {}!",
                     d.name(),
@@ -241,6 +320,7 @@ impl Evaluator {
                 return self.move_to(this, target);
             }
             "cpu" => return self.move_to(this, Device::Cpu),
+            "cuda" if self.torch.device.cuda => return self.move_to(this, Device::Cuda),
             // `dst.copy_(src)`: any source into a meta tensor; a meta source into a CPU one
             // has no values to give.
             "copy_" => {
@@ -254,6 +334,12 @@ impl Evaluator {
                 }
                 return Ok(dst);
             }
+            "matmul" | "mm" | "linear" | "bmm" | "addmm" if self.torch.device.cuda => {
+                self.check_cuda_matmul(op)?;
+            }
+            _ => {}
+        }
+        match op.name.as_str() {
             "matmul" | "mm" | "linear" | "bmm" => {
                 let first = |name: &str| match op.value(name) {
                     Some(Value::Tensor(t)) => Some(t.borrow().tensor.clone()),
@@ -280,9 +366,106 @@ impl Evaluator {
         if let Some(device) = explicit {
             return Ok(device);
         }
-        Ok(self
-            .common_device(&given)?
-            .unwrap_or_else(|| self.torch.device.default_device()))
+        Ok(self.common_device(&given)?.unwrap_or_else(|| {
+            // A factory that a CUDA op runs makes its tensor on that device.
+            if self.torch.device.depth > 0 && self.torch.device.cuda_op {
+                Device::Cuda
+            } else {
+                self.torch.device.default_device()
+            }
+        }))
+    }
+
+    /// The device check ATen's generated CUDA wrappers make for the matrix products (with
+    /// the simulated CUDA device): the first tensor argument's device is the common one,
+    /// and the first argument elsewhere is named in PyTorch's message.
+    fn check_cuda_matmul(&self, op: &OpCall) -> R<()> {
+        if self.torch.device.depth > 0 {
+            return Ok(());
+        }
+        let tensor = |name: &str| match op.value(name) {
+            Some(Value::Tensor(t)) => Some(t.borrow().tensor.clone()),
+            _ => None,
+        };
+        let this = op.this.as_ref().map(|t| t.borrow().tensor.clone());
+        // Which kernel runs, and its arguments in order.
+        let (method, args): (&str, Vec<(&str, Option<Tensor>)>) = match op.name.as_str() {
+            "linear" => {
+                let input = this.or_else(|| tensor("input"));
+                let bias = tensor("bias");
+                match (&input, bias) {
+                    (Some(i), Some(b)) if i.ndim() == 2 => (
+                        "addmm",
+                        vec![
+                            ("self", Some(b)),
+                            ("mat1", input.clone()),
+                            ("mat2", tensor("weight")),
+                        ],
+                    ),
+                    _ => ("mm", vec![("self", input), ("mat2", tensor("weight"))]),
+                }
+            }
+            "addmm" => (
+                "addmm",
+                vec![
+                    ("self", tensor("self").or(this)),
+                    ("mat1", tensor("mat1")),
+                    ("mat2", tensor("mat2")),
+                ],
+            ),
+            "bmm" => ("bmm", vec![("self", this), ("mat2", tensor("mat2"))]),
+            _ => (
+                "mm",
+                vec![
+                    ("self", this),
+                    ("mat2", tensor("mat2").or_else(|| tensor("other"))),
+                ],
+            ),
+        };
+        let args: Vec<(&str, Tensor)> = args
+            .into_iter()
+            .filter_map(|(n, t)| t.map(|t| (n, t)))
+            .collect();
+        // A vector operand takes other kernels (mv, dot), whose checks differ: left to
+        // the common rule.
+        if op.name != "linear" && args.iter().any(|(_, t)| t.ndim() < 2) {
+            return Ok(());
+        }
+        self.check_cuda_wrapper(method, &args)
+    }
+
+    /// `a @ b` with the simulated CUDA device: the check of `mm`'s CUDA wrapper (see
+    /// [`Evaluator::check_cuda_wrapper`]) for two matrices.
+    pub(crate) fn check_cuda_mm(&self, a: &Tensor, b: &Tensor) -> R<()> {
+        if !self.torch.device.cuda || self.torch.device.depth > 0 || a.ndim() < 2 || b.ndim() < 2 {
+            return Ok(());
+        }
+        let method = if a.ndim() == 3 && b.ndim() == 3 {
+            "bmm"
+        } else {
+            "mm"
+        };
+        self.check_cuda_wrapper(method, &[("self", a.clone()), ("mat2", b.clone())])
+    }
+
+    /// The device check of ATen's generated CUDA wrapper `wrapper_CUDA_<method>` on its
+    /// tensor arguments in order: the first one's device is the common one.
+    fn check_cuda_wrapper(&self, method: &str, args: &[(&str, Tensor)]) -> R<()> {
+        let devices: Vec<Device> = args.iter().map(|(_, t)| self.device_of(t)).collect();
+        if !devices.contains(&Device::Cuda) || devices.contains(&Device::Meta) {
+            return Ok(());
+        }
+        let common = devices[0];
+        for ((name, _), device) in args.iter().zip(&devices).skip(1) {
+            if *device != common {
+                return Err(ScriptError::Runtime(format!(
+                    "Expected all tensors to be on the same device, but got {name} is on {}, different from other tensors on {} (when checking argument in method wrapper_CUDA_{method})",
+                    device.text(),
+                    common.text()
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// The device of a move from `from` to `to`: the values of a meta tensor cannot go to
@@ -308,11 +491,14 @@ impl Evaluator {
 
     /// For an entry point outside the op table (a Python operator, `backward()`) on
     /// `values`: `Some(Device::Meta)` when its tensors are meta tensors and no meta op runs
-    /// yet (the caller then runs again inside [`Evaluator::on_device`]); PyTorch's error
-    /// when devices are mixed.
+    /// yet, `Some(Device::Cuda)` likewise for CUDA tensors (the caller then runs again
+    /// inside [`Evaluator::on_device`]); PyTorch's error when devices are mixed.
     pub(crate) fn device_to_enter(&self, values: &[&Value]) -> R<Option<Device>> {
         let device = self.common_device(values)?;
-        Ok(device.filter(|d| *d == Device::Meta && !self.torch.device.meta_op))
+        Ok(device.filter(|d| {
+            (*d == Device::Meta && !self.torch.device.meta_op)
+                || (*d == Device::Cuda && !self.torch.device.cuda_op && !self.torch.device.meta_op)
+        }))
     }
 
     /// `with torch.device("meta"):`: the factories of the block (and what layers create in
@@ -340,19 +526,19 @@ impl Evaluator {
         device: Device,
         f: impl FnOnce(&mut Evaluator) -> R<T>,
     ) -> R<T> {
-        let before = self.torch.device.meta_op;
+        let before = (self.torch.device.meta_op, self.torch.device.cuda_op);
         self.torch.device.meta_op = device == Device::Meta;
+        self.torch.device.cuda_op = device == Device::Cuda;
         self.torch.device.depth += 1;
         let result = f(self);
         self.torch.device.depth -= 1;
-        self.torch.device.meta_op = before;
+        (self.torch.device.meta_op, self.torch.device.cuda_op) = before;
         result
     }
 
     /// A copy of `t` on `device` (`t.to(device)`): `t` itself when it is there already; a
     /// meta tensor's values cannot go to the CPU. For callers outside the op table
     /// (`Module.to("meta")`).
-    #[allow(dead_code)]
     pub(crate) fn move_to_device(&mut self, t: &TensorRef, device: Device) -> R<Value> {
         let tensor = t.borrow().tensor.clone();
         let from = self.device_of(&tensor);

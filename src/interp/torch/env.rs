@@ -4,7 +4,8 @@
 //! determinism switches (`torch.cuda.manual_seed_all`, `torch.backends.cudnn.deterministic =
 //! True`), `torch.__version__`, the default dtype, and the legacy tensor classes
 //! (`torch.Tensor([1, 2])`, `torch.FloatTensor(2, 3)`, `x.type(torch.DoubleTensor)`).
-//! Stridescope runs on the CPU, as a machine without CUDA or MPS would.
+//! Stridescope runs on the CPU, as a machine without CUDA or MPS would, unless the evaluation
+//! option "as on a CUDA device" is on (then `torch.cuda` answers for the simulated device).
 
 use crate::core::tensor::{DType, ScriptError};
 use crate::interp::value::Value;
@@ -49,6 +50,20 @@ macro_rules! CUDA_MEMORY_COUNTERS {
     };
 }
 
+/// `torch.cuda`'s functions that only the simulated CUDA device has (with the evaluation
+/// option "as on a CUDA device").
+macro_rules! CUDA_DEVICE_QUERIES {
+    () => {
+        "current_device"
+            | "get_device_name"
+            | "reset_peak_memory_stats"
+            | "reset_max_memory_allocated"
+            | "synchronize"
+            | "is_initialized"
+            | "set_device"
+    };
+}
+
 /// The `torch.backends.cudnn` switches a seeding cell sets, with their defaults.
 const CUDNN_FLAGS: &[(&str, bool)] = &[
     ("deterministic", false),
@@ -84,6 +99,7 @@ impl Evaluator {
     pub(crate) fn torch_env_module_attribute(&self, module: &str, name: &str) -> Option<Value> {
         let method = || Value::Method(Box::new(Value::Module(module.into())), name.into());
         Some(match (module, name) {
+            ("torch.cuda", CUDA_DEVICE_QUERIES!()) if self.torch.device.cuda => method(),
             ("torch.cuda", "is_available" | "device_count" | "is_bf16_supported")
             | ("torch.accelerator", "is_available" | "device_count" | "current_accelerator")
             | ("torch.cuda", "manual_seed" | "manual_seed_all" | "empty_cache")
@@ -123,6 +139,19 @@ impl Evaluator {
 
     /// Calls `torch.cuda.*` / `torch.backends.*.*` functions: no GPU is visible here.
     pub(crate) fn call_torch_env_module(&mut self, module: &str, name: &str) -> Option<Value> {
+        // As on a CUDA device: the simulated device answers (see `cuda_ops.rs`).
+        if self.torch.device.cuda {
+            match (module, name) {
+                ("torch.cuda", _) => {
+                    if let Some(v) = self.cuda_counter(name) {
+                        return Some(v);
+                    }
+                }
+                ("torch.accelerator", "is_available") => return Some(Value::Bool(true)),
+                ("torch.accelerator", "device_count") => return Some(Value::Int(1)),
+                _ => {}
+            }
+        }
         Some(match (module, name) {
             (_, "is_available" | "is_built" | "is_bf16_supported") => Value::Bool(false),
             ("torch.cuda" | "torch.accelerator", "device_count") => Value::Int(0),

@@ -18,19 +18,23 @@ use crate::engines::{BinaryOp, CpuEngine, Engine, EngineError, Operand, ReduceOp
 use crate::interp::{Evaluator, Limits};
 
 const USAGE: &str =
-    "usage: stridescope trace [--engine cpu|gpu] [--op-log] [--memory-limit BYTES] FILE\n\
+    "usage: stridescope trace [--engine cpu|gpu] [--op-log] [--memory-limit BYTES] [--cuda] FILE\n\
        stridescope bench [--json] [--only KERNEL]\n\
        stridescope render-bench [--json]\n\
        stridescope link [--url EMBED_URL] [--iframe] [OPTIONS] FILE\n\
        stridescope svg [--step N] [--dark] [--lang en|zh-CN] FILE\n\
        stridescope lesson check PATH... | link [--url BASE] FILE | index DIR\n\
-       stridescope summary [--json] FILE\n\
+       stridescope summary [--json] [--cuda] FILE\n\
 \n\
 trace: runs FILE (a PyTorch notebook script) and prints its trace as JSON on stdout.\n\
 Errors in the script are part of the trace (exit 0); an unreadable file is exit 2.\n\
 read_image(\"NAME\") reads NAME beside FILE, else in www/samples/.\n\
 --engine gpu runs every op on the GPU engine (wgpu); --op-log then prints, on stderr, one\n\
 JSON line per op saying which engine ran it and why.\n\
+--cuda runs FILE as on a CUDA device (simulated: the CPU computes the values): `cuda` is a\n\
+device, torch.cuda.is_available() is True and torch.cuda.memory_allocated() and\n\
+max_memory_allocated() count CUDA tensors by the caching allocator's rule (each block rounded\n\
+up to 512 bytes); the allocator's rule, not a measurement on a GPU.\n\
 bench: times the layout-conversion kernels on the GPU against copy_buffer_to_buffer and the\n\
 CPU engine (--json: one JSON object; --only: the cases whose kernel or dtype contains KERNEL).\n\
 render-bench: draws views of 150k, 1M and 16.7M f32 cells (contiguous and transposed) with the\n\
@@ -250,6 +254,7 @@ fn trace(args: &[String]) -> i32 {
     let mut file = None;
     let mut use_gpu = false;
     let mut op_log = false;
+    let mut cuda = false;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -280,6 +285,10 @@ fn trace(args: &[String]) -> i32 {
             }
             "--op-log" => {
                 op_log = true;
+                i += 1;
+            }
+            "--cuda" => {
+                cuda = true;
                 i += 1;
             }
             path => {
@@ -319,6 +328,7 @@ fn trace(args: &[String]) -> i32 {
     };
     let mut evaluator = Evaluator::new(engine, limits);
     evaluator.set_images(Box::new(images::FolderImages::for_script(path.as_ref())));
+    evaluator.set_cuda_device(cuda);
     let trace = evaluator.run(&source);
     if let (true, Some(gpu)) = (op_log, gpu) {
         let mut err = std::io::stderr().lock();

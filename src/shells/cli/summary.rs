@@ -13,23 +13,26 @@ use crate::interp::{Evaluator, Limits};
 use crate::lang::parse_script;
 
 /// The command's usage text.
-pub const USAGE: &str = "usage: stridescope summary [--json] FILE\n\
+pub const USAGE: &str = "usage: stridescope summary [--json] [--cuda] FILE\n\
 \n\
 summary: runs FILE (a PyTorch notebook script) and prints its model summary: one row per\n\
 module call (layer, kind, parameters, parameter bytes, output shape, output bytes, bytes saved\n\
 for backward, peak bytes while it ran), then the totals for parameters, gradients, optimizer\n\
 state, activations (the most bytes saved for backward at once) and the run's peak. Bytes are\n\
 exact, as PyTorch's CPU allocator counts them. --json prints the summary as JSON.\n\
+--cuda runs FILE as on a (simulated) CUDA device, as `stridescope trace --cuda` does.\n\
 A script that calls no module prints a one-line message (with --json: null) and exits 0;\n\
 an unreadable file is exit 2, a syntax error exit 1.";
 
 /// Runs `stridescope summary ARGS`; returns the exit code.
 pub fn run(args: &[String]) -> i32 {
     let mut json = false;
+    let mut cuda = false;
     let mut file = None;
     for arg in args {
         match arg.as_str() {
             "--json" => json = true,
+            "--cuda" => cuda = true,
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return 0;
@@ -60,6 +63,7 @@ pub fn run(args: &[String]) -> i32 {
     evaluator.set_images(Box::new(super::images::FolderImages::for_script(
         path.as_ref(),
     )));
+    evaluator.set_cuda_device(cuda);
     let trace = evaluator.run(&source);
     for step in trace.steps.iter().filter(|s| s.error.is_some()) {
         eprintln!(

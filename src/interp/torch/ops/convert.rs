@@ -210,6 +210,13 @@ fn check_device(text: &str) -> R<()> {
     let (kind, _) = parse_device(text)?;
     match kind.as_str() {
         "cpu" | "meta" => Ok(()),
+        // The simulated CUDA device, with the option "as on a CUDA device".
+        "cuda"
+            if crate::interp::torch::device::Device::of_value(&Value::Str(text.into()))
+                .is_some() =>
+        {
+            Ok(())
+        }
         "cuda" => Err(ScriptError::Runtime("No CUDA GPUs are available".into())),
         "mps" => Err(ScriptError::Runtime(
             "PyTorch is not linked with support for mps devices".into(),
@@ -239,7 +246,7 @@ fn to(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     };
     let format = call.memory_format("memory_format", MemoryFormat::Preserve);
     // A move between devices is a copy (the op runs on the target's device).
-    let moving = ev.torch.device.meta_op != ev.is_meta(&t);
+    let moving = ev.device_of_op() != ev.device_of(&t);
     let copy = call.flag("copy", false) || moving;
     convert_to(ev, &this, &t, dtype, format, copy, "to")
 }

@@ -115,6 +115,7 @@ impl Evaluator {
         let matmul = match (op, a, b) {
             (BinOp::MatMul, Value::Tensor(x), Value::Tensor(y)) => {
                 let (x, y) = (&x.borrow().tensor, &y.borrow().tensor);
+                self.check_cuda_mm(x, y)?;
                 self.matmul_device("matmul", x, y)
             }
             _ => None,

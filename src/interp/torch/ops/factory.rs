@@ -197,7 +197,9 @@ fn new_factory(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
 fn check_options(call: &OpCall, dtype: DType) -> R<()> {
     if let Some(Value::Str(d) | Value::Device(d)) = call.value("device") {
         let kind = d.split(':').next().unwrap_or("");
-        if kind != "cpu" && kind != "meta" {
+        let simulated = kind == "cuda"
+            && crate::interp::torch::device::Device::of_value(&Value::Str(d.clone())).is_some();
+        if kind != "cpu" && kind != "meta" && !simulated {
             return Err(ScriptError::NotImplemented(format!(
                 "Stridescope runs tensors on the CPU; device '{d}' is not available"
             )));

@@ -294,6 +294,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, MemoryFormat memory_format=torch.preserve_format"],
         forms: Forms::Method,
         rule: cpu,
+        grad: crate::interp::torch::cuda_ops::TO_COPY,
         complex: true,
         ..OpDef::PLAIN
     },
@@ -511,8 +512,13 @@ fn contiguous(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
 }
 
 /// `cpu()`: every tensor is on the CPU already, so the tensor itself (the same object).
-fn cpu(_ev: &mut Evaluator, call: &OpCall) -> R<Value> {
-    call.self_ref().map(Value::Tensor)
+fn cpu(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    let this = call.self_ref()?;
+    // From the simulated CUDA device: a copy.
+    if ev.is_cuda(&this.borrow().tensor) {
+        return ev.move_to_device(&this, crate::interp::torch::device::Device::Cpu);
+    }
+    Ok(Value::Tensor(this))
 }
 
 /// `detach()`: a new tensor object viewing the same storage with the same layout.
