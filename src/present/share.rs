@@ -153,6 +153,10 @@ pub struct SharedState {
     /// The accessible title of the embed.
     #[serde(rename = "ti", default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// The script runs as on a CUDA device (the memory panel's switch; `cuda=1` in a query
+    /// string).
+    #[serde(rename = "cu", default, skip_serializing_if = "is_false")]
+    pub cuda: bool,
 }
 
 fn is_auto(t: &Theme) -> bool {
@@ -176,6 +180,7 @@ impl SharedState {
             read_only: false,
             height: None,
             title: None,
+            cuda: false,
         }
     }
 
@@ -318,7 +323,8 @@ fn decode_v1(data: &str) -> Result<SharedState, LinkError> {
 /// Options an embedding page may write by hand in the query string, laid over the state.
 /// Returns what was not understood, for a console note (unknown keys are ignored, never
 /// fatal). Recognized: `readonly`, `panels=a,b`, `hide=a,b`, `step=N` (1-based, as the step
-/// label counts), `theme=auto|light|dark`, `height=PX`, `title=TEXT`; `embed` is the page's.
+/// label counts), `theme=auto|light|dark`, `height=PX`, `title=TEXT`, `cuda=1` (run as on a
+/// CUDA device); `embed` is the page's.
 pub fn apply_query(state: &mut SharedState, query: &str) -> Vec<String> {
     let mut ignored = Vec::new();
     let query = query.strip_prefix('?').unwrap_or(query);
@@ -364,6 +370,7 @@ pub fn apply_query(state: &mut SharedState, query: &str) -> Vec<String> {
                 Err(_) => ignored.push(format!("height: {value:?} is not a number of pixels")),
             },
             "title" => state.title = Some(truncate_chars(&value, MAX_TITLE_CHARS)),
+            "cuda" => state.cuda = flag,
             _ => ignored.push(format!("unknown option {key:?}")),
         }
     }
@@ -459,6 +466,7 @@ mod tests {
             read_only: true,
             height: Some(480),
             title: Some("Aliasing through transpose".into()),
+            cuda: true,
         }
     }
 

@@ -14,13 +14,15 @@ use crate::lessons::{Grade, Lesson, LessonSession, Literal, Response};
 
 /// What the app asks of the evaluator.
 pub trait Core {
-    /// Runs `script` on `engine` within `limits`, with `images` for `read_image`.
+    /// Runs `script` on `engine` within `limits`, with `images` for `read_image`; with
+    /// `cuda`, as on a (simulated) CUDA device.
     fn run(
         &self,
         script: &str,
         limits: Limits,
         engine: Box<dyn Engine>,
         images: ImageLibrary,
+        cuda: bool,
     ) -> Trace;
 
     /// Parses a lesson file: the lesson, or the 1-based line and the message of its error.
@@ -64,9 +66,11 @@ impl Core for CoreImpl {
         limits: Limits,
         engine: Box<dyn Engine>,
         images: ImageLibrary,
+        cuda: bool,
     ) -> Trace {
         let mut evaluator = Evaluator::new(engine, limits);
         evaluator.set_images(Box::new(images));
+        evaluator.set_cuda_device(cuda);
         evaluator.run(script)
     }
 

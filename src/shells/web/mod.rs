@@ -238,6 +238,9 @@ impl Page {
         } else {
             initial_state(embed)
         };
+        if initial.cuda {
+            panels::memory::set_cuda_run(true);
+        }
         let theme = match initial.theme {
             Theme::Auto if !embed => match load(THEME_KEY).as_deref() {
                 Some("dark") => Theme::Dark,

@@ -63,6 +63,7 @@ pub fn current_state(state: AppState) -> SharedState {
         read_only: state.read_only.get_untracked(),
         height: None,
         title: None,
+        cuda: crate::shells::web::panels::memory::cuda_run(),
     }
 }
 

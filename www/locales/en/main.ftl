@@ -138,6 +138,7 @@ memtl-units-binary = MiB (×1024)
 memtl-units-binary-title = Binary units, 1 MiB = 1024 KiB, as nvidia-smi shows them
 memtl-cuda = As on a CUDA device
 memtl-cuda-note = Counted as PyTorch's CUDA caching allocator counts torch.cuda.memory_allocated(): every block rounded up to a multiple of 512 bytes. This is the allocator's rule applied to the run, not a measurement on a GPU.
+memtl-cuda-run = The script ran as if on a CUDA device (cuda:0, simulated: the CPU computed the values), and torch.cuda.memory_allocated() answers with the caching allocator's rounding rules, not a measurement on a GPU.
 memtl-none = No memory record for this run.
 memtl-legend = Kinds of memory
 memrole-badge = { $node } · { $slot }

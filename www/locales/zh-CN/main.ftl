@@ -125,6 +125,7 @@ memtl-units-binary = MiB (×1024)
 memtl-units-binary-title = 二进制单位，1 MiB = 1024 KiB，和 nvidia-smi 显示的一样
 memtl-cuda = 按 CUDA 设备计算
 memtl-cuda-note = 按 PyTorch 的 CUDA 缓存分配器统计 torch.cuda.memory_allocated() 的方式计数：每个内存块向上取整到 512 字节的倍数。这是把分配器的规则套用到这次运行上，并不是在 GPU 上实测的结果。
+memtl-cuda-run = 脚本按在 CUDA 设备（cuda:0，模拟：数值由 CPU 计算）上运行的方式执行，torch.cuda.memory_allocated() 按缓存分配器的取整规则作答，并不是在 GPU 上实测的结果。
 memtl-none = 这次运行没有内存记录。
 memtl-legend = 内存类别
 memrole-badge = { $node } · { $slot }

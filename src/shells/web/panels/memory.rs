@@ -15,6 +15,25 @@ use crate::shells::web::{load, save, AppState};
 const UNITS_KEY: &str = "stridescope.memory-units";
 const CUDA_KEY: &str = "stridescope.memory-cuda";
 
+thread_local! {
+    /// The run's "as on a CUDA device" option when a link or the switch chose it (else the
+    /// remembered switch).
+    static CUDA_RUN: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+}
+
+/// Whether scripts run as on a CUDA device: the link's or the switch's choice, else the
+/// switch as remembered from the last visit.
+pub fn cuda_run() -> bool {
+    CUDA_RUN
+        .with(|c| c.get())
+        .unwrap_or_else(|| load(CUDA_KEY).as_deref() == Some("true"))
+}
+
+/// Makes scripts run as on a CUDA device (`on`) or not, from the next run.
+pub fn set_cuda_run(on: bool) {
+    CUDA_RUN.with(|c| c.set(Some(on)));
+}
+
 /// How the memory panels write bytes, remembered in the browser's storage.
 #[derive(Clone, Copy)]
 pub struct MemoryPrefs {
@@ -33,7 +52,7 @@ impl MemoryPrefs {
             units: RwSignal::new(ByteUnits::from_key(
                 load(UNITS_KEY).as_deref().unwrap_or_default(),
             )),
-            cuda: RwSignal::new(load(CUDA_KEY).as_deref() == Some("true")),
+            cuda: RwSignal::new(cuda_run()),
             lit: RwSignal::new(None),
         }
     }
@@ -77,6 +96,7 @@ pub fn memory_prefs() -> MemoryPrefs {
 #[component]
 fn MemorySwitches() -> impl IntoView {
     let prefs = memory_prefs();
+    let state = expect_context::<AppState>();
     let set_units = move |u: ByteUnits| {
         prefs.units.set(u);
         save(UNITS_KEY, u.key());
@@ -102,12 +122,17 @@ fn MemorySwitches() -> impl IntoView {
                         let on = event_target_checked(&ev);
                         prefs.cuda.set(on);
                         save(CUDA_KEY, if on { "true" } else { "false" });
+                        // The script runs again, as on a CUDA device or not (what the
+                        // editor holds is kept).
+                        set_cuda_run(on);
+                        crate::shells::web::run::run_now(state);
                     }/>
                 {t("memtl-cuda")}
             </label>
         </div>
         <Show when=move || prefs.cuda.get()>
             <p class="mem-cuda-note" data-testid="memory-cuda-note">{t("memtl-cuda-note")}</p>
+            <p class="mem-cuda-note" data-testid="memory-cuda-run">{t("memtl-cuda-run")}</p>
         </Show>
     }
 }

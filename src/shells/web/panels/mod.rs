@@ -12,7 +12,7 @@ mod canvas2d;
 mod canvas_source;
 mod canvas_view;
 mod gpu_painter;
-mod memory;
+pub(super) mod memory;
 mod memory_changes;
 mod memory_roles;
 mod memory_timeline;
