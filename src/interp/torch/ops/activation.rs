@@ -244,6 +244,12 @@ impl Evaluator {
             float_kernel_only(out_dtype, &kernel)?;
         }
         self.check_work(t.numel(), name)?;
+        if self.torch.device.meta_op {
+            // On the meta device nothing is computed: a contiguous result without values.
+            let shape = t.shape().to_vec();
+            let strides = crate::core::tensor::Layout::contiguous(&shape).strides;
+            return self.empty_strided(&shape, &strides, out_dtype, name);
+        }
         let values: Vec<f64> = self
             .engine
             .values(t)
@@ -340,21 +346,25 @@ impl Evaluator {
         }
         float_kernel_only(t.dtype, act.kernel())?;
         self.check_work(t.numel(), act.name())?;
-        let values: Vec<Scalar> = self
-            .engine
-            .values(&t)
-            .into_iter()
-            .map(|v| {
-                let r = |v: f64| {
-                    if t.dtype == DType::Float64 {
-                        v
-                    } else {
-                        f64::from(v as f32)
-                    }
-                };
-                t.dtype.round(Scalar::Float(act.apply(v.to_f64(), r)))
-            })
-            .collect();
+        // On the meta device nothing is computed (the result has its layout, no values).
+        let meta = self.torch.device.meta_op;
+        let values: Vec<Scalar> = if meta {
+            Vec::new()
+        } else {
+            self.engine.values(&t)
+        }
+        .into_iter()
+        .map(|v| {
+            let r = |v: f64| {
+                if t.dtype == DType::Float64 {
+                    v
+                } else {
+                    f64::from(v as f32)
+                }
+            };
+            t.dtype.round(Scalar::Float(act.apply(v.to_f64(), r)))
+        })
+        .collect();
         let out = self.host_result(&t, t.dtype, &values, act.name())?;
         if inplace {
             self.copy_into(&t, &out, false)?;

@@ -210,13 +210,22 @@ impl Evaluator {
         let nbytes = storage_nbytes_for(shape, &strides, 0, dtype.item_size())
             .and_then(|n| usize::try_from(n).ok())
             .ok_or_else(|| ScriptError::Runtime(format!("{what}: tensor is too large")))?;
-        self.check_memory(nbytes, what)?;
-        let mut bytes = vec![0u8; nbytes];
         let layout = Layout {
             shape: shape.to_vec(),
             strides,
             offset: 0,
         };
+        if self.torch.device.meta_op {
+            // A meta result has no values: nothing to write.
+            let storage = self.allocate_meta(nbytes, dtype);
+            return Ok(Tensor {
+                storage,
+                dtype,
+                layout,
+            });
+        }
+        self.check_memory(nbytes, what)?;
+        let mut bytes = vec![0u8; nbytes];
         for (offset, v) in layout.offsets().zip(values) {
             if let Ok(at) = usize::try_from(offset) {
                 if (at + 1) * dtype.item_size() <= nbytes {

@@ -346,6 +346,15 @@ impl Evaluator {
             .len()
             .checked_mul(item)
             .ok_or_else(|| ScriptError::Runtime("tensor is too large".into()))?;
+        if self.torch.device.meta_op {
+            // A meta result has no values: nothing to write.
+            let storage = self.allocate_meta(nbytes, dtype);
+            return Ok(Tensor {
+                storage,
+                dtype,
+                layout: Layout::contiguous(shape),
+            });
+        }
         // Before building the host bytes, so a huge literal is refused without allocating.
         self.check_memory(nbytes, what)?;
         let mut bytes = vec![0u8; nbytes];
