@@ -18,11 +18,13 @@
 //! `peak_bytes` exact where the recording has one (null where a profile could not see it). The
 //! test prints, per script and in all, the steps whose live bytes, saved tensors and peak are
 //! exact, and the peaks within 5%; the floors below are what the evaluator reached when this test
-//! was last measured (21:05 UTC, session 24, 26 scripts, 495 steps: live 94.3%, saved 92.3%, peak
-//! exact 81.2%, peak within 5% 88.0%, tensors 99.0% — not modelled yet: backward through
-//! `UnsafeViewBackward0` (`cn_attention`), `torch.nn.utils` (`optim_zoo`), an RNN's
-//! `TransposeBackward1`), to be raised as the memory accounting improves (issue 19's goal: 100 for
-//! live and saved, peak equal where recorded).
+//! was last measured (23:50 UTC, session 25, 26 scripts, 495 steps: live 484 (97.8%), saved 480
+//! (97.0%), peak exact 435/484 (89.9%), peak within 5% 455/484 (94.0%), tensors 99.0% — not
+//! modelled yet: backward through a batched matmul's `UnsafeViewBackward0` (`cn_attention`),
+//! `torch.nn.utils` (`optim_zoo`), oneDNN's LSTM node (`cn_rnn_lstm`), the non-reentrant
+//! checkpoint's saved slots, `MultiheadAttention`'s SDPA paths), to be raised as the memory
+//! accounting improves (issue 19's goal: 100 for live and saved, peak equal where recorded).
+//! `STRIDESCOPE_MEMORY_ALL=1` prints every difference instead of each script's first three.
 
 mod common;
 
@@ -33,13 +35,13 @@ use std::time::Duration;
 /// Recorded scripts the fixture must hold at least.
 const MIN_CASES: usize = 14;
 /// Steps (all scripts) whose `live_bytes` must be exact, in percent.
-const LIVE_EXACT_FLOOR: f64 = 94.0;
+const LIVE_EXACT_FLOOR: f64 = 97.5;
 /// Steps whose `saved` list must be exact, in percent.
-const SAVED_EXACT_FLOOR: f64 = 92.0;
+const SAVED_EXACT_FLOOR: f64 = 96.5;
 /// Steps with a recorded peak whose `peak_bytes` must be exact, in percent.
-const PEAK_EXACT_FLOOR: f64 = 81.0;
+const PEAK_EXACT_FLOOR: f64 = 89.5;
 /// Steps with a recorded peak whose `peak_bytes` must be within 5%, in percent.
-const PEAK_WITHIN_5_FLOOR: f64 = 88.0;
+const PEAK_WITHIN_5_FLOOR: f64 = 93.5;
 /// Steps whose tensors, outputs and errors must match (the oracle's other fields), in percent.
 const TENSOR_STEPS_FLOOR: f64 = 98.0;
 /// A case that traces longer than this counts as failing (a loop that never ends).
@@ -122,6 +124,15 @@ fn pct(x: usize, of: usize) -> f64 {
     }
 }
 
+/// How many differences a case reports: 3, or all with `STRIDESCOPE_MEMORY_ALL` set.
+fn shown_max() -> usize {
+    if std::env::var_os("STRIDESCOPE_MEMORY_ALL").is_some() {
+        usize::MAX
+    } else {
+        3
+    }
+}
+
 /// Compares one case's memory objects, step by step; returns its figures and the first
 /// differences (for the report).
 fn compare_memory(case: &Value, got: Option<&Value>) -> (Figures, Vec<String>) {
@@ -148,7 +159,7 @@ fn compare_memory(case: &Value, got: Option<&Value>) -> (Figures, Vec<String>) {
             .is_some_and(|s| s.problems.is_empty())
         {
             f.tensor_ok += 1;
-        } else if firsts.len() < 3 {
+        } else if firsts.len() < shown_max() {
             let problems = tensor_result
                 .steps
                 .get(i)
@@ -169,7 +180,7 @@ fn compare_memory(case: &Value, got: Option<&Value>) -> (Figures, Vec<String>) {
         );
         if em["live_bytes"] == gm["live_bytes"] {
             f.live += 1;
-        } else if firsts.len() < 3 {
+        } else if firsts.len() < shown_max() {
             firsts.push(format!(
                 "{at}: live_bytes {} != {}",
                 em["live_bytes"], gm["live_bytes"]
@@ -177,7 +188,7 @@ fn compare_memory(case: &Value, got: Option<&Value>) -> (Figures, Vec<String>) {
         }
         if saved_key(em) == saved_key(gm) {
             f.saved += 1;
-        } else if firsts.len() < 3 {
+        } else if firsts.len() < shown_max() {
             firsts.push(format!(
                 "{at}: saved {:?} != {:?}",
                 saved_key(em),
@@ -189,7 +200,7 @@ fn compare_memory(case: &Value, got: Option<&Value>) -> (Figures, Vec<String>) {
             let got_peak = gm["peak_bytes"].as_u64();
             if got_peak == Some(peak) {
                 f.peak_exact += 1;
-            } else if firsts.len() < 3 {
+            } else if firsts.len() < shown_max() {
                 firsts.push(format!("{at}: peak_bytes {peak} != {}", gm["peak_bytes"]));
             }
             let within =

@@ -670,6 +670,7 @@ fn renamed(node: &Rc<GradNode>, name: &str) -> Rc<GradNode> {
         freed: std::cell::Cell::new(false),
         seq: node.seq,
         custom: node.custom.clone(),
+        extras: node.extras.clone(),
     })
 }
 

@@ -201,6 +201,7 @@ impl Evaluator {
             out_shape: vec![],
             freed: Cell::new(false),
             seq: self.torch.autograd.next_seq(),
+            extras: Default::default(),
             custom: Some(Rc::new(CustomNode {
                 class: Rc::clone(class),
                 state: RefCell::new(CtxState {
@@ -262,6 +263,7 @@ impl Evaluator {
             out_shape: vec![],
             freed: Cell::new(false),
             seq: ctx.seq,
+            extras: Default::default(),
             custom: Some(Rc::clone(&custom)),
         });
         let node = &node;

@@ -93,6 +93,12 @@ pub struct GradNode {
     pub(crate) seq: u64,
     /// A custom `torch.autograd.Function`'s `ctx` (see [`custom_function`]).
     pub(crate) custom: Option<Rc<custom_function::CustomNode>>,
+    /// What the op saved besides its operands and its output, by PyTorch's slot names: the
+    /// other outputs of the ATen function (`NativeLayerNormBackward0.result1`, the mean), or
+    /// tensors it made or took that are not operands of the node here
+    /// (`NativeBatchNormBackward0.running_mean`, `NllLossBackward0.total_weight`). Set by
+    /// [`Evaluator::save_extras`] right after the node is recorded.
+    pub(crate) extras: std::cell::OnceCell<Vec<(&'static str, Saved)>>,
 }
 
 /// One operand of a recorded op.
@@ -245,6 +251,11 @@ pub(crate) fn graph_storages(
         }
         if let Some(custom) = &node.custom {
             custom.storages(live);
+        }
+        for (_, saved) in node.extras.get().into_iter().flatten() {
+            if let Saved::Tensor(s) = saved {
+                saved_hooks::saved_storages(s, live);
+            }
         }
         for operand in &node.operands {
             if let Saved::Tensor(s) = &operand.saved {
@@ -427,6 +438,7 @@ impl Evaluator {
                 freed: Cell::new(false),
                 seq: self.torch.autograd.next_seq(),
                 custom: None,
+                extras: Default::default(),
             };
             let node = GradNode::shared(node);
             if let Ok(mut object) = t.try_borrow_mut() {
@@ -434,6 +446,34 @@ impl Evaluator {
             }
             self.pack_saved(&node);
         }
+    }
+
+    /// Saves `tensors` on the node of `out` (the op's output, when a node was recorded on it)
+    /// under their slots, as an ATen function's other outputs or tensors it kept: the node
+    /// holds the tensor objects, and memory accounting counts them while it is not freed.
+    /// A node takes its extras once (later calls change nothing).
+    pub(crate) fn save_extras(&mut self, out: &Value, tensors: &[(&'static str, &Value)]) {
+        let Value::Tensor(o) = out else {
+            return;
+        };
+        let Some(node) = o.try_borrow().ok().and_then(|o| o.grad_fn.clone()) else {
+            return;
+        };
+        let mut saved = Vec::new();
+        for (slot, tensor) in tensors {
+            let Value::Tensor(t) = tensor else { continue };
+            let inner = t.borrow().tensor.clone();
+            saved.push((
+                *slot,
+                self.save_tensor(&inner, SavedObject::Input(Rc::clone(t))),
+            ));
+        }
+        let _ = node.extras.set(saved);
+    }
+
+    /// Whether `out` got a node (its op was recorded for autograd).
+    pub(crate) fn has_node(out: &Value) -> bool {
+        matches!(out, Value::Tensor(o) if o.try_borrow().is_ok_and(|o| o.grad_fn.is_some()))
     }
 
     /// An operand as a node keeps it.
@@ -497,6 +537,7 @@ impl Evaluator {
                 freed: Cell::new(false),
                 seq: self.torch.autograd.next_seq(),
                 custom: None,
+                extras: Default::default(),
             }));
         }
     }

@@ -99,6 +99,8 @@ enum Slot {
     Result,
     /// A value as is (`_saved_dim`, `_saved_alpha`), or `None` where not saved.
     Plain(Value),
+    /// One of the node's extras ([`GradNode::extras`]).
+    Extra(usize),
 }
 
 fn ints(v: &[i64]) -> Value {
@@ -140,7 +142,14 @@ impl Evaluator {
                 let Some(slot) = name.strip_prefix("_saved_") else {
                     return Err(missing());
                 };
-                let slots = saved_slots(node);
+                let mut slots = saved_slots(node);
+                let extras = node.extras.get().map_or(&[][..], |e| &e[..]);
+                slots.extend(
+                    extras
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (name, _))| (*name, Slot::Extra(i))),
+                );
                 let Some((_, found)) = slots.into_iter().find(|(s, _)| *s == slot) else {
                     return Err(missing());
                 };
@@ -180,6 +189,10 @@ impl Evaluator {
         let saved = match slot {
             Slot::Plain(v) => return Ok(v),
             Slot::Result => &node.result,
+            Slot::Extra(i) => match node.extras.get().and_then(|e| e.get(i)) {
+                Some((_, saved)) => saved,
+                None => return Ok(Value::None),
+            },
             Slot::Operand(i) => match node.operands.get(i) {
                 Some(op) => &op.saved,
                 None => return Ok(Value::None),
@@ -358,7 +371,35 @@ fn saved_slots(node: &GradNode) -> Vec<(&'static str, Slot)> {
             ("tensor", when(needs(0), Slot::Operand(1))),
         ],
         "SelectBackward0" | "SliceBackward0" => index_slots(node).unwrap_or_default(),
-        _ => generic_slots(node),
+        _ => {
+            let mut slots = generic_slots(node);
+            let formula = node.formula.map(|f| f as *const _);
+            let is = |f: &'static super::Formula| formula == Some(f as *const _);
+            if is(&super::formulas_index::PIECE) {
+                // `split`/`chunk`/`unbind` keep sizes and the dim, no tensor (the pieces are
+                // views; the formula here reads them only to place each piece).
+                slots.retain(|(_, s)| matches!(s, Slot::Plain(_)));
+            } else if is(&super::formulas_pointwise::POINTWISE) && !node.name.starts_with("Sgn") {
+                // One formula for many ops: each keeps what its derivative reads.
+                let keep = pointwise_slot(&node.name);
+                slots.retain(|(name, s)| matches!(s, Slot::Plain(_)) || Some(*name) == keep);
+            }
+            slots
+        }
+    }
+}
+
+/// What a pointwise op of [`super::formulas_pointwise::POINTWISE`] saves (`derivatives.yaml`):
+/// `exp`/`sqrt`/`rsqrt`/`tan`/`tanh`/`sigmoid` their result, `log`/`log2`/`log10`/`sin`/`cos`
+/// their input, the step functions (`floor`, `sign`, ...) nothing (`sgn` keeps both).
+fn pointwise_slot(node: &str) -> Option<&'static str> {
+    let op = node
+        .trim_end_matches(|c: char| c.is_ascii_digit())
+        .trim_end_matches("Backward");
+    match op {
+        "Exp" | "Sqrt" | "Rsqrt" | "Tan" | "Tanh" | "Sigmoid" => Some("result"),
+        "Log" | "Log2" | "Log10" | "Sin" | "Cos" => Some("self"),
+        _ => None,
     }
 }
 
@@ -379,7 +420,7 @@ pub(crate) fn saved_tensors(
                 Some(op) => &op.saved,
                 None => continue,
             },
-            Slot::Plain(_) => continue,
+            Slot::Plain(_) | Slot::Extra(_) => continue,
         };
         match saved {
             Saved::Tensor(s) => out.push((name, SavedSlotRef::Tensor(s))),
@@ -388,6 +429,11 @@ pub(crate) fn saved_tensors(
                 out.push((name, SavedSlotRef::Number(dtype)));
             }
             Saved::Missing => {}
+        }
+    }
+    for (name, saved) in node.extras.get().into_iter().flatten() {
+        if let Saved::Tensor(s) = saved {
+            out.push((*name, SavedSlotRef::Tensor(s)));
         }
     }
     out

@@ -5,6 +5,7 @@
 //! precision and rounds once to the gradient's dtype. Entries of `torch.nn.functional` that
 //! several functions share get one formula that reads the node's name.
 
+use crate::core::tensor::Scalar;
 use crate::interp::torch::autograd::backward::unsupported;
 use crate::interp::torch::autograd::formulas::{Backward, Formula};
 use crate::interp::torch::autograd::nodes::NodeQuery;
@@ -329,7 +330,7 @@ pub(crate) fn softmax_node(q: &NodeQuery) -> String {
 /// `softmax`, `log_softmax` (and `F.softmin`): by the node's name.
 pub(crate) static SOFTMAX_FAMILY: Formula = Formula {
     inputs: &["self"],
-    saves: &["self", "result"],
+    saves: &["result"],
     args: &["dim"],
     backward: softmax_family,
 };
@@ -343,8 +344,7 @@ fn softmax_family(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
 // ----- softmax -----
 
 // `_softmax`'s backward is `result * (grad - (grad * result).sum(dim))`, `_log_softmax`'s
-// `grad - exp(result) * grad.sum(dim)`. `F.softmin` shares `F.softmax`'s entry: its gradient
-// is the opposite one, told apart by the saved input.
+// `grad - exp(result) * grad.sum(dim)`. `F.softmin` is `softmax` of the negated input (two nodes).
 
 /// `F.softmax`'s and `F.log_softmax`'s dim when not given (`_get_softmax_dim`).
 fn softmax_dim(b: &Backward, ndim: usize) -> R<usize> {
@@ -378,53 +378,70 @@ fn rows(shape: &[i64], dim: usize) -> Vec<Vec<usize>> {
     out
 }
 
-/// Whether the node is `F.softmin`'s (`softmax(-self)`), from its saved input and result;
-/// `None` when they cannot tell (every row constant).
-fn is_softmin(x: &[f64], y: &[f64], rows: &[Vec<usize>]) -> Option<bool> {
-    let mut best: Option<(f64, bool)> = None;
-    for row in rows {
-        for pair in row.windows(2) {
-            let (i, j) = (pair[0], pair[1]);
-            let dx = x[i] - x[j];
-            let dy = y[i].ln() - y[j].ln();
-            if dx.abs() > best.map_or(0.0, |(d, _)| d) && dy.is_finite() {
-                best = Some((dx.abs(), (dx > 0.0) != (dy > 0.0)));
-            }
-        }
-    }
-    best.map(|(_, softmin)| softmin)
-}
-
 fn softmax(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     let mut out = b.none();
     if !b.needs(0) {
         return Ok(out);
     }
-    let x = ev.saved_input(b, "self")?;
-    let x = ev.host(&x);
     let y = ev.saved_input(b, "result")?;
     let y = ev.host(&y);
     let g = ev.host(b.grad);
-    if x.values.len() != y.values.len() || g.values.len() != y.values.len() {
+    if g.values.len() != y.values.len() {
         return Err(unsupported(b.node));
     }
     let dim = softmax_dim(b, y.shape.len())?;
     let rows = rows(&y.shape, dim);
-    let sign = match is_softmin(&x.values, &y.values, &rows) {
-        Some(true) => -1.0,
-        Some(false) => 1.0,
-        // Every row constant: softmax and softmin agree on the result, not on the gradient.
-        None if y.values.len() > rows.len() => return Err(unsupported(b.node)),
-        None => 1.0,
-    };
     let mut dx = vec![0.0; y.values.len()];
     for row in &rows {
         let dot: f64 = row.iter().map(|&i| g.values[i] * y.values[i]).sum();
         for &i in row {
-            dx[i] = sign * y.values[i] * (g.values[i] - dot);
+            dx[i] = y.values[i] * (g.values[i] - dot);
         }
     }
-    out[0] = Some(ev.host_tensor(&y.shape, x.dtype, &dx)?);
+    // The gradient has the input's dtype (the node keeps it, not the input).
+    let dtype = b
+        .node
+        .operands
+        .first()
+        .and_then(|o| o.dtype)
+        .unwrap_or(y.dtype);
+    out[0] = Some(ev.host_tensor(&y.shape, dtype, &dx)?);
+    Ok(out)
+}
+
+/// The `log_softmax` node of `F.cross_entropy`: `grad - exp(result) * grad.sum(dim)`, each
+/// step rounded to the dtype (the row sum added in order), as ATen's kernel computes it after
+/// `nll_loss`'s backward.
+pub(crate) static CROSS_ENTROPY_LOG_SOFTMAX: Formula = Formula {
+    inputs: &["self"],
+    saves: &["result"],
+    args: &["dim"],
+    backward: cross_entropy_log_softmax,
+};
+
+fn cross_entropy_log_softmax(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
+    let mut out = b.none();
+    if !b.needs(0) {
+        return Ok(out);
+    }
+    let y = ev.saved_input(b, "result")?;
+    let y = ev.host(&y);
+    let g = ev.host(b.grad);
+    if g.values.len() != y.values.len() {
+        return Err(unsupported(b.node));
+    }
+    let dtype = y.dtype;
+    let round = |v: f64| dtype.round(Scalar::Float(v)).to_f64();
+    let dim = softmax_dim(b, y.shape.len())?;
+    let mut dx = g.values.clone();
+    for row in rows(&y.shape, dim) {
+        let sum = row.iter().fold(0.0, |a, &i| round(a + g.values[i]));
+        for &i in &row {
+            let p = round(y.values[i].exp());
+            dx[i] = round(g.values[i] - round(p * sum));
+        }
+    }
+    out[0] = Some(ev.host_tensor(&y.shape, dtype, &dx)?);
     Ok(out)
 }
 

@@ -51,7 +51,13 @@ pub(crate) static OPS: &[OpDef] = &[
         Grad::formula(&formulas::TANH),
     ),
     functional(
-        &["softmax", "log_softmax", "softmin"],
+        &["softmin"],
+        &["input, dim=None, _stacklevel=3, dtype=None"],
+        softmin,
+        Grad::UNTRACKED,
+    ),
+    functional(
+        &["softmax", "log_softmax"],
         &["input, dim=None, _stacklevel=3, dtype=None"],
         softmax,
         Grad::by(
@@ -220,17 +226,35 @@ fn softmax_dim(ndim: usize) -> i64 {
     }
 }
 
-/// `F.softmax`, `F.log_softmax`, `F.softmin` (`(-input).softmax(dim)`).
+/// `F.softmin`: `(-input).softmax(dim)`, as PyTorch runs it (a `NegBackward0` node, then a
+/// `SoftmaxBackward0` one).
+fn softmin(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    let input = tensor_arg(call, "input")?;
+    let ndim = input.borrow().tensor.ndim();
+    let dim = match call.value("dim") {
+        Some(v) => {
+            let v = v.clone();
+            ev.index_int(&v)?
+        }
+        None => softmax_dim(ndim),
+    };
+    let negated = ev.neg_value(&Value::Tensor(input))?;
+    let mut kwargs = vec![];
+    if let Some(d) = call.value("dtype") {
+        kwargs.push(("dtype".to_string(), d.clone()));
+    }
+    ev.call(
+        Value::Method(Box::new(negated), "softmax".into()),
+        vec![Value::Int(dim)],
+        kwargs,
+    )
+}
+
+/// `F.softmax`, `F.log_softmax`.
 fn softmax(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let input = tensor_arg(call, "input")?;
     let name = call.name.as_str();
-    let mut t = input.borrow().tensor.clone();
-    if name == "softmin" {
-        let negated = ev.neg(&t)?;
-        t = negated
-            .as_tensor()
-            .ok_or_else(|| ScriptError::Runtime("softmin: no tensor".into()))?;
-    }
+    let t = input.borrow().tensor.clone();
     let dim = match call.value("dim") {
         Some(v) => {
             let v = v.clone();

@@ -5,7 +5,7 @@
 use crate::core::tensor::{Layout, Scalar, ScriptError, Tensor};
 use crate::interp::torch::autograd::backward::{scalar, unsupported};
 use crate::interp::torch::autograd::formulas::{Backward, Formula};
-use crate::interp::torch::autograd::{number as value_number, Grad};
+use crate::interp::torch::autograd::{number as value_number, Grad, GradOp};
 use crate::interp::torch::nn::functional::{functional, number, tensor_arg};
 use crate::interp::torch::ops::Reduction;
 use crate::interp::torch::registry::{OpCall, OpDef};
@@ -19,13 +19,13 @@ pub(crate) static OPS: &[OpDef] = &[
         &["nll_loss"],
         &["input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction='mean'"],
         nll_loss,
-        Grad::formula(&NLL_LOSS),
+        Grad::UNTRACKED,
     ),
     functional(
         &["cross_entropy"],
         &["input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction='mean', label_smoothing=0.0"],
         nll_loss,
-        Grad::named("NllLossBackward0", &CROSS_ENTROPY),
+        Grad::UNTRACKED,
     ),
     functional(
         &["binary_cross_entropy"],
@@ -72,14 +72,73 @@ fn nll_loss(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     }
     let ignore_index = number(call, "ignore_index", -100.0) as i64;
     let reduction = reduction_of(call)?;
-    let mut t = input.borrow().tensor.clone();
+    let mut log_probs = Value::Tensor(input);
     if name == "cross_entropy" {
-        let dim = if t.ndim() == 1 { 0 } else { 1 };
-        t = ev.softmax(&t, dim, None, true)?;
+        // `nll_loss(log_softmax(input, 1), target)`: two nodes, the first keeping its result.
+        let x = tensor_of(&log_probs)?;
+        let dim = if x.ndim() == 1 { 0 } else { 1 };
+        let out = Value::tensor(ev.softmax(&x, dim, None, true)?, "log_softmax", None);
+        let dim_v = Value::Int(dim);
+        ev.record_grad(
+            GradOp::Named {
+                name: "log_softmax",
+                grad: &CROSS_ENTROPY_LOG_SOFTMAX,
+                args: &[("dim", &dim_v)],
+            },
+            &[&log_probs],
+            &out,
+        );
+        log_probs = out;
     }
-    let target = target.borrow().tensor.clone();
-    ev.nll_loss(&t, &target, ignore_index, reduction)
+    let t = tensor_of(&log_probs)?;
+    let target_v = Value::Tensor(target);
+    let out = ev.nll_loss(&t, &tensor_of(&target_v)?, ignore_index, reduction)?;
+    // ATen's second output, the total weight of the counted targets (a 0-d tensor), which
+    // `NllLossBackward0` keeps.
+    let counted = ev
+        .engine
+        .values(&tensor_of(&target_v)?)
+        .iter()
+        .filter(|v| v.to_f64() as i64 != ignore_index)
+        .count();
+    let total = ev.full(
+        &[],
+        t.dtype.round(Scalar::Float(counted as f64)),
+        t.dtype,
+        "nll_loss",
+    )?;
+    let total = Value::tensor(total, "nll_loss", None);
+    let given: Vec<(&str, Value)> = ["reduction", "ignore_index"]
+        .into_iter()
+        .filter_map(|k| call.value(k).map(|v| (k, v.clone())))
+        .collect();
+    let args: Vec<(&str, &Value)> = given.iter().map(|(k, v)| (*k, v)).collect();
+    ev.record_grad(
+        GradOp::Named {
+            name: "nll_loss",
+            grad: &NLL_LOSS_GRAD,
+            args: &args,
+        },
+        &[&log_probs, &target_v],
+        &out,
+    );
+    ev.save_extras(&out, &[("total_weight", &total)]);
+    Ok(out)
 }
+
+/// The tensor of a value the rule made or took.
+fn tensor_of(v: &Value) -> R<Tensor> {
+    v.as_tensor()
+        .ok_or_else(|| ScriptError::Runtime("nll_loss: expected a tensor".into()))
+}
+
+/// `nll_loss`'s node.
+const NLL_LOSS_GRAD: Grad = Grad::named("NllLossBackward0", &NLL_LOSS);
+/// The `log_softmax` node `cross_entropy` records (its backward rounds as ATen's fused one).
+const CROSS_ENTROPY_LOG_SOFTMAX: Grad = Grad::named(
+    "LogSoftmaxBackward0",
+    &crate::interp::torch::nn::activation_backward::CROSS_ENTROPY_LOG_SOFTMAX,
+);
 
 /// `F.binary_cross_entropy` and `F.binary_cross_entropy_with_logits`.
 fn binary_cross_entropy(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
@@ -261,44 +320,21 @@ pub(crate) static NLL_LOSS: Formula = Formula {
     backward: nll_loss_backward,
 };
 
-/// `cross_entropy` of class indices: `nll_loss` of `log_softmax`, through both backwards.
-pub(crate) static CROSS_ENTROPY: Formula = Formula {
-    inputs: &["self", "target"],
-    saves: &["self", "target"],
-    args: &["reduction", "ignore_index"],
-    backward: cross_entropy_backward,
-};
-
 fn nll_loss_backward(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
-    nll(ev, b, false)
-}
-
-fn cross_entropy_backward(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
-    nll(ev, b, true)
-}
-
-fn nll(ev: &mut Evaluator, b: &Backward, log_softmax: bool) -> R<Vec<Option<Value>>> {
     let mut out = b.none();
     if b.needs(0) {
         let ignore_index = b
             .arg("ignore_index")
             .and_then(value_number)
             .unwrap_or(-100.0) as i64;
-        out[0] = Some(nll_grad(ev, b, reduction(b), ignore_index, log_softmax)?);
+        out[0] = Some(nll_grad(ev, b, reduction(b), ignore_index)?);
     }
     Ok(out)
 }
 
-/// `nll_loss`'s (and `cross_entropy`'s) input gradient, as ATen computes it: `-grad /
-/// total_weight` at each row's target, then, for `cross_entropy`, `log_softmax`'s
-/// backward `g - exp(log_probs) * g.sum(1)`.
-fn nll_grad(
-    ev: &mut Evaluator,
-    b: &Backward,
-    reduction: Reduction,
-    ignore_index: i64,
-    log_softmax: bool,
-) -> R<Value> {
+/// `nll_loss`'s input gradient, as ATen computes it: `-grad / total_weight` at each row's
+/// target.
+fn nll_grad(ev: &mut Evaluator, b: &Backward, reduction: Reduction, ignore_index: i64) -> R<Value> {
     let input = ev.saved_input(b, "self")?;
     let target = ev.saved_input(b, "target")?;
     let (Some(x), Some(t)) = (input.as_tensor(), target.as_tensor()) else {
@@ -310,12 +346,6 @@ fn nll_grad(
         [c] => (1, *c),
         [n, c] => (*n, *c),
         _ => return Err(unsupported(b.node)),
-    };
-    let log_probs = if log_softmax {
-        let lsm = ev.softmax(&x, if x.ndim() == 1 { 0 } else { 1 }, None, true)?;
-        ev.engine.values(&lsm)
-    } else {
-        ev.engine.values(&x)
     };
     let targets: Vec<i64> = ev
         .engine
@@ -339,16 +369,6 @@ fn nll_grad(
             Reduction::Mean => round(g_values.first().copied().unwrap_or(0.0) / counted as f64),
         };
         values[i * classes as usize + target as usize] = round(-up);
-    }
-    if log_softmax {
-        for i in 0..rows as usize {
-            let row = i * classes as usize..(i + 1) * classes as usize;
-            let sum = values[row.clone()].iter().fold(0.0, |a, v| round(a + v));
-            for j in row {
-                let p = round(log_probs.get(j).map_or(0.0, |s| s.to_f64()).exp());
-                values[j] = round(values[j] - round(p * sum));
-            }
-        }
     }
     let scalars: Vec<Scalar> = values.into_iter().map(Scalar::Float).collect();
     let out = ev.tensor_from_values(x.shape(), dtype, &scalars, "backward")?;

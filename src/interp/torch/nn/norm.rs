@@ -161,6 +161,13 @@ struct NodeData<'a> {
     training: bool,
     /// `Some(channels_last)` when `batch_norm`'s kernels computed it.
     batch_kernel: Option<bool>,
+    /// The shape of the statistics ATen returns besides the output (`result1` the mean,
+    /// `result2` the inverse standard deviation), which the node keeps: `[C]` (`[0]` in
+    /// evaluation mode) for `batch_norm`, the input's shape with the normalized dimensions
+    /// as 1 for `layer_norm`, `[N, G]` for `group_norm`.
+    stats_shape: Vec<i64>,
+    /// The tensors the node keeps that are not its operands (`running_mean`, `running_var`).
+    kept: [(&'static str, Option<TensorRef>); 2],
 }
 
 fn dtype_of(t: &Option<TensorRef>) -> Option<DType> {
@@ -224,6 +231,31 @@ impl Evaluator {
             &refs,
             &out,
         );
+        if Evaluator::has_node(&out) {
+            // ATen's other outputs (the statistics) are allocated after the output and kept
+            // by the node, with the running statistics `batch_norm` read.
+            let stat = |ev: &mut Evaluator, v: &[f64]| -> R<Value> {
+                let t = ev.empty(&node.stats_shape, x.dtype, MemoryFormat::Contiguous, name)?;
+                if !values.is_empty() && v.len() == t.numel() as usize {
+                    let s: Vec<Scalar> =
+                        v.iter().map(|&f| x.dtype.round(Scalar::Float(f))).collect();
+                    ev.nn_write_host(&t, &s);
+                }
+                Ok(Value::tensor(t, name, None))
+            };
+            let mean = stat(self, node.mean)?;
+            let invstd = stat(self, node.invstd)?;
+            let kept: Vec<(&'static str, Value)> = node
+                .kept
+                .iter()
+                .filter_map(|(slot, t)| t.clone().map(|t| (*slot, Value::Tensor(t))))
+                .collect();
+            let mut extras: Vec<(&'static str, &Value)> =
+                kept.iter().map(|(slot, v)| (*slot, v)).collect();
+            extras.push(("result1", &mean));
+            extras.push(("result2", &invstd));
+            self.save_extras(&out, &extras);
+        }
         Ok(out)
     }
 
@@ -245,6 +277,26 @@ impl Evaluator {
         let t = self.empty(x.shape(), x.dtype, MemoryFormat::Contiguous, name)?;
         Ok(Value::tensor(t, name, None))
     }
+}
+
+/// `batch_norm`'s statistics' shape: `[C]` in training, `[0]` in evaluation mode.
+fn bn_stats_shape(training: bool, channels: usize) -> Vec<i64> {
+    vec![if training { channels as i64 } else { 0 }]
+}
+
+/// `layer_norm`'s statistics' shape: `shape` with its trailing dimensions whose product is
+/// `features` (the normalized ones) set to 1.
+fn layer_stats_shape(shape: &[i64], features: usize) -> Vec<i64> {
+    let mut out = shape.to_vec();
+    let mut product = 1usize;
+    for d in out.iter_mut().rev() {
+        if product >= features {
+            break;
+        }
+        product *= (*d).max(0) as usize;
+        *d = 1;
+    }
+    out
 }
 
 /// The output's memory format: channels-last when a 4-d input looks like it.
@@ -403,6 +455,11 @@ fn batch_norm(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             invstd: &zeros,
             training,
             batch_kernel: None,
+            stats_shape: bn_stats_shape(training, channels),
+            kept: [
+                ("running_mean", running_mean.clone()),
+                ("running_var", running_var.clone()),
+            ],
         };
         return ev.norm_output(OP, &input, &[], format, node, &weight, &bias);
     }
@@ -449,6 +506,11 @@ fn batch_norm(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             invstd: &backward_invstd,
             training,
             batch_kernel: Some(channels_last),
+            stats_shape: bn_stats_shape(training, channels),
+            kept: [
+                ("running_mean", running_mean.clone()),
+                ("running_var", running_var.clone()),
+            ],
         };
         return ev.norm_output(OP, &input, &out, format, node, &weight, &bias);
     }
@@ -484,6 +546,11 @@ fn batch_norm(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         invstd: &invstd,
         training,
         batch_kernel: None,
+        stats_shape: bn_stats_shape(training, channels),
+        kept: [
+            ("running_mean", running_mean.clone()),
+            ("running_var", running_var.clone()),
+        ],
     };
     ev.norm_output(OP, &input, &out, format, node, &weight, &bias)
 }
@@ -683,6 +750,14 @@ fn normalize_rows(
     } else {
         &GROUP_NORM_GRAD
     };
+    // `layer_norm`'s mean and rstd keep the input's shape with the normalized dimensions as
+    // 1 (`[2, 6, 1]`); `group_norm`'s are `[N, G]`.
+    let stats_shape: Vec<i64> = if layer {
+        layer_stats_shape(x.shape(), plan.stat_span)
+    } else {
+        let n = x.shape().first().copied().unwrap_or(1).max(1);
+        vec![n, plan.stats as i64 / n]
+    };
     let node = NodeData {
         grad,
         plan,
@@ -690,6 +765,8 @@ fn normalize_rows(
         invstd: &invstd,
         training: true,
         batch_kernel: None,
+        stats_shape,
+        kept: [("", None), ("", None)],
     };
     ev.norm_output(op, input, &out, format, node, weight, bias)
 }

@@ -110,7 +110,7 @@ impl Plan {
 /// `batch_norm`'s node.
 pub(super) const BATCH_NORM_GRAD: Grad = Grad::named("NativeBatchNormBackward0", &NORM);
 /// `layer_norm`'s node.
-pub(super) const LAYER_NORM_GRAD: Grad = Grad::named("NativeLayerNormBackward0", &NORM);
+pub(super) const LAYER_NORM_GRAD: Grad = Grad::named("NativeLayerNormBackward0", &LAYER_NORM);
 /// `group_norm`'s node.
 pub(super) const GROUP_NORM_GRAD: Grad = Grad::named("NativeGroupNormBackward0", &NORM);
 
@@ -129,6 +129,15 @@ static NORM: Formula = Formula {
         "affine",
         "batch_kernel",
     ],
+    backward: norm_backward,
+};
+
+/// `layer_norm`'s: as [`NORM`], and the node keeps the bias too (`NativeLayerNormBackward0`
+/// saves `input, weight, bias` and the statistics).
+static LAYER_NORM: Formula = Formula {
+    inputs: &["input", "weight", "bias"],
+    saves: &["input", "weight", "bias"],
+    args: NORM.args,
     backward: norm_backward,
 };
 

@@ -459,12 +459,17 @@ fn pool2d_value(
         return Err(not_implemented(name, x.dtype));
     }
     let (values, index_tensor) = run(ev, &x, &pool, name)?;
-    let out = Value::tensor(values, name, None);
-    let out = match (indices, index_tensor) {
-        (true, Some(i)) => Value::Tuple(vec![out, Value::tensor(i, name, None)]),
-        _ => out,
+    let values = Value::tensor(values, name, None);
+    let index_tensor = index_tensor.map(|i| Value::tensor(i, name, None));
+    let out = match (indices, &index_tensor) {
+        (true, Some(i)) => Value::Tuple(vec![values.clone(), i.clone()]),
+        _ => values.clone(),
     };
     record(ev, input, &pool, &out);
+    // `MaxPool2DWithIndicesBackward0` keeps the int64 indices (`result1`, output-shaped).
+    if let Some(i) = &index_tensor {
+        ev.save_extras(&values, &[("result1", i)]);
+    }
     Ok(out)
 }
 

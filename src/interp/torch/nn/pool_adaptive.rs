@@ -184,11 +184,16 @@ fn adaptive_2d(
     };
     let (values, indices) = run(ev, x, &pool, name)?;
     let values = Value::tensor(values, name, None);
-    let out = match indices {
-        Some(i) if return_indices => Value::Tuple(vec![values, Value::tensor(i, name, None)]),
-        _ => values,
+    let indices = indices.map(|i| Value::tensor(i, name, None));
+    let out = match &indices {
+        Some(i) if return_indices => Value::Tuple(vec![values.clone(), i.clone()]),
+        _ => values.clone(),
     };
     record(ev, input, &pool, &out);
+    // `AdaptiveMaxPool2DBackward0` keeps the indices (`result1`).
+    if let Some(i) = &indices {
+        ev.save_extras(&values, &[("result1", i)]);
+    }
     Ok(out)
 }
 

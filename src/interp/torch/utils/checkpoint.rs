@@ -290,6 +290,7 @@ impl Evaluator {
             freed: Cell::new(false),
             seq: self.torch.autograd.next_seq(),
             custom: None,
+            extras: Default::default(),
         };
         out.borrow_mut().grad_fn = Some(Rc::new(node));
         Ok(output)
