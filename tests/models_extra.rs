@@ -38,7 +38,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 /// Steps of the whole fixture that must match exactly, in percent.
-const FLOOR: f64 = 93.0;
+const FLOOR: f64 = 98.0;
 /// A case that traces longer than this counts as failing (a loop that never ends).
 const CASE_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -57,13 +57,10 @@ const CASE_TIMEOUT: Duration = Duration::from_secs(60);
 ///   modelled)`);
 /// - `h_liu_linear_backprop`: float drift after 100 SGD steps (`99 1.7606762647628784` for
 ///   `99 1.7606761455535889`);
-/// - `h_liu_multi_softmax`: NumPy advanced indexing (`xy[:, [-1]]`: `NotImplementedError:
-///   advanced indexing of NumPy arrays (with lists, arrays or masks) is outside Stridescope's
-///   NumPy subset`);
+/// - `h_liu_multi_softmax`: float drift in ten SGD steps of a sigmoid network (`4
+///   0.6994268298149109` for `4 0.6994268894195557`);
 /// - `h_nn_docs_prelu_softmax2d`: `PReLU`'s output prints `grad_fn=<SubBackward0>` for
 ///   PyTorch's `grad_fn=<PreluKernelBackward0>`;
-/// - `h_mofan_regression`: `ndarray.squeeze()` (`AttributeError: 'numpy.ndarray' object has
-///   no attribute 'squeeze'`).
 const EXACT: &[&str] = &[
     "model-h_blitz_cifar10",
     "model-h_blitz_tensors",
@@ -80,6 +77,7 @@ const EXACT: &[&str] = &[
     "model-h_d2l_softmax_concise",
     "model-h_d2l_weight_decay",
     "model-h_mha_param_count",
+    "model-h_mofan_regression",
     "model-h_rnn_cells",
     "model-h_transformer_count",
     "model-h_tut_build_nn_full",

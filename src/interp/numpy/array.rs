@@ -333,7 +333,7 @@ impl Evaluator {
                 ndarray(self.permute(&t, &dims)?, "T")
             }
             "reshape" | "transpose" | "copy" | "astype" | "tolist" | "item" | "fill"
-            | "flatten" | "ravel" => {
+            | "flatten" | "ravel" | "squeeze" | "sum" | "mean" | "max" | "min" => {
                 Value::Method(Box::new(Value::NdArray(a.clone())), name.into())
             }
             _ => {
@@ -364,6 +364,26 @@ impl Evaluator {
         kw: Vec<(String, Value)>,
     ) -> R<Value> {
         let t = a.borrow().tensor.clone();
+        if super::ufuncs::REDUCTIONS.contains(&name) {
+            let mut kw = kw;
+            let axis = pos.first().cloned().or_else(|| {
+                let at = kw.iter().position(|(k, _)| k == "axis")?;
+                Some(kw.remove(at).1)
+            });
+            let keepdims = match kw.iter().position(|(k, _)| k == "keepdims") {
+                Some(at) => {
+                    let v = kw.remove(at).1;
+                    self.truthy(&v)?
+                }
+                None => false,
+            };
+            if let Some((k, _)) = kw.first() {
+                return Err(ScriptError::Type(format!(
+                    "{name}() got an unexpected keyword argument '{k}'"
+                )));
+            }
+            return self.numpy_reduce(name, &Value::NdArray(a.clone()), axis.as_ref(), keepdims);
+        }
         if let Some((k, _)) = kw.iter().find(|(k, _)| k != "dtype" && k != "shape") {
             return Err(ScriptError::Type(format!(
                 "'{k}' is an invalid keyword argument for {name}()"
@@ -428,6 +448,37 @@ impl Evaluator {
                 let (out, _) = self.reshape(&t, &[t.numel()])?;
                 Ok(ndarray(out, "ravel"))
             }
+            "squeeze" => {
+                // A view without the size-1 dims (or only the named one).
+                let axes: Vec<usize> = match pos.first() {
+                    None | Some(Value::None) => {
+                        (0..t.ndim()).filter(|&d| t.shape()[d] == 1).collect()
+                    }
+                    Some(v) => {
+                        let nd = t.ndim() as i64;
+                        let k = self.numpy_index_int(v)?;
+                        if k < -nd || k >= nd {
+                            return Err(ScriptError::Value(format!(
+                                "axis {k} is out of bounds for array of dimension {nd}"
+                            )));
+                        }
+                        let k = if k < 0 { k + nd } else { k } as usize;
+                        if t.shape()[k] != 1 {
+                            return Err(ScriptError::Value(
+                                "cannot select an axis to squeeze out which has size not equal to one".into(),
+                            ));
+                        }
+                        vec![k]
+                    }
+                };
+                let keep = |d: &usize| !axes.contains(d);
+                let view = t.with_layout(Layout {
+                    shape: (0..t.ndim()).filter(keep).map(|d| t.shape()[d]).collect(),
+                    strides: (0..t.ndim()).filter(keep).map(|d| t.strides()[d]).collect(),
+                    offset: t.layout.offset,
+                });
+                Ok(ndarray(view, "squeeze"))
+            }
             "astype" => {
                 let v = pos
                     .first()
@@ -474,7 +525,8 @@ impl Evaluator {
     }
 
     /// The view `array[index]` selects (basic indexing: ints, slices of any step, `None`,
-    /// `...`), and whether every dim was picked by an integer.
+    /// `...`; lists, arrays and masks go to `numpy/fancy.rs`), and whether every dim was
+    /// picked by an integer.
     fn ndarray_view(&mut self, t: &Tensor, index: &Value) -> R<(Tensor, bool)> {
         let items: Vec<Value> = match index {
             Value::Tuple(items) => items.clone(),
@@ -493,11 +545,9 @@ impl Evaluator {
                     | Value::Ellipsis
             ) {
                 return Err(match item {
-                    Value::List(_) | Value::NdArray(_) | Value::Tensor(_) | Value::Bool(_) => {
-                        ScriptError::NotImplemented(
-                            "advanced indexing of NumPy arrays (with lists, arrays or masks) is outside Stridescope's NumPy subset".into(),
-                        )
-                    }
+                    Value::Bool(_) => ScriptError::NotImplemented(
+                        "a Python bool as an index of a NumPy array is outside Stridescope's NumPy subset".into(),
+                    ),
                     _ => ScriptError::Index("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or boolean arrays are valid indices".into()),
                 });
             }
@@ -577,9 +627,14 @@ impl Evaluator {
         Ok((view, scalar))
     }
 
-    /// `array[index]`: a view, or a NumPy scalar when every dim is picked by an integer.
+    /// `array[index]`: a view, or a NumPy scalar when every dim is picked by an integer; a
+    /// new array for advanced indices (`numpy/fancy.rs`).
     pub(crate) fn ndarray_get_item(&mut self, a: &TensorRef, index: &Value) -> R<Value> {
         let t = a.borrow().tensor.clone();
+        if let Some(items) = advanced_items(index) {
+            let out = self.fancy_get(&t, &items)?;
+            return Ok(super::new_ndarray(out, "index"));
+        }
         let (view, scalar) = self.ndarray_view(&t, index)?;
         if scalar {
             let v = self
@@ -601,6 +656,9 @@ impl Evaluator {
         value: &Value,
     ) -> R<()> {
         let t = a.borrow().tensor.clone();
+        if let Some(items) = advanced_items(index) {
+            return self.fancy_set(&t, &items, value);
+        }
         let (view, _) = self.ndarray_view(&t, index)?;
         match value {
             Value::NdArray(_) | Value::List(_) | Value::Tuple(_) | Value::Tensor(_) => {
@@ -632,6 +690,15 @@ impl Evaluator {
     }
 }
 
+/// The items of an index with a list, an array or a mask in it (None: basic indexing).
+fn advanced_items(index: &Value) -> Option<Vec<Value>> {
+    let items: Vec<Value> = match index {
+        Value::Tuple(items) => items.clone(),
+        other => vec![other.clone()],
+    };
+    items.iter().any(super::fancy::is_advanced).then_some(items)
+}
+
 fn xi_shape(i: &ElementwiseInput) -> &[i64] {
     match i {
         ElementwiseInput::Tensor(t) => t.shape(),
@@ -645,7 +712,7 @@ fn shape_text(shape: &[i64]) -> String {
 }
 
 /// Python's `slice.indices(n)`: the first index, the length and the step.
-fn slice_indices(
+pub(super) fn slice_indices(
     n: i64,
     start: Option<i64>,
     stop: Option<i64>,

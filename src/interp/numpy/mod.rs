@@ -7,8 +7,10 @@
 
 mod array;
 mod bridge;
+mod fancy;
 mod layout_funcs;
 mod order;
+mod ufuncs;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -109,6 +111,8 @@ impl Evaluator {
             "nan" => Ok(Value::Float(f64::NAN)),
             "newaxis" => Ok(Value::None),
             _ if FUNCTIONS.contains(&name)
+                || ufuncs::UNARY.contains(&name)
+                || ufuncs::REDUCTIONS.contains(&name)
                 || layout_funcs::LAYOUT_FUNCTIONS.contains(&name)
                 || dtype_named(name).is_some() =>
             {
@@ -213,6 +217,33 @@ impl Evaluator {
         }
         if layout_funcs::LAYOUT_FUNCTIONS.contains(&name) {
             return self.numpy_layout_function(name, pos, kw);
+        }
+        if ufuncs::UNARY.contains(&name) {
+            let x = pos.first().cloned().ok_or_else(|| {
+                ScriptError::Type(format!(
+                    "{name}() takes from 1 to 2 positional arguments but 0 were given"
+                ))
+            })?;
+            no_more_kw(name, &kw)?;
+            return self.numpy_unary(name, &x);
+        }
+        if ufuncs::REDUCTIONS.contains(&name) {
+            let a = pos
+                .first()
+                .cloned()
+                .or_else(|| take_kw(&mut kw, "a"))
+                .ok_or_else(|| {
+                    ScriptError::Type(format!(
+                        "{name}() missing 1 required positional argument: 'a'"
+                    ))
+                })?;
+            let axis = pos.get(1).cloned().or_else(|| take_kw(&mut kw, "axis"));
+            let keepdims = match take_kw(&mut kw, "keepdims") {
+                Some(v) => self.truthy(&v)?,
+                None => false,
+            };
+            no_more_kw(name, &kw)?;
+            return self.numpy_reduce(name, &a, axis.as_ref(), keepdims);
         }
         let arg = |i: usize, kw: &mut Vec<(String, Value)>, key: &str| -> Option<Value> {
             pos.get(i).cloned().or_else(|| take_kw(kw, key))

@@ -317,6 +317,8 @@ impl Evaluator {
             (UnaryOp::Pos, Value::Complex(..)) => Ok(v),
             (UnaryOp::Invert, Value::Int(i)) => Ok(Value::Int(!i)),
             (UnaryOp::Invert, Value::Bool(b)) => Ok(Value::Int(!i64::from(*b))),
+            (UnaryOp::Neg, Value::NdArray(_) | Value::NpScalar(..)) => self.numpy_negative(&v),
+            (UnaryOp::Pos, Value::NdArray(_) | Value::NpScalar(..)) => Ok(v),
             (_, Value::Tensor(t)) => {
                 if let Some(device) = self.device_to_enter(&[&v])? {
                     return self.on_device(device, |ev| ev.unary(op, v.clone()));
