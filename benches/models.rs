@@ -8,9 +8,15 @@
 //! - `mlp20_adam.py`: a 20-layer MLP of width 256, batch 64, forward + backward + Adam step
 //!   (goal: under 1 s);
 //! - `resnet18_meta.py`: a ResNet-18-shaped model's training step on the meta device (goal:
-//!   under 1 s).
+//!   under 1 s);
+//! - `resnet50_meta.py`: a ResNet-50-shaped one (Bottleneck blocks), one SGD step on meta;
+//! - `gpt2_meta.py`: a GPT-2-small-shaped model (12 blocks, width 768, sequence 1024, batch
+//!   8) written with `nn.Module` classes and attention by hand, one AdamW step on meta (goal
+//!   for both: under 2 s in the browser). Its backward stops today at the batched product's
+//!   node (`UnsafeViewBackward0` has no gradient yet): the bench prints where it stopped.
 //!
-//! Run: `cargo bench --bench models` (add `-- --runs N` to change the number of runs).
+//! Run: `cargo bench --bench models` (add `-- --runs N` to change the number of runs,
+//! `-- --only NAME` to trace only the scripts whose name contains NAME).
 
 use std::time::Instant;
 
@@ -25,7 +31,13 @@ const SCRIPTS: &[(&str, &str)] = &[
     ),
     ("mlp20_adam.py", include_str!("models/mlp20_adam.py")),
     ("resnet18_meta.py", include_str!("models/resnet18_meta.py")),
+    ("resnet50_meta.py", include_str!("models/resnet50_meta.py")),
+    ("gpt2_meta.py", include_str!("models/gpt2_meta.py")),
 ];
+
+/// Scripts that stop at a known gap of the evaluator: the bench reports the error instead of
+/// failing.
+const KNOWN_GAPS: &[&str] = &["gpt2_meta.py"];
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -35,8 +47,16 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .and_then(|v| v.parse().ok())
         .unwrap_or(3);
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1));
     println!("model scripts traced natively (CPU engine, median of {runs} runs)");
     for (name, source) in SCRIPTS {
+        if only.is_some_and(|o| !name.contains(o.as_str())) {
+            continue;
+        }
+        let mut stopped = None;
         let mut eval_ms = Vec::new();
         let mut json_ms = Vec::new();
         let mut json_bytes = 0;
@@ -52,7 +72,9 @@ fn main() {
             json_bytes = json.len();
             substeps = trace.steps.iter().map(|s| s.substeps.len()).sum();
             if let Some(failed) = trace.steps.iter().find(|s| s.error.is_some()) {
-                panic!("{name}: line {}: {:?}", failed.line, failed.error);
+                let at = format!("line {}: {:?}", failed.line, failed.error);
+                assert!(KNOWN_GAPS.contains(name), "{name}: {at}");
+                stopped = Some(at);
             }
             printed = trace
                 .steps
@@ -69,6 +91,9 @@ fn main() {
             json_bytes as f64 / 1e6
         );
         println!("  total:            {:9.1} ms", e + j);
+        if let Some(at) = stopped {
+            println!("  stopped at {at}");
+        }
         println!("  printed: {}", printed.replace('\n', " / "));
     }
 }

@@ -19,7 +19,13 @@ use crate::interp::value::{TensorRef, Value};
 use crate::interp::{Evaluator, Limits, ALWAYS_RECORDED};
 
 /// Sub-steps recorded with their full state, per script; later ones still run, unrecorded.
-pub(crate) const MAX_RECORDED_SUBSTEPS: usize = 300;
+/// A GPT-2-small-shaped model's construction and forward (12 blocks) take about 360; the
+/// page's timeline draws a mark per recorded step.
+pub(crate) const MAX_RECORDED_SUBSTEPS: usize = 1200;
+
+/// Sub-steps one top-level statement may record (within [`MAX_RECORDED_SUBSTEPS`]): a long
+/// loop early in a script leaves budget for the model's forward after it.
+pub(crate) const MAX_STATEMENT_SUBSTEPS: usize = 400;
 
 /// What the running statement leaves in the trace, and the trace's budget of values.
 #[derive(Default)]
@@ -36,6 +42,9 @@ pub(crate) struct Recorder {
     pub(crate) substeps: Vec<Step>,
     /// Sub-steps recorded so far in the script (see [`MAX_RECORDED_SUBSTEPS`]).
     recorded_substeps: usize,
+    /// Sub-steps recorded so far in the running top-level statement (see
+    /// [`MAX_STATEMENT_SUBSTEPS`]).
+    statement_substeps: usize,
     /// Values recorded so far (see [`Limits::max_recorded_total`]).
     recorded_values: usize,
     /// What `print` wrote during the running statement.
@@ -87,6 +96,7 @@ impl Recorder {
         self.writes = WriteLog::default();
         self.explain = None;
         self.substeps.clear();
+        self.statement_substeps = 0;
         self.stdout.clear();
         self.warnings.clear();
         self.error_line = None;
@@ -127,12 +137,16 @@ impl Recorder {
         std::mem::take(&mut self.warnings)
     }
 
-    /// Counts one more recorded sub-step: false once [`MAX_RECORDED_SUBSTEPS`] were.
+    /// Counts one more recorded sub-step: false once [`MAX_RECORDED_SUBSTEPS`] were in the
+    /// script or [`MAX_STATEMENT_SUBSTEPS`] in the running top-level statement.
     pub(crate) fn count_substep(&mut self) -> bool {
-        if self.recorded_substeps >= MAX_RECORDED_SUBSTEPS {
+        if self.recorded_substeps >= MAX_RECORDED_SUBSTEPS
+            || self.statement_substeps >= MAX_STATEMENT_SUBSTEPS
+        {
             return false;
         }
         self.recorded_substeps += 1;
+        self.statement_substeps += 1;
         true
     }
 

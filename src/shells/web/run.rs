@@ -75,6 +75,10 @@ impl GpuData {
     }
 }
 
+/// The most statements a run in the page executes (an endless loop stops there; the steps
+/// before it are kept). Sub-steps are recorded within the recorder's own budget.
+pub const MAX_EXECUTED_STATEMENTS: usize = 50_000;
+
 /// Runs `script` within the browser's limits: on WebGPU (mirrored by the CPU reference
 /// engine, which answers reads) when an adapter was found, else on the CPU engine. Returns
 /// the trace and whether the GPU ran it, or why the script was not run.
@@ -91,8 +95,11 @@ pub fn run_script(script: &str) -> Result<(Trace, bool), Msg> {
     // 512 × 512 RGB image): the canvases draw them; beyond, they say the values are not
     // recorded. A trace records at most 16 Mi values in all (a loop over a large tensor
     // records it once per sub-step: about 400 MB before this cap, unbounded without it).
+    // Statements executed (loop bodies and forwards included) stop a run at
+    // `MAX_EXECUTED_STATEMENTS`, not at the script's line limit: the two-layer network's
+    // 500 iterations execute about 4,500.
     let limits = Limits {
-        max_statements: MAX_SCRIPT_LINES,
+        max_statements: MAX_EXECUTED_STATEMENTS,
         max_recorded_elements: 1 << 20,
         max_recorded_total: 1 << 24,
         ..Limits::default()
