@@ -98,6 +98,7 @@ cmd_test() {
   say "WebGPU frames presented on the canvas: pixels against the canvas-2D painter, a refused configure, a lost device"
   node tests/e2e/large_present.mjs
   node tests/e2e/memory.mjs
+  node tests/e2e/scale.mjs
   node tests/e2e/cuda.mjs
   say "PyTorch oracle"
   cargo build --release
