@@ -15,7 +15,7 @@
 //
 // Timing goals (under 2 s for a meta model, 5 s for the loop, 1.5 s to the first diagram,
 // hover under 16 ms) are reported, not asserted: machines differ. Run after
-// `trunk build --release`.
+// `trunk build --release`; STRIDESCOPE_E2E_ONLY=WORD runs the checks whose name has WORD.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { check, expect, expectEqual, launch, results, root, serve, watchErrors } from './harness.mjs';
@@ -25,6 +25,9 @@ const base = `http://127.0.0.1:${server.address().port}/`;
 const browser = await launch(false);
 const model = (name) => readFile(join(root, 'benches/models', name), 'utf8');
 const figures = [];
+// STRIDESCOPE_E2E_ONLY=WORD runs only the checks whose name contains WORD.
+const only = process.env.STRIDESCOPE_E2E_ONLY;
+const run = (name, fn) => (only && !name.includes(only) ? Promise.resolve() : check(name, fn));
 const report = (line) => {
   figures.push(line);
   console.log(`     ${line}`);
@@ -151,7 +154,7 @@ const SMALL = [
   '',
 ].join('\n');
 
-await check('opening the page -> the first diagram of a typed nn.Module script', async () => {
+await run('opening the page -> the first diagram of a typed nn.Module script', async () => {
   const { context, page } = await freshPage();
   try {
     const t0 = Date.now();
@@ -167,27 +170,37 @@ await check('opening the page -> the first diagram of a typed nn.Module script',
     await page.waitForSelector('[data-testid=view][data-name=out]', { timeout: 60000 });
     const total = Date.now() - t0;
     report(`first diagram: page open -> editor ${editor} ms, typed -> run drawn ${ran} ms, typed -> diagram of \`out\` ${Date.now() - typed} ms, open -> diagram ${total} ms`);
+    // Where the opening goes: the document, then each script and wasm module fetched (ms from
+    // the navigation's start to the fetch's end).
+    const loads = await page.evaluate(() => {
+      const nav = performance.getEntriesByType('navigation')[0];
+      const files = performance.getEntriesByType('resource')
+        .filter((r) => /\.(wasm|js)$/.test(r.name))
+        .map((r) => `${r.name.split('/').pop()} ${Math.round(r.responseEnd)} ms (${Math.round(r.encodedBodySize / 1024)} KB)`);
+      return [`DOMContentLoaded ${Math.round(nav.domContentLoadedEventEnd)} ms`, ...files].join(', ');
+    });
+    report(`first diagram: opening: ${loads}`);
     expectEqual(page.errors, [], 'page errors');
   } finally {
     await context.close();
   }
 });
 
-await check('the two-layer network, 500 iterations: pasted -> the loop\'s last step shown', async () => {
+await run('the two-layer network, 500 iterations: pasted -> the loop\'s last step shown', async () => {
   const text = await model('two_layer_loop.py');
   const loopLine = text.split('\n').findIndex((l) => l.startsWith('for ')) + 1;
   // The loop's peak is the first iteration's backward (the CLI's trace of the same script).
   await measureModel('two-layer loop (500 iterations)', text, loopLine, { peakLine: 25, peakBytes: 1494728 });
 });
 
-await check('a ResNet-50-shaped training step on meta: pasted -> timeline drawn, hover', async () => {
+await run('a ResNet-50-shaped training step on meta: pasted -> timeline drawn, hover', async () => {
   const text = await model('resnet50_meta.py');
   const lines = text.trimEnd().split('\n');
   const backward = lines.findIndex((l) => l.startsWith('loss.backward()')) + 1;
   await measureModel('ResNet-50 step (meta)', text, lines.length, { peakLine: backward, peakBytes: 2885381872 });
 });
 
-await check('a GPT-2-small-shaped forward on meta: pasted -> timeline drawn, hover', async () => {
+await run('a GPT-2-small-shaped forward on meta: pasted -> timeline drawn, hover', async () => {
   const full = (await model('gpt2_meta.py')).split('\n');
   const forward = full.findIndex((l) => l.startsWith('logits = model(idx)')) + 1;
   const text = full.slice(0, forward).join('\n') + '\n';
