@@ -552,21 +552,17 @@ pub(crate) static INDEX: Formula = Formula {
 };
 
 fn index(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
-    let advanced = |v: &Value| matches!(v, Value::Tensor(_) | Value::List(_));
-    let index = match b.arg("index") {
-        Some(Value::Tuple(items)) if items.iter().any(advanced) => None,
-        Some(v) if advanced(v) => None,
-        other => other,
-    };
-    let Some(index) = index else {
+    let Some(index) = b.arg("index") else {
         return Err(unsupported(b.node));
     };
     let mut out = b.none();
     if b.needs(0) {
-        // zeros(input's shape), then the gradient written where the index read.
+        // zeros(input's shape), then the gradient added where the index read: ATen's
+        // `index_backward` (`_index_put_impl_(zeros, indices, grad, accumulate=True)`), so an
+        // element read twice gets both gradients.
         let dtype = b.grad.as_tensor().map_or(b.node.out_dtype, |t| t.dtype);
         let zeros = ev.full(&b.shape(0), Scalar::Float(0.0), dtype, "backward")?;
-        ev.set_item(&zeros, index, b.grad)?;
+        ev.add_at_index(&zeros, index, b.grad)?;
         out[0] = Some(Value::tensor(zeros, "backward", None));
     }
     Ok(out)

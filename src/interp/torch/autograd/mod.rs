@@ -295,7 +295,7 @@ pub(crate) fn number(v: &Value) -> Option<f64> {
     }
 }
 
-/// Whether `v` holds a tensor (a node keeps only arguments that do not).
+/// Whether `v` holds a tensor (a node keeps only arguments that do not, but an index).
 fn holds_tensor(v: &Value) -> bool {
     match v {
         Value::Tensor(_) => true,
@@ -607,7 +607,10 @@ fn kept_args(op: &GradOp, formula: Option<&'static Formula>) -> Vec<(String, Val
     };
     given
         .into_iter()
-        .filter(|(n, v)| formula.args.contains(n) && !holds_tensor(v))
+        // An index keeps its index tensors, as IndexBackward0 saves `indices`.
+        .filter(|(n, v)| {
+            formula.args.contains(n) && (!holds_tensor(v) || matches!(op, GradOp::Index(_)))
+        })
         .map(|(n, v)| (n.to_string(), v.clone()))
         .collect()
 }

@@ -83,6 +83,35 @@ impl Evaluator {
         self.copy_into(&view, &expanded, false)
     }
 
+    /// `dst[index] += value` as one accumulating put (ATen's `index_backward`): basic
+    /// indexing as `set_item` does, then the advanced part with `accumulate=True`, so a
+    /// position indexed twice receives both values.
+    pub(crate) fn add_at_index(&mut self, dst: &Tensor, index: &Value, value: &Value) -> R<()> {
+        let src = match value {
+            Value::Tensor(t) => t.borrow().tensor.clone(),
+            other => {
+                return Err(ScriptError::Type(format!(
+                    "index_put_(): values must be a Tensor, not {}",
+                    other.type_name()
+                )))
+            }
+        };
+        let (view, slots) = self.apply_slicing(dst, index)?;
+        if slots.iter().all(Option::is_none) {
+            let sum = self.tensor_binary(
+                crate::lang::ast::BinOp::Add,
+                &Value::tensor(view.clone(), "backward", None),
+                value,
+            )?;
+            let Value::Tensor(sum) = sum else {
+                return Ok(());
+            };
+            let sum = sum.borrow().tensor.clone();
+            return self.copy_into(&view, &sum, false);
+        }
+        self.index_put(&view, slots, PutValue::Tensor(src), true)
+    }
+
     /// ATen's `_index_put_impl_`: writes `value` at `dst[indices]` in place (the cells
     /// written are recorded). Duplicate positions are written in order: the last wins, as on
     /// PyTorch's CPU; with `accumulate` they add up.
