@@ -468,6 +468,11 @@ impl Evaluator {
                 self.save_tensor(&inner, SavedObject::Input(Rc::clone(t))),
             ));
         }
+        for (_, s) in &saved {
+            if let Saved::Tensor(s) = s {
+                self.pack_one(s);
+            }
+        }
         let _ = node.extras.set(saved);
     }
 

@@ -423,6 +423,7 @@ pub(crate) fn saved_tensors(
             Slot::Plain(_) | Slot::Extra(_) => continue,
         };
         match saved {
+            Saved::Tensor(s) if held_by_hook(s) => {}
             Saved::Tensor(s) => out.push((name, SavedSlotRef::Tensor(s))),
             Saved::Number(_) => {
                 let dtype = slot_dtype(node, saved).unwrap_or(DType::Float64);
@@ -433,10 +434,34 @@ pub(crate) fn saved_tensors(
     }
     for (name, saved) in node.extras.get().into_iter().flatten() {
         if let Saved::Tensor(s) = saved {
-            out.push((*name, SavedSlotRef::Tensor(s)));
+            if !held_by_hook(s) {
+                out.push((*name, SavedSlotRef::Tensor(s)));
+            }
         }
     }
     out
+}
+
+/// Whether a pack hook replaced the saved tensor by something that holds no tensor (the
+/// non-reentrant checkpoint's holder): the node keeps no tensor there, and the oracle's walk
+/// lists none.
+fn held_by_hook(s: &crate::interp::torch::autograd::SavedTensor) -> bool {
+    let SavedObject::Packed(p) = &s.object else {
+        return false;
+    };
+    let packed = p.value.borrow();
+    let mut pending: Vec<&Value> = match packed.as_ref() {
+        Some(v) => vec![v],
+        None => return false,
+    };
+    while let Some(v) = pending.pop() {
+        match v {
+            Value::Tensor(_) => return false,
+            Value::Tuple(items) | Value::List(items) => pending.extend(items.iter()),
+            _ => {}
+        }
+    }
+    true
 }
 
 /// An index as PyTorch's `SymInt` slots show it: a negative one as its unsigned 64-bit

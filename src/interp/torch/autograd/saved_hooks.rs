@@ -209,7 +209,8 @@ impl Evaluator {
         }
     }
 
-    fn pack_one(&mut self, s: &SavedTensor) {
+    /// Runs the pack hook of one saved tensor (once).
+    pub(crate) fn pack_one(&mut self, s: &SavedTensor) {
         let SavedObject::Packed(p) = &s.object else {
             return;
         };

@@ -142,6 +142,63 @@ fn shape_value(shape: &[i64]) -> Value {
     Value::Tuple(shape.iter().map(|&n| Value::Int(n)).collect())
 }
 
+/// `a @ b` for batched operands (both at least 2-D, one at least 3-D, `b` not a matrix), as
+/// ATen's `matmul` runs it when a gradient is recorded: each side expanded to the broadcast
+/// batch and reshaped to 3-D (views), `bmm`, and the product viewed back to the batch
+/// (`UnsafeViewBackward0` over `BmmBackward0`, which keeps both 3-D operands). `None` for the
+/// other cases, and when no node would be recorded (the fused kernel computes the same values).
+pub(crate) fn batched_matmul(ev: &mut Evaluator, a: &Value, b: &Value) -> R<Option<Value>> {
+    let (Value::Tensor(x), Value::Tensor(y)) = (a, b) else {
+        return Ok(None);
+    };
+    let tracked = |t: &TensorRef| {
+        t.try_borrow()
+            .is_ok_and(|t| crate::interp::torch::autograd::tracks_grad(&t))
+    };
+    if !ev.torch.grad_enabled || !(tracked(x) || tracked(y)) {
+        return Ok(None);
+    }
+    let (xs, ys) = (
+        x.borrow().tensor.shape().to_vec(),
+        y.borrow().tensor.shape().to_vec(),
+    );
+    let (dx, dy) = (xs.len(), ys.len());
+    if dx < 2 || dy < 3 || xs[dx - 1] != ys[dy - 2] {
+        return Ok(None);
+    }
+    let Ok(batch) = crate::core::tensor::layout::broadcast_shapes(&xs[..dx - 2], &ys[..dy - 2])
+    else {
+        return Ok(None);
+    };
+    let count = numel_of(&batch);
+    let (n, k, m) = (xs[dx - 2], xs[dx - 1], ys[dy - 1]);
+    let three_d = |ev: &mut Evaluator, v: &Value, rows: i64, cols: i64| -> R<Value> {
+        let mut full = batch.clone();
+        full.extend([rows, cols]);
+        let expanded = ev.method(v.clone(), "expand", vec![shape_value(&full)])?;
+        ev.method(expanded, "reshape", vec![shape_value(&[count, rows, cols])])
+    };
+    let a3 = three_d(ev, a, n, k)?;
+    let b3 = three_d(ev, b, k, m)?;
+    let product = ev.method(a3, "bmm", vec![b3])?;
+    let mut out_shape = batch.clone();
+    out_shape.extend([n, m]);
+    let out = no_grad(ev, |ev| {
+        ev.method(product.clone(), "view", vec![shape_value(&out_shape)])
+    })?;
+    let args: [(&str, &Value); 0] = [];
+    ev.record_grad(
+        GradOp::Named {
+            name: "_unsafe_view",
+            grad: &UNSAFE_VIEW,
+            args: &args,
+        },
+        &[&product],
+        &out,
+    );
+    Ok(Some(out))
+}
+
 // ----- linear and addmm -----
 
 /// `F.linear(input, weight, bias=None)`, as ATen's `linear` composes it: `addmm(bias, input,

@@ -139,6 +139,9 @@ impl Evaluator {
                     b.type_name()
                 )));
             };
+            if let Some(out) = crate::interp::torch::nn::dense::batched_matmul(self, a, b)? {
+                return Ok(out);
+            }
             let (x, y) = (x.borrow().tensor.clone(), y.borrow().tensor.clone());
             let out = Value::tensor(self.matmul(&x, &y)?, "matmul", None);
             let grad_op = GradOp::MatMul {
