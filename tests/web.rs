@@ -64,3 +64,48 @@ fn the_app_mounts_and_steps_the_default_scenario() {
         15
     );
 }
+
+/// The CPU engine's matrix product in the browser (128-bit vector blocks, `simd128`) gives
+/// the reference loop's sums: each `c[i][j]` is `0.0 + a[i][0]·b[0][j] + ...` in `f64`, in
+/// order, rounded to float32 once.
+#[wasm_bindgen_test]
+fn the_matrix_product_in_the_browser_sums_in_the_reference_order() {
+    let (m, k, n) = (37, 53, 29);
+    let script = format!(
+        "torch.manual_seed(0)\na = torch.randn({m}, {k})\nb = torch.randn({k}, {n})\nc = a @ b\nd = a.t().contiguous().t() @ b\n"
+    );
+    let json = stridescope::interp::trace_script(&script).to_json();
+    let trace: serde_json::Value = serde_json::from_str(&json).expect("trace JSON");
+    let last = trace["steps"]
+        .as_array()
+        .and_then(|s| s.last())
+        .expect("steps");
+    // As float32 (the trace writes each value in the fewest digits that read back).
+    let values = |name: &str| -> Vec<f32> {
+        last["tensors"]
+            .as_array()
+            .and_then(|ts| ts.iter().find(|t| t["name"] == name))
+            .and_then(|t| t["values"].as_array())
+            .map(|vs| {
+                vs.iter()
+                    .filter_map(|v| v.as_f64())
+                    .map(|v| v as f32)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (a, b) = (values("a"), values("b"));
+    assert_eq!((a.len(), b.len()), (m * k, k * n));
+    let mut reference = Vec::with_capacity(m * n);
+    for i in 0..m {
+        for j in 0..n {
+            let mut s = 0.0f64;
+            for p in 0..k {
+                s += f64::from(a[i * k + p]) * f64::from(b[p * n + j]);
+            }
+            reference.push(s as f32);
+        }
+    }
+    assert_eq!(values("c"), reference, "a @ b");
+    assert_eq!(values("d"), reference, "a column-major a @ b");
+}

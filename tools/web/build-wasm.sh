@@ -31,7 +31,7 @@ cp "$split"/split_*.wasm "$split/__wasm_split.js" "$out/"
 if [ "$profile" = web ]; then
   for wasm in "$out/stridescope_bg.wasm" "$out"/split_*.wasm; do
     "$wasm_opt" -Oz --converge --enable-bulk-memory --enable-nontrapping-float-to-int \
-      --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
+      --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue --enable-simd \
       "$wasm" -o "$wasm"
   done
 fi
