@@ -10,7 +10,7 @@ use crate::interp::torch::autograd::backward::unsupported;
 use crate::interp::torch::autograd::formulas::{Backward, Formula};
 use crate::interp::torch::autograd::nodes::NodeQuery;
 use crate::interp::torch::autograd::number;
-use crate::interp::torch::nn::dense_backward::arg;
+use crate::interp::torch::nn::dense_backward::{arg, meta_grad, shape_dtype};
 use crate::interp::torch::ops::erf;
 use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
@@ -36,6 +36,11 @@ fn pointwise_steps(
 ) -> R<Vec<Option<Value>>> {
     let mut out = b.none();
     if !b.needs(0) {
+        return Ok(out);
+    }
+    let (shape, dtype) = shape_dtype(b.grad);
+    if let Some(dx) = meta_grad(ev, &shape, dtype)? {
+        out[0] = Some(dx);
         return Ok(out);
     }
     let saved = ev.saved_input(b, slot)?;
@@ -384,6 +389,18 @@ fn softmax(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
         return Ok(out);
     }
     let y = ev.saved_input(b, "result")?;
+    let (shape, y_dtype) = shape_dtype(&y);
+    // The gradient has the input's dtype (the node keeps it, not the input).
+    let dtype = b
+        .node
+        .operands
+        .first()
+        .and_then(|o| o.dtype)
+        .unwrap_or(y_dtype);
+    if let Some(dx) = meta_grad(ev, &shape, dtype)? {
+        out[0] = Some(dx);
+        return Ok(out);
+    }
     let y = ev.host(&y);
     let g = ev.host(b.grad);
     if g.values.len() != y.values.len() {
@@ -398,13 +415,6 @@ fn softmax(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
             dx[i] = y.values[i] * (g.values[i] - dot);
         }
     }
-    // The gradient has the input's dtype (the node keeps it, not the input).
-    let dtype = b
-        .node
-        .operands
-        .first()
-        .and_then(|o| o.dtype)
-        .unwrap_or(y.dtype);
     out[0] = Some(ev.host_tensor(&y.shape, dtype, &dx)?);
     Ok(out)
 }
@@ -425,6 +435,11 @@ fn cross_entropy_log_softmax(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<V
         return Ok(out);
     }
     let y = ev.saved_input(b, "result")?;
+    let (shape, dtype) = shape_dtype(&y);
+    if let Some(dx) = meta_grad(ev, &shape, dtype)? {
+        out[0] = Some(dx);
+        return Ok(out);
+    }
     let y = ev.host(&y);
     let g = ev.host(b.grad);
     if g.values.len() != y.values.len() {
@@ -451,6 +466,11 @@ fn log_softmax(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
         return Ok(out);
     }
     let y = ev.saved_input(b, "result")?;
+    let (shape, dtype) = shape_dtype(&y);
+    if let Some(dx) = meta_grad(ev, &shape, dtype)? {
+        out[0] = Some(dx);
+        return Ok(out);
+    }
     let y = ev.host(&y);
     let g = ev.host(b.grad);
     if g.values.len() != y.values.len() {

@@ -50,6 +50,23 @@ impl Evaluator {
     }
 }
 
+/// On the meta device (where nothing is computed): a contiguous gradient of `shape` and
+/// `dtype` without values, else `None` (the formula computes it).
+pub(crate) fn meta_grad(ev: &mut Evaluator, shape: &[i64], dtype: DType) -> R<Option<Value>> {
+    if !crate::interp::torch::nn::conv::meta_op(ev) {
+        return Ok(None);
+    }
+    let strides = crate::core::tensor::Layout::contiguous(shape).strides;
+    let t = ev.empty_strided(shape, &strides, dtype, "backward")?;
+    Ok(Some(Value::tensor(t, "backward", None)))
+}
+
+/// The shape and dtype of a tensor value (a number: a 0-d float64).
+pub(crate) fn shape_dtype(v: &Value) -> (Vec<i64>, DType) {
+    v.as_tensor()
+        .map_or((vec![], DType::Float64), |t| (t.shape().to_vec(), t.dtype))
+}
+
 /// A float argument the node kept, or `default`.
 pub(super) fn arg(b: &Backward, name: &str, default: f64) -> f64 {
     b.arg(name).and_then(number).unwrap_or(default)
@@ -357,6 +374,10 @@ fn embedding(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
         }
     });
     let by_freq = matches!(b.arg("scale_grad_by_freq"), Some(Value::Bool(true)));
+    if let Some(dw) = meta_grad(ev, &weight_shape, shape_dtype(b.grad).1)? {
+        out[1] = Some(dw);
+        return Ok(out);
+    }
     let indices = ev.saved_input(b, "indices")?;
     let indices: Vec<i64> = ev.host(&indices).values.iter().map(|&i| i as i64).collect();
     let g = ev.host(b.grad);

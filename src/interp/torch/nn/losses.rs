@@ -341,6 +341,9 @@ fn nll_grad(ev: &mut Evaluator, b: &Backward, reduction: Reduction, ignore_index
         return Err(unsupported(b.node));
     };
     let dtype = x.dtype;
+    if let Some(dx) = crate::interp::torch::nn::dense_backward::meta_grad(ev, x.shape(), dtype)? {
+        return Ok(dx);
+    }
     let round = |v: f64| dtype.round(Scalar::Float(v)).to_f64();
     let (rows, classes) = match x.shape() {
         [c] => (1, *c),

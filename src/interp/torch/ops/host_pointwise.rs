@@ -50,6 +50,10 @@ impl Evaluator {
             })
             .collect();
         let strides = elementwise_output_strides(&shape, &operands);
+        if self.torch.device.meta_op {
+            // On the meta device nothing is computed: the result has its layout, no values.
+            return self.empty_strided(&shape, &strides, dtype, what);
+        }
         let n = usize::try_from(numel_of(&shape)).unwrap_or(0);
         let columns: Vec<Vec<Scalar>> = inputs
             .iter()

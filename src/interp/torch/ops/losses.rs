@@ -84,6 +84,16 @@ impl Evaluator {
             }));
         }
         self.check_work(input.numel(), "nll_loss")?;
+        if self.torch.device.meta_op {
+            // On the meta device nothing is computed: the loss has its shape, no value.
+            let shape = match (reduction, batch) {
+                (Reduction::None, Some(n)) => vec![n],
+                _ => vec![],
+            };
+            let strides = crate::core::tensor::Layout::contiguous(&shape).strides;
+            let out = self.empty_strided(&shape, &strides, input.dtype, "nll_loss")?;
+            return Ok(Value::tensor(out, "nll_loss", None));
+        }
         let log_probs = self.engine.values(input);
         let targets = self.engine.values(target);
         let dtype = input.dtype;

@@ -164,12 +164,15 @@ fn float_unary(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         DType::Float64 => Scalar::Float(x),
         _ => dtype.round(Scalar::Float(x)),
     };
-    let values: Vec<Scalar> = ev
-        .engine
-        .values(&t)
-        .into_iter()
-        .map(|v| round(f(v.to_f64())))
-        .collect();
+    // On the meta device nothing is computed (the result has its layout, no values).
+    let values: Vec<Scalar> = if ev.torch.device.meta_op {
+        Vec::new()
+    } else {
+        ev.engine.values(&t)
+    }
+    .into_iter()
+    .map(|v| round(f(v.to_f64())))
+    .collect();
     let out = ev.host_result(&t, dtype, &values, base)?;
     if in_place {
         ev.copy_into(&t, &out, false)?;

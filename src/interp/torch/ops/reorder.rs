@@ -235,6 +235,14 @@ fn tri(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         )));
     }
     ev.check_work(t.numel(), base)?;
+    if ev.torch.device.meta_op {
+        // On the meta device nothing is computed: a contiguous result without values.
+        if call.name.ends_with('_') {
+            return Ok(Value::Tensor(call.self_ref()?));
+        }
+        let out = ev.empty_strided(t.shape(), &contiguous_strides(t.shape()), t.dtype, base)?;
+        return Ok(Value::tensor(out, base, Some(t.storage)));
+    }
     let values = ev.engine.values(&t);
     let (rows, cols) = (t.shape()[t.ndim() - 2], t.shape()[t.ndim() - 1]);
     let zero = t.dtype.round(Scalar::Int(0));
@@ -589,6 +597,10 @@ impl Evaluator {
         }
         self.check_shape(&shape)?;
         self.check_work(numel_of(&shape), what)?;
+        if self.torch.device.meta_op {
+            // On the meta device nothing is computed: a contiguous result without values.
+            return self.empty_strided(&shape, &contiguous_strides(&shape), t.dtype, what);
+        }
         let values = self.engine.values(t);
         let n = t.shape().get(dim).copied().unwrap_or(1);
         let inner: i64 = t.shape().iter().skip(dim + 1).product();
