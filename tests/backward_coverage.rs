@@ -31,3 +31,27 @@ fn gradients_match_pytorch_for_every_covered_op() {
         problems.join("\n")
     );
 }
+
+/// `@` above 2-D (`tests/fixtures/backward/matmul_batched.torch.jsonl`, recorded with
+/// `tools/oracle/record.py` from `tools/oracle/backward/matmul_cases.py`): ATen's `matmul`
+/// through `bmm` (broadcast batch dims summed back) or folded into one `mm`/`mv`; the
+/// gradients exact, the nodes PyTorch's.
+#[test]
+fn batched_matmul_gradients_match_pytorch() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/backward/matmul_batched.torch.jsonl"
+    );
+    let cases = common::read_cases(std::path::Path::new(path));
+    assert!(cases.len() >= 9, "expected the recorded cases in {path}");
+    let mut problems = Vec::new();
+    for case in &cases {
+        problems.extend(common::compare_case(case).problems());
+    }
+    assert!(
+        problems.is_empty(),
+        "{} differences from PyTorch:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}

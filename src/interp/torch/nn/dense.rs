@@ -158,6 +158,9 @@ pub(crate) fn batched_matmul(ev: &mut Evaluator, a: &Value, b: &Value) -> R<Opti
     if !ev.torch.grad_enabled || !(tracked(x) || tracked(y)) {
         return Ok(None);
     }
+    if let Some(out) = folded_matmul(ev, x, y)? {
+        return Ok(Some(out));
+    }
     let (xs, ys) = (
         x.borrow().tensor.shape().to_vec(),
         y.borrow().tensor.shape().to_vec(),
@@ -197,6 +200,91 @@ pub(crate) fn batched_matmul(ev: &mut Evaluator, a: &Value, b: &Value) -> R<Opti
         &out,
     );
     Ok(Some(out))
+}
+
+/// `a @ b` where ATen's `matmul` folds the larger operand's batch into the rows of one `mm`
+/// or `mv` (`should_fold`): the larger is at least 3-D, the other 1-D or 2-D, and either that
+/// other requires grad or (no matrix on the left) the larger's batch folds without a copy.
+/// `t1.reshape(-1, k).mm(t2)` viewed back to the batch (`UnsafeViewBackward0` over
+/// `MmBackward0`/`MvBackward0`), where `t1` is the larger (`b.mT` when it is on the right,
+/// with `t2` then `a.t()`); a matrix on the left gives `.mT.contiguous()` of that
+/// (`CloneBackward0`). The gradients are then `mm`'s, summed over the batch in one product as
+/// PyTorch sums them. `None` for the other cases.
+fn folded_matmul(ev: &mut Evaluator, a: &TensorRef, b: &TensorRef) -> R<Option<Value>> {
+    let (ta, tb) = (a.borrow().tensor.clone(), b.borrow().tensor.clone());
+    let left_larger = ta.ndim() >= tb.ndim();
+    let (big, small) = if left_larger { (&ta, &tb) } else { (&tb, &ta) };
+    if big.ndim() < 3 || !matches!(small.ndim(), 1 | 2) {
+        return Ok(None);
+    }
+    // `t1`'s layout: the larger, its last two dims swapped when it is on the right.
+    let (mut shape, mut strides) = (big.shape().to_vec(), big.strides().to_vec());
+    let d = shape.len();
+    if !left_larger {
+        shape.swap(d - 2, d - 1);
+        strides.swap(d - 2, d - 1);
+    }
+    let small_ref = if left_larger { b } else { a };
+    let small_grad = small_ref
+        .try_borrow()
+        .is_ok_and(|t| crate::interp::torch::autograd::tracks_grad(&t));
+    let foldable =
+        numel_of(&shape) == 0 || (0..d - 2).all(|i| strides[i] == strides[i + 1] * shape[i + 1]);
+    if !(small_grad || (ta.ndim() != 2 && foldable)) {
+        return Ok(None);
+    }
+    let k = shape[d - 1];
+    let matrix = small.ndim() == 2;
+    // `t2`: the smaller (`a.t()` for a matrix on the left); it must take `t1`'s columns.
+    let t2_rows = if left_larger || !matrix {
+        small.shape()[0]
+    } else {
+        small.shape()[1]
+    };
+    if t2_rows != k {
+        return Ok(None);
+    }
+    let transpose = |ev: &mut Evaluator, v: Value| {
+        ev.method(v, "transpose", vec![Value::Int(-2), Value::Int(-1)])
+    };
+    let (t1, t2) = if left_larger {
+        (Value::Tensor(Rc::clone(a)), Value::Tensor(Rc::clone(b)))
+    } else {
+        let t1 = transpose(ev, Value::Tensor(Rc::clone(b)))?;
+        let t2 = if matrix {
+            ev.method(Value::Tensor(Rc::clone(a)), "t", vec![])?
+        } else {
+            Value::Tensor(Rc::clone(a))
+        };
+        (t1, t2)
+    };
+    let mut out_shape = shape[..d - 1].to_vec();
+    let rows = numel_of(&out_shape);
+    let folded = ev.method(t1, "reshape", vec![shape_value(&[rows, k])])?;
+    let product = if matrix {
+        out_shape.push(small.shape()[if left_larger { 1 } else { 0 }]);
+        ev.method(folded, "mm", vec![t2])?
+    } else {
+        ev.method(folded, "mv", vec![t2])?
+    };
+    let out = no_grad(ev, |ev| {
+        ev.method(product.clone(), "view", vec![shape_value(&out_shape)])
+    })?;
+    let args: [(&str, &Value); 0] = [];
+    ev.record_grad(
+        GradOp::Named {
+            name: "_unsafe_view",
+            grad: &UNSAFE_VIEW,
+            args: &args,
+        },
+        &[&product],
+        &out,
+    );
+    if left_larger || !matrix {
+        return Ok(Some(out));
+    }
+    let back = transpose(ev, out)?;
+    Ok(Some(ev.method(back, "contiguous", vec![])?))
 }
 
 // ----- linear and addmm -----

@@ -70,7 +70,12 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, Tensor other, *, Tensor? out=None"],
         forms: Forms::Both,
         rule: binary,
-        grad: Grad::by(nodes::matmul, Some(&formulas::MATMUL)),
+        // The rule is Python's `@`, which records the nodes itself (a batched product is
+        // ATen's graph of several nodes): nothing more on its output.
+        grad: Grad {
+            tracked: false,
+            ..Grad::by(nodes::matmul, Some(&formulas::MATMUL))
+        },
         ..OpDef::PLAIN
     },
     OpDef {
