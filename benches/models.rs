@@ -12,8 +12,7 @@
 //! - `resnet50_meta.py`: a ResNet-50-shaped one (Bottleneck blocks), one SGD step on meta;
 //! - `gpt2_meta.py`: a GPT-2-small-shaped model (12 blocks, width 768, sequence 1024, batch
 //!   8) written with `nn.Module` classes and attention by hand, one AdamW step on meta (goal
-//!   for both: under 2 s in the browser). Its backward stops today at the batched product's
-//!   node (`UnsafeViewBackward0` has no gradient yet): the bench prints where it stopped.
+//!   for both: under 2 s in the browser).
 //!
 //! Run: `cargo bench --bench models` (add `-- --runs N` to change the number of runs,
 //! `-- --only NAME` to trace only the scripts whose name contains NAME).
@@ -36,8 +35,8 @@ const SCRIPTS: &[(&str, &str)] = &[
 ];
 
 /// Scripts that stop at a known gap of the evaluator: the bench reports the error instead of
-/// failing.
-const KNOWN_GAPS: &[&str] = &["gpt2_meta.py"];
+/// failing (none today).
+const KNOWN_GAPS: &[&str] = &[];
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
