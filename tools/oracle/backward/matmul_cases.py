@@ -79,6 +79,12 @@ CASES = [
         "a @ w",
         ("a",),
     ),
+    case(
+        "unfolded_3d_2d",
+        "a0 = torch.randn(4, 2, 6, 21, requires_grad=True)\na = a0.transpose(0, 1)\nw = torch.randn(21, 5)\n",
+        "a @ w",
+        ("a0",),
+    ),
 ]
 
 if __name__ == "__main__":

@@ -142,7 +142,8 @@ fn shape_value(shape: &[i64]) -> Value {
     Value::Tuple(shape.iter().map(|&n| Value::Int(n)).collect())
 }
 
-/// `a @ b` for batched operands (both at least 2-D, one at least 3-D, `b` not a matrix), as
+/// `a @ b` for batched operands (both at least 2-D, one at least 3-D; a matrix beside the
+/// batch only where ATen does not fold it, [`folded_matmul`] runs the others), as
 /// ATen's `matmul` runs it when a gradient is recorded: each side expanded to the broadcast
 /// batch and reshaped to 3-D (views), `bmm`, and the product viewed back to the batch
 /// (`UnsafeViewBackward0` over `BmmBackward0`, which keeps both 3-D operands). `None` for the
@@ -166,7 +167,7 @@ pub(crate) fn batched_matmul(ev: &mut Evaluator, a: &Value, b: &Value) -> R<Opti
         y.borrow().tensor.shape().to_vec(),
     );
     let (dx, dy) = (xs.len(), ys.len());
-    if dx < 2 || dy < 3 || xs[dx - 1] != ys[dy - 2] {
+    if dx < 2 || dy < 2 || dx.max(dy) < 3 || xs[dx - 1] != ys[dy - 2] {
         return Ok(None);
     }
     let Ok(batch) = crate::core::tensor::layout::broadcast_shapes(&xs[..dx - 2], &ys[..dy - 2])
