@@ -20,13 +20,17 @@
 //! the first failures, and asserts a floor on the steps exact.
 //!
 //! The floors are what the code passes now (measured with `check.py` on the same fixtures);
-//! the tests stay ignored in the suite while the model corpus is below issue 18's 97%:
+//! the tests run in the suite since the model corpus passed issue 18's 97%:
 //!
-//!     cargo test --release --test models -- --ignored --nocapture
+//!     cargo test --release --test models -- --nocapture
 //!
-//! On 2026-11-27 at 16:10 UTC: models 882/1007 steps exact (87.6%), error text 42/45, 25 of 40
+//! On 2026-11-28 at 00:50 UTC: models 984/1007 steps exact (97.7%), error text 45/45, 32 of 40
 //! scripts fully exact; init 2730/2730 (100%); optim 751/790 (95.1%), 11 of 12 configurations
-//! fully exact.
+//! fully exact. What is left: float32 `mm` as MKL's sgemm computes it (a float32 fused
+//! multiply-add per step, in `p` order from 0, for the shapes measured except `k = 1000` and
+//! one transposed form; the CPU engine sums in f64 and rounds once), ATen's vectorized
+//! transcendental functions, RMSprop(centered, momentum) drifting from its 29th step, and Python
+//! dicts as shared objects (`g = opt.param_groups[0]`).
 
 mod common;
 
@@ -35,7 +39,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 /// Steps of `models.torch.jsonl` that must match exactly, in percent (raised as the work lands).
-const MODELS_FLOOR: f64 = 87.0;
+const MODELS_FLOOR: f64 = 97.5;
 /// Steps of `init.torch.jsonl` that must match exactly, in percent (raised as the work lands).
 const INIT_FLOOR: f64 = 100.0;
 /// Steps of `optim.torch.jsonl` that must match exactly, in percent (raised as the work lands).
@@ -205,21 +209,18 @@ fn measure(name: &str, floor: f64) {
 
 /// Model code as students paste it (`tools/oracle/models/*.py`).
 #[test]
-#[ignore = "measures work in progress: run with --ignored --nocapture"]
 fn model_scripts_trace_as_pytorch() {
     measure("models.torch.jsonl", MODELS_FLOOR);
 }
 
 /// Default initialization of ten layer types, 20 seeds, three sizes each.
 #[test]
-#[ignore = "measures work in progress: run with --ignored --nocapture"]
 fn layer_initialization_is_pytorchs() {
     measure("init.torch.jsonl", INIT_FLOOR);
 }
 
 /// 50 steps of each optimizer configuration, parameters and state compared at every step.
 #[test]
-#[ignore = "measures work in progress: run with --ignored --nocapture"]
 fn optimizer_steps_are_pytorchs() {
     measure("optim.torch.jsonl", OPTIM_FLOOR);
 }

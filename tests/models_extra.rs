@@ -52,9 +52,6 @@ const CASE_TIMEOUT: Duration = Duration::from_secs(60);
 ///   `grad_fn=<SliceBackward0>`;
 /// - `h_d2l_mlp_concise`: `torch.arange(-8.0, 8.0, 0.1)` drifts at 0.0 (`x.grad[75:85]` of
 ///   `relu` has one more 1 than PyTorch's);
-/// - `h_d2l_softmax_scratch`: backward through advanced indexing (`NotImplementedError:
-///   backward through IndexBackward0 is not supported by Stridescope (its gradient is not
-///   modelled)`);
 /// - `h_liu_linear_backprop`: float drift after 100 SGD steps (`99 1.7606762647628784` for
 ///   `99 1.7606761455535889`);
 /// - `h_liu_multi_softmax`: float drift in ten SGD steps of a sigmoid network (`4
@@ -75,6 +72,7 @@ const EXACT: &[&str] = &[
     "model-h_d2l_rnn_concise",
     "model-h_d2l_seq2seq_encoder",
     "model-h_d2l_softmax_concise",
+    "model-h_d2l_softmax_scratch",
     "model-h_d2l_weight_decay",
     "model-h_mha_param_count",
     "model-h_mofan_regression",

@@ -202,7 +202,7 @@ fn heaviside(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
 }
 
 /// `lerp(input, end, weight)`: `input + weight * (end - input)`, computed as PyTorch does
-/// (from the nearer end) in the dtype's precision; floating dtypes only, all of one dtype.
+/// (one fused multiply-add from the nearer end); floating dtypes only, all of one dtype.
 fn lerp(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let t = call.self_tensor()?;
     let end = call
@@ -241,14 +241,27 @@ fn lerp(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         ElementwiseInput::Tensor(end),
         weight,
     ];
+    // ATen's `lerp` (scalar and vectorized alike): one fused multiply-add from the nearer
+    // end, `fma(w, end - start, start)` or `fma(w - 1, end - start, end)`, in the dtype's
+    // opmath (float32 for the half types).
     let result = ev.host_pointwise(&inputs, dtype, "lerp", |v| {
-        let p = |x: f64| in_precision(dtype, x);
-        let (start, end, w) = (v[0].to_f64(), v[1].to_f64(), p(v[2].to_f64()));
-        let diff = p(end - start);
-        Scalar::Float(if w.abs() < 0.5 {
-            p(start + p(w * diff))
+        let (start, end, w) = (v[0].to_f64(), v[1].to_f64(), v[2].to_f64());
+        Scalar::Float(if dtype == DType::Float64 {
+            let diff = end - start;
+            if w.abs() < 0.5 {
+                w.mul_add(diff, start)
+            } else {
+                (w - 1.0).mul_add(diff, end)
+            }
         } else {
-            p(end - p(diff * p(1.0 - w)))
+            let (start, end, w) = (start as f32, end as f32, w as f32);
+            let diff = end - start;
+            let r = if w.abs() < 0.5 {
+                w.mul_add(diff, start)
+            } else {
+                (w - 1.0).mul_add(diff, end)
+            };
+            in_precision(dtype, f64::from(r))
         })
     })?;
     ev.deliver_pointwise(call, result, "lerp")
