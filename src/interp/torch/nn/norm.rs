@@ -723,41 +723,13 @@ fn normalize_rows(
     format: MemoryFormat,
 ) -> R<Value> {
     let x = input.borrow().tensor.clone();
+    // On the meta device nothing is computed: no values, no statistics (the node keeps none).
+    let meta = crate::interp::torch::nn::conv::meta_op(ev);
+    let values = norm_rows::host_values(ev, meta, &x);
+    let (w, b) = (ev.optional_values(weight), ev.optional_values(bias));
     let layer = op == "layer_norm";
-    let grad = if layer {
-        &LAYER_NORM_GRAD
-    } else {
-        &GROUP_NORM_GRAD
-    };
-    // `layer_norm`'s mean and rstd keep the input's shape with the normalized dimensions as
-    // 1 (`[2, 6, 1]`); `group_norm`'s are `[N, G]`.
-    let stats_shape: Vec<i64> = if layer {
-        layer_stats_shape(x.shape(), plan.stat_span)
-    } else {
-        let n = x.shape().first().copied().unwrap_or(1).max(1);
-        vec![n, plan.stats as i64 / n]
-    };
-    if crate::interp::torch::nn::conv::meta_op(ev) {
-        // On the meta device nothing is computed: no statistics, no values (the node keeps
-        // none: its backward computes nothing either).
-        let zeros: Vec<f64> = Vec::new();
-        let node = NodeData {
-            grad,
-            plan,
-            mean: &zeros,
-            invstd: &zeros,
-            training: true,
-            batch_kernel: None,
-            stats_shape,
-            kept: [("", None), ("", None)],
-        };
-        return ev.norm_output(op, input, &[], format, node, weight, bias);
-    }
-    let values = ev.nn_read_host(&x);
-    let w = ev.optional_values(weight);
-    let b = ev.optional_values(bias);
     // The node keeps the exact moments (the backward is computed in double).
-    let (mean, var, _) = plan.moments(&values);
+    let (mean, var, _) = norm_rows::moments(meta, &plan, &values);
     let invstd: Vec<f64> = var
         .iter()
         .map(|v| 1.0 / (v.max(0.0) + eps).sqrt())
@@ -773,6 +745,19 @@ fn normalize_rows(
         }
     } else {
         plan.normalize(&values, &mean, &invstd, w.as_deref(), b.as_deref(), x.dtype)
+    };
+    let grad = if op == "layer_norm" {
+        &LAYER_NORM_GRAD
+    } else {
+        &GROUP_NORM_GRAD
+    };
+    // `layer_norm`'s mean and rstd keep the input's shape with the normalized dimensions as
+    // 1 (`[2, 6, 1]`); `group_norm`'s are `[N, G]`.
+    let stats_shape: Vec<i64> = if layer {
+        layer_stats_shape(x.shape(), plan.stat_span)
+    } else {
+        let n = x.shape().first().copied().unwrap_or(1).max(1);
+        vec![n, plan.stats as i64 / n]
     };
     let node = NodeData {
         grad,

@@ -138,6 +138,27 @@ pub(super) fn rows_dtype(dtype: DType) -> bool {
     matches!(dtype, DType::Float32 | DType::Float64)
 }
 
+/// `t`'s values on the host; none on the meta device, where nothing is computed.
+pub(super) fn host_values(
+    ev: &mut crate::interp::Evaluator,
+    meta: bool,
+    t: &crate::core::tensor::Tensor,
+) -> Vec<f64> {
+    if meta {
+        return Vec::new();
+    }
+    ev.nn_read_host(t)
+}
+
+/// `plan`'s exact moments of `x` (mean, variance and count of each group); none on the meta
+/// device, where nothing is computed.
+pub(super) fn moments(meta: bool, plan: &Plan, x: &[f64]) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    if meta {
+        return Default::default();
+    }
+    plan.moments(x)
+}
+
 /// The moments of each statistics group of `plan` (its elements are contiguous in row-major
 /// order), and `rstd`: `1 / sqrt(var + eps)` in the dtype for `layer_norm`, `1 / sqrt(max(var,
 /// 0) + eps)` computed in double and stored in the dtype for `group_norm`.
