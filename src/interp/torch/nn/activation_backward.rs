@@ -5,12 +5,12 @@
 //! precision and rounds once to the gradient's dtype. Entries of `torch.nn.functional` that
 //! several functions share get one formula that reads the node's name.
 
-use crate::core::tensor::Scalar;
+use crate::core::tensor::{DType, Scalar};
 use crate::interp::torch::autograd::backward::unsupported;
 use crate::interp::torch::autograd::formulas::{Backward, Formula};
 use crate::interp::torch::autograd::nodes::NodeQuery;
 use crate::interp::torch::autograd::number;
-use crate::interp::torch::nn::dense_backward::{arg, meta_grad, shape_dtype};
+use crate::interp::torch::nn::dense_backward::{arg, meta_grad, shape_dtype, Host};
 use crate::interp::torch::ops::erf;
 use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
@@ -383,29 +383,39 @@ fn rows(shape: &[i64], dim: usize) -> Vec<Vec<usize>> {
     out
 }
 
+/// What a softmax-family backward reads: its saved `result` and the incoming gradient on the
+/// host, and the gradient's dtype (`grad_dtype`, else the result's). `None`, with `out[0]`
+/// set, where the result is a meta tensor: the gradient is its layout, without values.
+fn result_and_grad(
+    ev: &mut Evaluator,
+    b: &Backward,
+    grad_dtype: Option<DType>,
+    out: &mut [Option<Value>],
+) -> R<Option<(Host, Host, DType)>> {
+    let y = ev.saved_input(b, "result")?;
+    let (shape, y_dtype) = shape_dtype(&y);
+    let dtype = grad_dtype.unwrap_or(y_dtype);
+    if let Some(dx) = meta_grad(ev, &shape, dtype)? {
+        out[0] = Some(dx);
+        return Ok(None);
+    }
+    let (y, g) = (ev.host(&y), ev.host(b.grad));
+    if g.values.len() != y.values.len() {
+        return Err(unsupported(b.node));
+    }
+    Ok(Some((y, g, dtype)))
+}
+
 fn softmax(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     let mut out = b.none();
     if !b.needs(0) {
         return Ok(out);
     }
-    let y = ev.saved_input(b, "result")?;
-    let (shape, y_dtype) = shape_dtype(&y);
     // The gradient has the input's dtype (the node keeps it, not the input).
-    let dtype = b
-        .node
-        .operands
-        .first()
-        .and_then(|o| o.dtype)
-        .unwrap_or(y_dtype);
-    if let Some(dx) = meta_grad(ev, &shape, dtype)? {
-        out[0] = Some(dx);
+    let input_dtype = b.node.operands.first().and_then(|o| o.dtype);
+    let Some((y, g, dtype)) = result_and_grad(ev, b, input_dtype, &mut out)? else {
         return Ok(out);
-    }
-    let y = ev.host(&y);
-    let g = ev.host(b.grad);
-    if g.values.len() != y.values.len() {
-        return Err(unsupported(b.node));
-    }
+    };
     let dim = softmax_dim(b, y.shape.len())?;
     let rows = rows(&y.shape, dim);
     let mut dx = vec![0.0; y.values.len()];
@@ -434,18 +444,9 @@ fn cross_entropy_log_softmax(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<V
     if !b.needs(0) {
         return Ok(out);
     }
-    let y = ev.saved_input(b, "result")?;
-    let (shape, dtype) = shape_dtype(&y);
-    if let Some(dx) = meta_grad(ev, &shape, dtype)? {
-        out[0] = Some(dx);
+    let Some((y, g, dtype)) = result_and_grad(ev, b, None, &mut out)? else {
         return Ok(out);
-    }
-    let y = ev.host(&y);
-    let g = ev.host(b.grad);
-    if g.values.len() != y.values.len() {
-        return Err(unsupported(b.node));
-    }
-    let dtype = y.dtype;
+    };
     let round = |v: f64| dtype.round(Scalar::Float(v)).to_f64();
     let dim = softmax_dim(b, y.shape.len())?;
     let mut dx = g.values.clone();
@@ -465,17 +466,9 @@ fn log_softmax(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     if !b.needs(0) {
         return Ok(out);
     }
-    let y = ev.saved_input(b, "result")?;
-    let (shape, dtype) = shape_dtype(&y);
-    if let Some(dx) = meta_grad(ev, &shape, dtype)? {
-        out[0] = Some(dx);
+    let Some((y, g, dtype)) = result_and_grad(ev, b, None, &mut out)? else {
         return Ok(out);
-    }
-    let y = ev.host(&y);
-    let g = ev.host(b.grad);
-    if g.values.len() != y.values.len() {
-        return Err(unsupported(b.node));
-    }
+    };
     let dim = softmax_dim(b, y.shape.len())?;
     let mut dx = vec![0.0; y.values.len()];
     for row in rows(&y.shape, dim) {
@@ -484,6 +477,6 @@ fn log_softmax(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
             dx[i] = g.values[i] - y.values[i].exp() * sum;
         }
     }
-    out[0] = Some(ev.host_tensor(&y.shape, y.dtype, &dx)?);
+    out[0] = Some(ev.host_tensor(&y.shape, dtype, &dx)?);
     Ok(out)
 }

@@ -187,19 +187,7 @@ pub(crate) fn batched_matmul(ev: &mut Evaluator, a: &Value, b: &Value) -> R<Opti
     let product = ev.method(a3, "bmm", vec![b3])?;
     let mut out_shape = batch.clone();
     out_shape.extend([n, m]);
-    let out = no_grad(ev, |ev| {
-        ev.method(product.clone(), "view", vec![shape_value(&out_shape)])
-    })?;
-    let args: [(&str, &Value); 0] = [];
-    ev.record_grad(
-        GradOp::Named {
-            name: "_unsafe_view",
-            grad: &UNSAFE_VIEW,
-            args: &args,
-        },
-        &[&product],
-        &out,
-    );
+    let out = unsafe_view(ev, &product, &out_shape)?;
     Ok(Some(out))
 }
 
@@ -268,19 +256,7 @@ fn folded_matmul(ev: &mut Evaluator, a: &TensorRef, b: &TensorRef) -> R<Option<V
     } else {
         ev.method(folded, "mv", vec![t2])?
     };
-    let out = no_grad(ev, |ev| {
-        ev.method(product.clone(), "view", vec![shape_value(&out_shape)])
-    })?;
-    let args: [(&str, &Value); 0] = [];
-    ev.record_grad(
-        GradOp::Named {
-            name: "_unsafe_view",
-            grad: &UNSAFE_VIEW,
-            args: &args,
-        },
-        &[&product],
-        &out,
-    );
+    let out = unsafe_view(ev, &product, &out_shape)?;
     if left_larger || !matrix {
         return Ok(Some(out));
     }
@@ -289,6 +265,25 @@ fn folded_matmul(ev: &mut Evaluator, a: &TensorRef, b: &TensorRef) -> R<Option<V
 }
 
 // ----- linear and addmm -----
+
+/// ATen's `_unsafe_view` of a folded product back to the caller's shape: a view with its own
+/// node (`UnsafeViewBackward0`) over the product's.
+fn unsafe_view(ev: &mut Evaluator, product: &Value, shape: &[i64]) -> R<Value> {
+    let out = no_grad(ev, |ev| {
+        ev.method(product.clone(), "view", vec![shape_value(shape)])
+    })?;
+    let args: [(&str, &Value); 0] = [];
+    ev.record_grad(
+        GradOp::Named {
+            name: "_unsafe_view",
+            grad: &UNSAFE_VIEW,
+            args: &args,
+        },
+        &[product],
+        &out,
+    );
+    Ok(out)
+}
 
 /// `F.linear(input, weight, bias=None)`, as ATen's `linear` composes it: `addmm(bias, input,
 /// weight.t())` for a 2-D input; a contiguous input of other rank flattened to 2-D, then its
@@ -363,20 +358,7 @@ fn folded(
     let columns = product.as_tensor().map_or(0, |t| t.shape()[1]);
     let mut out_shape = lead.to_vec();
     out_shape.push(columns);
-    let out = no_grad(ev, |ev| {
-        ev.method(product.clone(), "view", vec![shape_value(&out_shape)])
-    })?;
-    let args: [(&str, &Value); 0] = [];
-    ev.record_grad(
-        GradOp::Named {
-            name: "_unsafe_view",
-            grad: &UNSAFE_VIEW,
-            args: &args,
-        },
-        &[&product],
-        &out,
-    );
-    Ok(out)
+    unsafe_view(ev, &product, &out_shape)
 }
 
 /// `torch.addmm(self, mat1, mat2, *, beta=1, alpha=1)`: `beta * self + alpha * (mat1 @ mat2)`,
