@@ -240,9 +240,26 @@ impl Evaluator {
             return;
         }
         self.accounting.transient += nbytes;
+        if self.accounting.log {
+            let (alive, _, _) = self.alive_bytes();
+            eprintln!("line {}: transient +{nbytes}, alive {alive}", self.accounting.line);
+        }
         // The wrapped number may be saved by the op's node (8 bytes, 16 for a complex).
         self.accounting.wrapped_bound += 16;
         self.measure_peak(0);
+    }
+
+    /// Notes the buffers an ATen op allocates and frees inside itself after what is alive now,
+    /// in order (`+n` allocated, `-n` freed): the most they held at once joins the peak.
+    pub(crate) fn note_kernel_events(&mut self, events: &[i64]) {
+        let mut held = 0i64;
+        let mut most = 0i64;
+        for e in events {
+            held += e;
+            most = most.max(held);
+        }
+        self.note_transient(most as u64);
+        self.end_transient();
     }
 
     /// Runs `f`, whose allocations PyTorch's kernel does not make (the parts of a formula

@@ -250,9 +250,16 @@ impl Evaluator {
                 )));
             }
         }
+        // On the CPU, TensorIterator first copies every input tensor of another dtype to the
+        // common dtype (`.to(common)`, preserving its layout as `empty_like` does); the
+        // copies decide the output's strides and are what the kernel reads.
+        let original_y = y;
+        let x = &self.promote_input(x, common)?;
+        let y = &self.promote_input(y, common)?;
         // A Python number is wrapped in a 0-d tensor (int64, float64, bool or complex128) and,
         // where the op computes in another dtype, cast to it: both buffers live while the
-        // kernel runs (what the allocator sees: the step's peak).
+        // kernel runs (what the allocator sees: the step's peak). The scalar's cast comes
+        // after a tensor's cast (`i * 0.5`: wrapped, i as f32, the scalar as f32, out).
         // (`pow` takes its exponent as a number: nothing is wrapped.)
         for input in [x, y].into_iter().filter(|_| op != BinaryOp::Pow) {
             if let ElementwiseInput::Number(n) = input {
@@ -269,12 +276,6 @@ impl Evaluator {
                 self.note_transient((wrapped.item_size() + cast) as u64);
             }
         }
-        // On the CPU, TensorIterator first copies every input tensor of another dtype to the
-        // common dtype (`.to(common)`, preserving its layout as `empty_like` does); the
-        // copies decide the output's strides and are what the kernel reads.
-        let original_y = y;
-        let x = &self.promote_input(x, common)?;
-        let y = &self.promote_input(y, common)?;
         let out_tensor = match out {
             Some(o) => o.clone(),
             None => {

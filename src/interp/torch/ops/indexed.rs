@@ -624,6 +624,18 @@ impl Evaluator {
             shape = broadcast_shapes(&shape, input.shape()).map_err(ScriptError::Runtime)?;
         }
         self.check_work(numel_of(&shape), "where")?;
+        // ATen's where wraps a number in a 0-d tensor of the result dtype, then copies each
+        // tensor of another dtype to it: all alive while the output is allocated, freed after.
+        for input in [x, y] {
+            let n = match input {
+                ElementwiseInput::Number(_) => 1,
+                ElementwiseInput::Tensor(t) if t.dtype != dtype => {
+                    numel_of(t.shape()).max(0) as u64
+                }
+                ElementwiseInput::Tensor(_) => 0,
+            };
+            self.note_transient(n * dtype.item_size() as u64);
+        }
         let layout_of = |i: &ElementwiseInput| match i {
             ElementwiseInput::Tensor(t) => (t.shape().to_vec(), t.strides().to_vec(), t.dtype),
             ElementwiseInput::Number(_) => (vec![], vec![], dtype),

@@ -2,6 +2,7 @@
 //! `_` forms and `out=`) and `isclose`. Any dtype is read as its truth value; the result is
 //! `bool`, except in place, where the truth values are written in the tensor's own dtype.
 
+use crate::core::tensor::layout::broadcast_shapes;
 use crate::core::tensor::{DType, Scalar, ScriptError};
 use crate::interp::torch::ops::host_pointwise::operand;
 use crate::interp::torch::ops::ElementwiseInput;
@@ -109,6 +110,7 @@ fn isclose(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         d if d.is_floating() => d.round(Scalar::Float(x)).to_f64(),
         _ => x,
     };
+    let (t_shape, o_shape) = (t.shape().to_vec(), other.shape().to_vec());
     let inputs = [ElementwiseInput::Tensor(t), ElementwiseInput::Tensor(other)];
     let result = ev.host_pointwise(&inputs, DType::Bool, "isclose", |v| {
         let (a, b) = (v[0].to_f64(), v[1].to_f64());
@@ -123,5 +125,63 @@ fn isclose(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         };
         Scalar::Bool(close)
     })?;
+    ev.note_kernel_events(&isclose_events(
+        &t_shape, &o_shape, dtype, rtol, atol, equal_nan,
+    ));
     Ok(Value::tensor(result, "isclose", None))
+}
+
+/// The allocator's events inside ATen's `isclose` after its result (`self == other`, bool):
+/// `equal_nan`'s two NaN masks; then, unless both tolerances are 0, `atol + (rtol * other).abs()`
+/// (wrapped numbers and their casts), `(self - other).abs()`, `isfinite` of that (`abs`,
+/// `!= inf`, `== self`, their product) and `<=`, each freed as ATen lets it go. Integer
+/// operands are first copied to the default float dtype.
+pub(crate) fn isclose_events(
+    a: &[i64],
+    b: &[i64],
+    dtype: DType,
+    rtol: f64,
+    atol: f64,
+    equal_nan: bool,
+) -> Vec<i64> {
+    let numel = |s: &[i64]| s.iter().product::<i64>().max(0);
+    let (na, nb) = (numel(a), numel(b));
+    let all = broadcast_shapes(a, b).map_or(na.max(nb), |s| numel(&s));
+    let mut ev = Vec::new();
+    if equal_nan && dtype.is_floating() {
+        ev.extend([na, nb, -na, -nb]);
+    }
+    if rtol == 0.0 && atol == 0.0 {
+        return ev;
+    }
+    let float = if dtype.is_floating() {
+        dtype
+    } else {
+        DType::Float32
+    };
+    let is = float.item_size() as i64;
+    let cast = if float == DType::Float64 { 0 } else { is };
+    let casts = if dtype.is_floating() { 0 } else { na + nb };
+    ev.extend([casts * is]);
+    let scalar = |ev: &mut Vec<i64>, n: i64| ev.extend([8, cast, n * is, -cast, -8]);
+    scalar(&mut ev, nb);
+    ev.push(nb * is);
+    scalar(&mut ev, nb);
+    ev.extend([-nb * is, -nb * is]);
+    ev.extend([all * is, all * is, -all * is]);
+    ev.extend([
+        all * is,
+        8,
+        cast,
+        all,
+        -8,
+        -cast,
+        all,
+        all,
+        -all,
+        -all,
+        -all * is,
+    ]);
+    ev.extend([all, -all, -all, -all * is, -nb * is, -casts * is]);
+    ev
 }

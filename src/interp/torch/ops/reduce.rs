@@ -521,6 +521,14 @@ fn std_var(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         .collect();
     let shape = out_shape(&g.kept, &reduce, keepdim);
     let out = ev.tensor_from_values(&shape, t.dtype, &values, &call.name)?;
+    if matches!(t.dtype, DType::Float32 | DType::Float64) && out.numel() == 1 {
+        // A reduction over every dimension runs `std_var_all_cpu`: `self.mean().item()`
+        // first (a 0-d mean, then its division by the count: a wrapped int64 and its cast).
+        let item = t.dtype.item_size() as u64;
+        ev.note_transient(item);
+        ev.note_transient(8 + item);
+        ev.end_transient();
+    }
     Ok(Value::tensor(out, &call.name, None))
 }
 
@@ -561,6 +569,19 @@ fn allclose(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let equal_nan = call.flag("equal_nan", false);
     let shape = broadcast_shapes(a.shape(), b.shape()).map_err(ScriptError::Runtime)?;
     ev.check_work(numel_of(&shape), "allclose")?;
+    // ATen's allclose is `isclose(...).all().item()`: the bool result, isclose's buffers, the
+    // 1-byte `all`, then the result freed.
+    let mut events = vec![numel_of(&shape)];
+    events.extend(super::logical::isclose_events(
+        a.shape(),
+        b.shape(),
+        a.dtype,
+        rtol,
+        atol,
+        equal_nan,
+    ));
+    events.extend([1, -1]);
+    ev.note_kernel_events(&events);
     let x = ev.engine.values(&broadcast_view(&a, &shape));
     let y = ev.engine.values(&broadcast_view(&b, &shape));
     let close = x.into_iter().zip(y).all(|(p, q)| {
