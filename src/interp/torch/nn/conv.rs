@@ -10,6 +10,7 @@ use crate::core::tensor::{DType, Layout, MemoryFormat, Scalar, ScriptError, Tens
 use crate::interp::torch::autograd::{Grad, GradOp};
 use crate::interp::torch::nn::conv_backward::CONVOLUTION;
 use crate::interp::torch::nn::conv_kernel::{self as kernel, Elem, Geometry};
+use crate::interp::torch::nn::conv_memory;
 use crate::interp::torch::nn::functional::functional;
 use crate::interp::torch::registry::{Forms, OpCall, OpDef};
 use crate::interp::value::Value;
@@ -650,7 +651,13 @@ fn forward(
         add_bias(&mut out, bv.as_deref(), positions as usize);
         out.into_iter().map(Scalar::Int).collect()
     };
-    host_tensor(ev, &out_shape, format, x.dtype, &values, name)
+    if format == MemoryFormat::Contiguous {
+        let bias = bias.is_some_and(|b| b.numel() > 0);
+        conv_memory::begin(ev, x.shape(), w.shape(), &out_shape, x.dtype, bias, p);
+    }
+    let out = host_tensor(ev, &out_shape, format, x.dtype, &values, name);
+    conv_memory::end(ev);
+    out
 }
 
 /// `out[b, c, ...] += bias[c]`.
