@@ -571,6 +571,7 @@ impl Evaluator {
 
     /// ATen's `index`: gathers `t[indices]` into a fresh tensor.
     fn index_gather(&mut self, t: &Tensor, slots: Slots) -> R<Tensor> {
+        let temporaries = index_temporaries(&slots, true);
         let info = self.make_info(t, slots)?;
         let positions = info.positions();
         // Bounds are checked (in order) before anything is allocated.
@@ -580,9 +581,12 @@ impl Evaluator {
         let (src_shape, src_strides) = info.block_dims(t_strides(&info.base));
         let (out_shape, out_strides) = info.result_block_dims();
         let dtype = info.base.dtype;
+        // Alive while the result is allocated (`note_allocated` ends them).
+        self.note_transient(temporaries);
         if positions <= ENGINE_BLOCKS {
             let out =
                 self.empty_strided(&info.result_shape, &info.result_strides, dtype, "index")?;
+            self.end_transient();
             for (p, &offset) in offsets.iter().enumerate() {
                 let src = info.base.with_layout(Layout {
                     shape: src_shape.clone(),
@@ -627,6 +631,7 @@ impl Evaluator {
             }
         }
         let storage = self.allocate_with(bytes, dtype, "index")?;
+        self.end_transient();
         Ok(Tensor {
             storage,
             dtype,
@@ -642,6 +647,30 @@ impl Evaluator {
 /// A tensor's strides (a helper that keeps borrows short).
 fn t_strides(t: &Tensor) -> &[i64] {
     t.strides()
+}
+
+/// The bytes ATen allocates for the indices while it indexes (freed when it is done): a
+/// Python list, range or bool becomes a tensor (int64, or bool for a list of bools), and a
+/// mask's `nonzero` (int64 [k, mask dims]) unless the write is a `masked_fill_`.
+pub(super) fn index_temporaries(slots: &Slots, nonzero: bool) -> u64 {
+    slots
+        .iter()
+        .flatten()
+        .map(|ix| {
+            let made = if ix.source.is_none() {
+                ix.values.len() * ix.dtype.item_size()
+            } else {
+                0
+            };
+            let k = ix.values.iter().filter(|&&v| v != 0).count();
+            let cells = if nonzero && ix.is_mask() {
+                8 * k * ix.shape.len()
+            } else {
+                0
+            };
+            (made + cells) as u64
+        })
+        .sum()
 }
 
 /// Records an advanced index at `dim`, padding the slots of the dims before it.

@@ -158,6 +158,7 @@ impl Evaluator {
                 }
             }
         }
+        self.note_kernel_events(&[super::index_temporaries(&slots, !masked_fill) as i64]);
         let info = self.make_info(dst, slots)?;
         if let PutValue::Tensor(v) = &value {
             if broadcast_shapes(v.shape(), &info.result_shape).as_deref()
