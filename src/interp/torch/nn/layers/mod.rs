@@ -13,6 +13,8 @@ pub(crate) mod linear;
 pub(crate) mod loss;
 pub(crate) mod norm;
 pub(crate) mod rnn;
+pub(crate) mod rnn_loop;
+pub(crate) mod rnn_mkldnn;
 pub(crate) mod transformer;
 
 use std::rc::Rc;

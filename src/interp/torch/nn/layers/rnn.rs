@@ -2,16 +2,15 @@
 //! `RNNCell`, `LSTMCell`, `GRUCell` (on `RNNCellBase`). Their parameters are made in
 //! PyTorch's order (`weight_ih_l0`, `weight_hh_l0`, `bias_ih_l0`, `bias_hh_l0`, then the
 //! `_reverse` direction, then the next layer) and drawn by `reset_parameters` (uniform in
-//! `±1/sqrt(hidden_size)`). The forward pass is ATen's CPU loop (`aten/src/ATen/native/RNN.cpp`)
-//! written with the table's differentiable ops, so autograd follows it: the input projection
-//! of a whole layer at once (`linear(input, w_ih, b_ih)`), then per time step
-//! `gates = linear(h, w_hh, b_hh) + igates` and the cell's formulas; each direction's outputs
-//! stacked, the directions concatenated, dropout between layers in training, `h_n` (and
-//! `c_n`) stacked over layers and directions; `batch_first` transposes in and out.
+//! `±1/sqrt(hidden_size)`). `RNN` and `GRU` run ATen's CPU loop ([`super::rnn_loop`]);
+//! `LSTM` on a float32 CPU input runs as oneDNN's layers ([`super::rnn_mkldnn`]), elsewhere
+//! the loop too. `batch_first` transposes in and out; an unbatched input gets a batch of one.
 
 use std::rc::Rc;
 
 use crate::core::tensor::ScriptError;
+use crate::interp::torch::nn::layers::rnn_loop::{cell, decomposed};
+use crate::interp::torch::nn::layers::rnn_mkldnn;
 use crate::interp::torch::nn::layers::{
     attr, check_device, dtype_arg, fmt, functional, init, int_arg, method, set_attrs, set_parameter,
 };
@@ -135,15 +134,6 @@ pub(crate) static MODULES: &[ModuleDef] = &[
     },
 ];
 
-/// Calls `torch.name(*pos)`.
-fn torch_fn(ev: &mut Evaluator, name: &str, pos: Vec<Value>) -> R<Value> {
-    ev.call(
-        Value::Method(Box::new(Value::Torch), name.into()),
-        pos,
-        vec![],
-    )
-}
-
 /// A bool argument, with `RNNBase`'s type check.
 fn bool_arg(name: &str, v: &Value) -> R<bool> {
     match v {
@@ -224,6 +214,7 @@ fn base_init(ev: &mut Evaluator, o: &Rc<Instance>, mode: &str, args: &[(String, 
     let directions = if bidirectional { 2 } else { 1 };
     let mut flat = Vec::new();
     let mut all = Vec::new();
+    let mut unused = (None, None);
     for layer in 0..num_layers {
         for direction in 0..directions {
             let layer_input = if layer == 0 {
@@ -252,6 +243,11 @@ fn base_init(ev: &mut Evaluator, o: &Rc<Instance>, mode: &str, args: &[(String, 
                 set_parameter(o, &name, Some(p));
                 flat.push(Value::Str(name.clone()));
                 group.push(Value::Str(name));
+            }
+            if !bias {
+                // `b_ih`/`b_hh` are made all the same and dropped when rebound.
+                unused.0 = Some(ev.empty_parameter(&[gate], dtype)?);
+                unused.1 = Some(ev.empty_parameter(&[gate], dtype)?);
             }
             all.push(Value::List(group));
         }
@@ -418,7 +414,7 @@ fn base_forward(
     }
     let batch_first = matches!(attr(o, "batch_first"), Value::Bool(true));
     let batched = rank == 3;
-    let batch_dim = i64::from(batch_first);
+    let batch_dim = if batch_first { 0 } else { 1 };
     let (mut h0, mut c0) = match (&hx, lstm) {
         (Value::None, _) => (None, None),
         (Value::Tuple(items) | Value::List(items), true) if items.len() == 2 => {
@@ -498,79 +494,27 @@ fn base_forward(
         _ => 0.0,
     };
     let training = o.module.borrow().as_ref().is_some_and(|s| s.training);
-    let mut layer_input = input;
-    let (mut hn, mut cn) = (Vec::new(), Vec::new());
-    for layer in 0..layers {
-        let mut outputs = Vec::new();
-        for direction in 0..directions {
-            let index = Value::Int(layer * directions + direction);
-            let suffix = if direction == 1 { "_reverse" } else { "" };
-            let weight = |kind: &str| attr(o, &format!("{kind}_l{layer}{suffix}"));
-            let (w_ih, w_hh, b_ih, b_hh) = (
-                weight("weight_ih"),
-                weight("weight_hh"),
-                weight("bias_ih"),
-                weight("bias_hh"),
-            );
-            let mut h = method(ev, &h0, "select", vec![Value::Int(0), index.clone()])?;
-            let mut c = match &c0 {
-                Some(c) => Some(method(ev, c, "select", vec![Value::Int(0), index])?),
-                None => None,
-            };
-            let igates = functional(ev, "linear", vec![layer_input.clone(), w_ih, b_ih], vec![])?;
-            let mut outs = Vec::new();
-            let order: Vec<i64> = if direction == 1 {
-                (0..steps).rev().collect()
-            } else {
-                (0..steps).collect()
-            };
-            for t in order {
-                let x = method(ev, &igates, "select", vec![Value::Int(0), Value::Int(t)])?;
-                let hgates = functional(
-                    ev,
-                    "linear",
-                    vec![h.clone(), w_hh.clone(), b_hh.clone()],
-                    vec![],
-                )?;
-                let (nh, nc) = cell(ev, &mode, &x, &hgates, &h, c.as_ref())?;
-                h = nh;
-                c = nc;
-                outs.push(h.clone());
-            }
-            if direction == 1 {
-                outs.reverse();
-            }
-            outputs.push(torch_fn(
-                ev,
-                "stack",
-                vec![Value::List(outs), Value::Int(0)],
-            )?);
-            hn.push(h);
-            if let Some(c) = c {
-                cn.push(c);
-            }
+    let weights = |layer: i64, direction: i64| {
+        let suffix = if direction == 1 { "_reverse" } else { "" };
+        let weight = |kind: &str| attr(o, &format!("{kind}_l{layer}{suffix}"));
+        rnn_mkldnn::Weights {
+            w_ih: weight("weight_ih"),
+            w_hh: weight("weight_hh"),
+            b_ih: weight("bias_ih"),
+            b_hh: weight("bias_hh"),
         }
-        let mut output = if outputs.len() == 1 {
-            outputs.remove(0)
-        } else {
-            torch_fn(ev, "cat", vec![Value::List(outputs), Value::Int(2)])?
-        };
-        if dropout != 0.0 && training && layer < layers - 1 {
-            output = functional(
-                ev,
-                "dropout",
-                vec![output, Value::Float(dropout), Value::Bool(true)],
-                vec![],
+    };
+    let (mut output, mut h_n, mut c_n) = match &c0 {
+        Some(c) if rnn_mkldnn::applies(ev, &input) => {
+            let (output, h_n, c_n) = rnn_mkldnn::forward(
+                ev, input, &h0, c, layers, directions, dropout, training, &weights,
             )?;
+            (output, h_n, Some(c_n))
         }
-        layer_input = output;
-    }
-    let mut output = layer_input;
-    let mut h_n = torch_fn(ev, "stack", vec![Value::List(hn), Value::Int(0)])?;
-    let mut c_n = if lstm {
-        Some(torch_fn(ev, "stack", vec![Value::List(cn), Value::Int(0)])?)
-    } else {
-        None
+        _ => {
+            let shape = (layers, directions, steps, dropout, training);
+            decomposed(ev, &mode, input, &h0, c0.as_ref(), shape, &weights)?
+        }
     };
     if batch_first {
         output = method(ev, &output, "transpose", vec![Value::Int(0), Value::Int(1)])?;
@@ -589,60 +533,6 @@ fn base_forward(
             None => h_n,
         },
     ]))
-}
-
-/// One time step of a cell from its input gates `x` (`linear(input, w_ih, b_ih)`) and hidden
-/// gates `hg` (`linear(h, w_hh, b_hh)`), as ATen's `SimpleCell`, `LSTMCell` and `GRUCell`
-/// compute it: the new `h` (and `c` for an LSTM).
-fn cell(
-    ev: &mut Evaluator,
-    mode: &str,
-    x: &Value,
-    hg: &Value,
-    h: &Value,
-    c: Option<&Value>,
-) -> R<(Value, Option<Value>)> {
-    let chunk = |ev: &mut Evaluator, t: &Value, n: i64| -> R<Vec<Value>> {
-        match method(ev, t, "chunk", vec![Value::Int(n), Value::Int(1)])? {
-            Value::Tuple(items) | Value::List(items) if items.len() == n as usize => Ok(items),
-            _ => Err(ScriptError::Runtime("RNN: the gates did not split".into())),
-        }
-    };
-    match (mode, c) {
-        ("LSTM", Some(c)) => {
-            let gates = method(ev, hg, "add", vec![x.clone()])?;
-            let g = chunk(ev, &gates, 4)?;
-            let i = method(ev, &g[0], "sigmoid", vec![])?;
-            let f = method(ev, &g[1], "sigmoid", vec![])?;
-            let cell = method(ev, &g[2], "tanh", vec![])?;
-            let o = method(ev, &g[3], "sigmoid", vec![])?;
-            let fc = method(ev, &f, "mul", vec![c.clone()])?;
-            let ig = method(ev, &i, "mul", vec![cell])?;
-            let cy = method(ev, &fc, "add", vec![ig])?;
-            let tc = method(ev, &cy, "tanh", vec![])?;
-            let hy = method(ev, &o, "mul", vec![tc])?;
-            Ok((hy, Some(cy)))
-        }
-        ("GRU", _) => {
-            let xi = chunk(ev, x, 3)?;
-            let hh = chunk(ev, hg, 3)?;
-            let r0 = method(ev, &hh[0], "add", vec![xi[0].clone()])?;
-            let r = method(ev, &r0, "sigmoid", vec![])?;
-            let z0 = method(ev, &hh[1], "add", vec![xi[1].clone()])?;
-            let z = method(ev, &z0, "sigmoid", vec![])?;
-            let rn = method(ev, &hh[2], "mul", vec![r])?;
-            let n0 = method(ev, &xi[2], "add", vec![rn])?;
-            let n = method(ev, &n0, "tanh", vec![])?;
-            let d = method(ev, h, "sub", vec![n.clone()])?;
-            let dz = method(ev, &d, "mul", vec![z])?;
-            Ok((method(ev, &dz, "add", vec![n])?, None))
-        }
-        (mode, _) => {
-            let pre = method(ev, hg, "add", vec![x.clone()])?;
-            let act = if mode == "RNN_RELU" { "relu" } else { "tanh" };
-            Ok((method(ev, &pre, act, vec![])?, None))
-        }
-    }
 }
 
 /// `RNNCellBase.__init__`: the attributes, `weight_ih`, `weight_hh`, `bias_ih`, `bias_hh`
