@@ -1,5 +1,6 @@
 //! Where a model's memory goes, measured against real PyTorch 2.15:
-//! `tests/fixtures/memory/memory.torch.jsonl` (`memory-<name>`), the scripts of
+//! `tests/fixtures/memory/memory.torch.jsonl` (`memory-<name>`; and the other recorded sets of
+//! that folder, `attention.torch.jsonl` from `tools/oracle/attention/`), the scripts of
 //! `tools/oracle/memory/<name>.py` (parameter counting by formula and by `numel()`, the issue's
 //! `Linear(100, 200) → ReLU → Linear(200, 10)` with `nn.ReLU()` and `nn.ReLU(inplace=True)`,
 //! training steps with SGD momentum, Adam and AdamW, `zero_grad`, `torch.no_grad()`,
@@ -224,7 +225,20 @@ fn compare_memory(case: &Value, got: Option<&Value>) -> (Figures, Vec<String>) {
 /// Every recorded script: per-script and total figures, each total above its floor.
 #[test]
 fn memory_accounting_matches_pytorch() {
-    let cases = common::read_cases(&common::fixture("memory/memory.torch.jsonl"));
+    // The course scripts, then every other recorded set beside them (attention, recurrent).
+    let dir = common::fixture("memory");
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.retain(|p| {
+        p.to_str().is_some_and(|s| s.ends_with(".torch.jsonl"))
+            && !p.ends_with("memory.torch.jsonl")
+    });
+    files.sort();
+    let mut cases = common::read_cases(&dir.join("memory.torch.jsonl"));
+    for f in &files {
+        cases.extend(common::read_cases(f));
+    }
     assert!(
         cases.len() >= MIN_CASES,
         "only {} cases in the memory fixture",

@@ -481,6 +481,35 @@ impl Evaluator {
         matches!(out, Value::Tensor(o) if o.try_borrow().is_ok_and(|o| o.grad_fn.is_some()))
     }
 
+    /// Gives the node recorded on `out` the name PyTorch gives the ATen overload that ran
+    /// (`MulBackward1` for `mul(Tensor, Scalar)` called from C++, `SafeSoftmaxBackward0`):
+    /// the same operands, formula and saved tensors under another name.
+    pub(crate) fn rename_node(&mut self, out: &Value, name: &str) {
+        let Value::Tensor(t) = out else {
+            return;
+        };
+        let Ok(mut object) = t.try_borrow_mut() else {
+            return;
+        };
+        let Some(node) = object.grad_fn.take() else {
+            return;
+        };
+        let renamed = GradNode {
+            name: name.into(),
+            formula: node.formula,
+            operands: node.operands.clone(),
+            result: node.result.clone(),
+            args: node.args.clone(),
+            out_dtype: node.out_dtype,
+            out_shape: node.out_shape.clone(),
+            freed: Cell::new(node.freed.get()),
+            seq: node.seq,
+            custom: node.custom.clone(),
+            extras: node.extras.clone(),
+        };
+        object.grad_fn = Some(GradNode::shared(renamed));
+    }
+
     /// An operand as a node keeps it.
     fn grad_operand(&mut self, v: &Value, save: bool) -> Operand {
         match v {

@@ -306,6 +306,12 @@ fn saved_slots(node: &GradNode) -> Vec<(&'static str, Slot)> {
             ("other", when(needs(0), Slot::Operand(1))),
             ("self", when(needs(1), Slot::Operand(0))),
         ],
+        // `mul(Tensor, Scalar)` from C++ keeps the number, not a tensor.
+        "MulBackward1" => vec![("other", number(1)), ("self", Slot::Plain(Value::None))],
+        "ScaledDotProductFlashAttentionForCpuBackward0" => generic_slots(node)
+            .into_iter()
+            .map(|(name, slot)| (if name == "result" { "output" } else { name }, slot))
+            .collect(),
         "DivBackward0" => vec![
             ("other", Slot::Operand(1)),
             ("self", when(needs(1), Slot::Operand(0))),

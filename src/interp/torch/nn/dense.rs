@@ -321,7 +321,8 @@ fn linear(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     } else {
         ev.binary(BinOp::MatMul, input, wt)?
     };
-    ev.binary(BinOp::Add, product, bias)
+    // ATen adds the bias in place (`output.add_(bias)`): no second output.
+    ev.method(product, "add_", vec![bias])
 }
 
 pub(super) fn no_input() -> ScriptError {
@@ -511,19 +512,12 @@ fn embedding(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         let norm_type = crate::interp::torch::nn::functional::number(call, "norm_type", 2.0);
         renorm_rows(ev, &w, &index, max_norm, norm_type)?;
     }
-    let flat = Value::tensor(
-        ev.tensor_from_values(
-            &[index.len() as i64],
-            DType::Int64,
-            &index.iter().map(|&i| Scalar::Int(i)).collect::<Vec<_>>(),
-            "embedding",
-        )?,
-        "embedding",
-        None,
-    );
     let mut shape = indices.shape().to_vec();
     shape.push(w.shape()[1]);
     no_grad(ev, |ev| {
+        // ATen's embedding: `weight.index_select(0, indices.reshape(-1))` (a view of
+        // contiguous indices: only the result is allocated).
+        let flat = ev.method(Value::Tensor(input), "reshape", vec![Value::Int(-1)])?;
         let rows = ev.method(
             Value::Tensor(weight),
             "index_select",

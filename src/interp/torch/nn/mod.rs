@@ -1,6 +1,7 @@
 //! `torch.nn`: the functional API (entries of the op table) and the layers built on it.
 
 pub(crate) mod activation_backward;
+pub(crate) mod attention;
 pub(crate) mod conv;
 mod conv_backward;
 mod conv_kernel;

@@ -120,7 +120,7 @@ fn channels_last_moments(x: &[f64], plan: &Plan, dtype: DType) -> (Vec<f64>, Vec
 
 /// ATen's CPU thread count where PyTorch was recorded (`torch.get_num_threads()`): the
 /// channels-last reductions sum one partial per thread of `at::parallel_for`.
-const ATEN_THREADS: usize = 2;
+pub(crate) const ATEN_THREADS: usize = 2;
 
 /// The rows `[begin, end)` each thread of `at::parallel_for(0, rows, 1)` takes.
 fn thread_chunks(rows: usize) -> Vec<(usize, usize)> {

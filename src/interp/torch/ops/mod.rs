@@ -81,6 +81,7 @@ pub(crate) static FAMILIES: &[&[OpDef]] = &[
     einsum::OPS,
     shape_helpers::OPS,
     crate::interp::torch::nn::functional::OPS,
+    crate::interp::torch::nn::attention::OPS,
     crate::interp::torch::nn::conv::OPS,
     crate::interp::torch::nn::pool::OPS,
     crate::interp::torch::nn::losses::OPS,

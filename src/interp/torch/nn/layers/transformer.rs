@@ -315,23 +315,23 @@ fn attention(
         });
     }
     let bias = attr(o, "in_proj_bias");
-    let biases = if matches!(bias, Value::None) {
+    let biases = if matches!(bias, Value::None)
+        || matches!(attr(o, "_qkv_same_embed_dim"), Value::Bool(true))
+    {
         vec![Value::None; 3]
     } else {
         as_list(method(ev, &bias, "chunk", vec![Value::Int(3)])?)
     };
     let (q, k, v) = if matches!(attr(o, "_qkv_same_embed_dim"), Value::Bool(true)) {
-        let w = attr(o, "in_proj_weight");
-        let ws = as_list(method(ev, &w, "chunk", vec![Value::Int(3)])?);
-        let lin = |ev: &mut Evaluator, x: &Value, i: usize| {
-            functional(
-                ev,
-                "linear",
-                vec![x.clone(), ws[i].clone(), biases[i].clone()],
-                vec![],
-            )
-        };
-        (lin(ev, &query, 0)?, lin(ev, &key, 1)?, lin(ev, &value, 2)?)
+        in_projection_packed(
+            ev,
+            &query,
+            &key,
+            &value,
+            &attr(o, "in_proj_weight"),
+            &bias,
+            embed,
+        )?
     } else {
         let lin = |ev: &mut Evaluator, x: &Value, w: &str, i: usize| {
             functional(
@@ -361,6 +361,40 @@ fn attention(
     let k = heads_view(ev, &k)?;
     let v = heads_view(ev, &v)?;
     let src = shape(&k)[1];
+    let p = match attr(o, "dropout") {
+        Value::Float(f) if training(o) => f,
+        _ => 0.0,
+    };
+    if !need_weights {
+        // `scaled_dot_product_attention` on `(N, heads, L, head_dim)` views.
+        let split = |ev: &mut Evaluator, x: &Value, len: i64| {
+            let dims = [bsz, heads, len, head_dim].map(Value::Int).to_vec();
+            method(ev, x, "view", dims)
+        };
+        let (q, k, v) = (
+            split(ev, &q, tgt)?,
+            split(ev, &k, src)?,
+            split(ev, &v, src)?,
+        );
+        let attended = functional(
+            ev,
+            "scaled_dot_product_attention",
+            vec![q, k, v, Value::None, Value::Float(p)],
+            vec![],
+        )?;
+        let perm = [2, 0, 1, 3].map(Value::Int).to_vec();
+        let mut out = method(ev, &attended, "permute", perm)?;
+        drop(attended);
+        out = method(ev, &out, "contiguous", vec![])?;
+        out = method(
+            ev,
+            &out,
+            "view",
+            vec![Value::Int(bsz * tgt), Value::Int(embed)],
+        )?;
+        let out = project_out(ev, o, out, tgt, bsz, embed)?;
+        return finish(ev, out, Value::None, batched, batch_first);
+    }
     let scale = Value::Float((1.0 / head_dim as f64).sqrt());
     let q_scaled = method(ev, &q, "mul", vec![scale])?;
     let kt = method(ev, &k, "transpose", vec![Value::Int(-2), Value::Int(-1)])?;
@@ -371,35 +405,21 @@ fn attention(
         vec![scores],
         vec![("dim".into(), Value::Int(-1))],
     )?;
-    let p = match attr(o, "dropout") {
-        Value::Float(f) => f,
-        _ => 0.0,
-    };
-    if p > 0.0 && training(o) {
+    if p > 0.0 {
         weights = functional(ev, "dropout", vec![weights, Value::Float(p)], vec![])?;
     }
-    let out = torch_fn(ev, "bmm", vec![weights.clone(), v])?;
-    let out = method(ev, &out, "transpose", vec![Value::Int(0), Value::Int(1)])?;
-    let out = method(ev, &out, "contiguous", vec![])?;
-    let out = method(
+    // One binding rebound, as Python rebinds `attn_output`: each value dies with its name.
+    let mut out = torch_fn(ev, "bmm", vec![weights.clone(), v])?;
+    out = method(ev, &out, "transpose", vec![Value::Int(0), Value::Int(1)])?;
+    out = method(ev, &out, "contiguous", vec![])?;
+    out = method(
         ev,
         &out,
         "view",
         vec![Value::Int(tgt * bsz), Value::Int(embed)],
     )?;
-    let proj = child(o, "out_proj");
-    let (w, b) = match &proj {
-        Value::Instance(p) => (attr(p, "weight"), attr(p, "bias")),
-        _ => (Value::None, Value::None),
-    };
-    let out = functional(ev, "linear", vec![out, w, b], vec![])?;
-    let mut out = method(
-        ev,
-        &out,
-        "view",
-        vec![Value::Int(tgt), Value::Int(bsz), Value::Int(embed)],
-    )?;
-    let mut weights = if need_weights {
+    let out = project_out(ev, o, out, tgt, bsz, embed)?;
+    let weights = if need_weights {
         let dims = vec![
             Value::Int(bsz),
             Value::Int(heads),
@@ -419,13 +439,121 @@ fn attention(
     } else {
         Value::None
     };
+    finish(ev, out, weights, batched, batch_first)
+}
+
+/// `_in_projection_packed`: self-attention (query, key and value the same tensor) runs one
+/// `linear` with the packed weight and splits a contiguous `(3, L, N, E)` copy; key the same
+/// as value runs two (`q`, then `kv` split the same way); otherwise three, with the weight's
+/// chunks.
+fn in_projection_packed(
+    ev: &mut Evaluator,
+    q: &Value,
+    k: &Value,
+    v: &Value,
+    w: &Value,
+    b: &Value,
+    embed: i64,
+) -> R<(Value, Value, Value)> {
+    // `proj.unflatten(-1, (n, E)).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()`.
+    let packed = |ev: &mut Evaluator, proj: Value, n: i64| -> R<Vec<Value>> {
+        let sizes = Value::Tuple(vec![Value::Int(n), Value::Int(embed)]);
+        let x = method(ev, &proj, "unflatten", vec![Value::Int(-1), sizes])?;
+        drop(proj);
+        let x = method(ev, &x, "unsqueeze", vec![Value::Int(0)])?;
+        let x = method(ev, &x, "transpose", vec![Value::Int(0), Value::Int(-2)])?;
+        let x = method(ev, &x, "squeeze", vec![Value::Int(-2)])?;
+        let x = method(ev, &x, "contiguous", vec![])?;
+        (0..n)
+            .map(|i| ev.get_item(x.clone(), &Value::Int(i)))
+            .collect()
+    };
+    let pieces = |ev: &mut Evaluator, x: &Value, how: &str, arg: Value| -> R<Vec<Value>> {
+        if matches!(x, Value::None) {
+            return Ok(vec![Value::None; 3]);
+        }
+        Ok(as_list(method(ev, x, how, vec![arg])?))
+    };
+    if same_tensor(k, v) {
+        if same_tensor(q, k) {
+            let proj = functional(ev, "linear", vec![q.clone(), w.clone(), b.clone()], vec![])?;
+            let mut qkv = packed(ev, proj, 3)?.into_iter();
+            let mut next = || qkv.next().unwrap_or(Value::None);
+            return Ok((next(), next(), next()));
+        }
+        let split = Value::List(vec![Value::Int(embed), Value::Int(2 * embed)]);
+        let ws = pieces(ev, w, "split", split.clone())?;
+        let bs = pieces(ev, b, "split", split)?;
+        let get = |v: &[Value], i: usize| v.get(i).cloned().unwrap_or(Value::None);
+        let q_proj = functional(
+            ev,
+            "linear",
+            vec![q.clone(), get(&ws, 0), get(&bs, 0)],
+            vec![],
+        )?;
+        let kv = functional(
+            ev,
+            "linear",
+            vec![k.clone(), get(&ws, 1), get(&bs, 1)],
+            vec![],
+        )?;
+        let mut kv = packed(ev, kv, 2)?.into_iter();
+        let mut next = || kv.next().unwrap_or(Value::None);
+        return Ok((q_proj, next(), next()));
+    }
+    let ws = pieces(ev, w, "chunk", Value::Int(3))?;
+    let bs = pieces(ev, b, "chunk", Value::Int(3))?;
+    let get = |v: &[Value], i: usize| v.get(i).cloned().unwrap_or(Value::None);
+    let lin = |ev: &mut Evaluator, x: &Value, i: usize| {
+        functional(
+            ev,
+            "linear",
+            vec![x.clone(), get(&ws, i), get(&bs, i)],
+            vec![],
+        )
+    };
+    Ok((lin(ev, q, 0)?, lin(ev, k, 1)?, lin(ev, v, 2)?))
+}
+
+/// The output projection of `(L * N, E)` rows, viewed back as `(L, N, E)`.
+fn project_out(
+    ev: &mut Evaluator,
+    o: &Rc<Instance>,
+    out: Value,
+    tgt: i64,
+    bsz: i64,
+    embed: i64,
+) -> R<Value> {
+    let proj = child(o, "out_proj");
+    let (w, b) = match &proj {
+        Value::Instance(p) => (attr(p, "weight"), attr(p, "bias")),
+        _ => (Value::None, Value::None),
+    };
+    let out = functional(ev, "linear", vec![out, w, b], vec![])?;
+    method(
+        ev,
+        &out,
+        "view",
+        vec![Value::Int(tgt), Value::Int(bsz), Value::Int(embed)],
+    )
+}
+
+/// The module's return: `(output, weights)`, unbatched or batch-first as the input was.
+fn finish(
+    ev: &mut Evaluator,
+    mut out: Value,
+    mut weights: Value,
+    batched: bool,
+    batch_first: bool,
+) -> R<Value> {
+    let t01 = vec![Value::Int(1), Value::Int(0)];
     if !batched {
         out = method(ev, &out, "squeeze", vec![Value::Int(1)])?;
-        if need_weights {
+        if !matches!(weights, Value::None) {
             weights = method(ev, &weights, "squeeze", vec![Value::Int(0)])?;
         }
     } else if batch_first {
-        out = method(ev, &out, "transpose", t01())?;
+        out = method(ev, &out, "transpose", t01)?;
     }
     Ok(Value::Tuple(vec![out, weights]))
 }
