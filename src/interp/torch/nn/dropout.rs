@@ -221,8 +221,17 @@ fn dropout_noise(
             }
         })
         .collect();
-    let fresh = ev.tensor_from_values(&layout.shape, dtype, &values, "dropout")?;
+    // (The values reach the noise's layout through a host copy ATen does not make.)
+    let fresh =
+        ev.uncounted(|ev| ev.tensor_from_values(&layout.shape, dtype, &values, "dropout"))?;
     let noise = ev.empty_strided(&layout.shape, &layout.strides, dtype, "dropout")?;
     ev.copy_into(&noise, &fresh, false)?;
+    // `noise.div_(1 - p)`: the wrapped float64 and its cast to the noise's dtype.
+    let cast = if dtype == DType::Float64 {
+        0
+    } else {
+        dtype.item_size()
+    };
+    ev.note_kernel_events(&[8 + cast as i64]);
     Ok(Value::tensor(noise, "dropout", None))
 }

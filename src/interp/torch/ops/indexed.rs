@@ -290,6 +290,10 @@ fn index_select(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     } else {
         ev.index_select_values(&t, d, &idx, "index_select")?
     };
+    if !index.layout.is_contiguous() {
+        // The CPU kernel reads a contiguous copy of the index (after the result).
+        ev.note_kernel_events(&[(index.numel().max(0) as usize * index.dtype.item_size()) as i64]);
+    }
     let result = ev.write_out(out.as_ref(), result)?;
     Ok(result_value(out, result, "index_select", Some(t.storage)))
 }
