@@ -1,6 +1,6 @@
 //! Where a model's memory goes, measured against real PyTorch 2.15:
 //! `tests/fixtures/memory/memory.torch.jsonl` (`memory-<name>`; and the other recorded sets of
-//! that folder, `attention.torch.jsonl` from `tools/oracle/attention/`), the scripts of
+//! that folder, recorded by `tools/oracle/memory_sets/record.sh SET`: `attention`, `nn_utils`), the scripts of
 //! `tools/oracle/memory/<name>.py` (parameter counting by formula and by `numel()`, the issue's
 //! `Linear(100, 200) → ReLU → Linear(200, 10)` with `nn.ReLU()` and `nn.ReLU(inplace=True)`,
 //! training steps with SGD momentum, Adam and AdamW, `zero_grad`, `torch.no_grad()`,

@@ -32,6 +32,8 @@ impl Evaluator {
         match (module, name) {
             ("torch.nn", "functional") => Ok(Value::Module("torch.nn.functional".into())),
             ("torch.nn", "init") => Ok(Value::Module("torch.nn.init".into())),
+            ("torch.nn", "utils") => Ok(Value::Module("torch.nn.utils".into())),
+            ("torch.nn.utils", n) if crate::interp::torch::nn::NN_UTILS.contains(&n) => method(),
             ("torch.nn.init", n) if crate::interp::torch::nn::init::is_init(n) => method(),
             ("torch.nn", "Parameter") => method(),
             ("torch.optim" | "torch.optim.lr_scheduler", n)
@@ -103,6 +105,7 @@ impl Evaluator {
                 "module 'torch.nn' has no attribute '{name}'"
             ))),
             "torch.nn.init" => self.call_nn_init(name, &pos, &kw),
+            "torch.nn.utils" => self.call_nn_utils(name, pos, kw),
             "torch.nn.functional" => {
                 self.call_table_functional(name, &pos, &kw)
                     .unwrap_or_else(|| {

@@ -2,6 +2,7 @@
 
 pub(crate) mod activation_backward;
 pub(crate) mod attention;
+mod clip;
 pub(crate) mod conv;
 mod conv_backward;
 mod conv_kernel;
@@ -23,3 +24,5 @@ pub(crate) mod pool;
 mod pool_adaptive;
 mod pool_backward;
 mod pool_kernel;
+
+pub(crate) use clip::NN_UTILS;

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Regenerates tests/fixtures/memory/SET.torch.jsonl from the scripts of
+# tools/oracle/memory_sets/SET/*.py, recorded from real PyTorch 2.15 with
+# tools/oracle/record.py --memory (tests/memory_oracle.rs reads every set of that folder).
+# Sets: attention (F.scaled_dot_product_attention's two CPU paths, nn.MultiheadAttention's
+# projections, a nanoGPT-style attention block), nn_utils (gradient clipping, parameter
+# vectors).  Needs a Python with torch 2.15 (PY, default /work/torchenv/venv/bin/python);
+# never in CI.
+#
+#   tools/oracle/memory_sets/record.sh SET
+set -euo pipefail
+set_name=${1:?usage: record.sh SET}
+cd "$(dirname "$0")/../../.."
+PY=${PY:-/work/torchenv/venv/bin/python}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$PY" - "$tmp/in.jsonl" "$set_name" <<'PYEOF'
+import glob, json, os, sys
+with open(sys.argv[1], "w") as out:
+    for path in sorted(glob.glob(f"tools/oracle/memory_sets/{sys.argv[2]}/*.py")):
+        name = os.path.basename(path)[:-3]
+        out.write(json.dumps({"id": f"{sys.argv[2]}-{name}", "script": open(path).read().rstrip("\n")}) + "\n")
+PYEOF
+"$PY" tools/oracle/record.py --memory --drop-nonfinite "$tmp/in.jsonl" \
+    "tests/fixtures/memory/$set_name.torch.jsonl" 2> >(grep -v '^USDT\|^ERROR:.*gpuGetDeviceCount' >&2)
