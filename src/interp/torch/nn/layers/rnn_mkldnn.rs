@@ -14,6 +14,8 @@
 //! (`rnn_utils::set_offsets`, page-aligned parts; measured on 32 shapes with
 //! torch 2.15: all equal).
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::core::tensor::{DType, MemoryFormat, Scalar, ScriptError, Tensor};
@@ -112,6 +114,22 @@ fn forward_buffers(seq: i64, batch: i64, i: i64, h: i64) -> Vec<i64> {
     }
     out.push(scratch_bytes(seq, batch, h, batch < 128));
     out
+}
+
+/// The inference forward's buffers (under `no_grad`): the weights in the blocked layout of
+/// the brgemm kernels (the gates padded to 128) and the scratchpad, which holds the states
+/// then (no workspace), plus 4952 bytes of bookkeeping (5112 when `i == h`).
+fn inference_buffers(seq: i64, batch: i64, i: i64, h: i64) -> Vec<i64> {
+    let gates = (4 * h + 127) / 128 * 128;
+    let parts = [
+        2 * (seq + 1) * batch * good_ld(i.max(h)) * 4,
+        2 * (seq + 1) * batch * h * 4,
+        batch * good_ld(4 * h) * 4,
+        batch * good_ld(h) * 4,
+    ];
+    let space = page(parts.iter().fold(0, |off, s| page(off) + s));
+    let books = if i == h { 5112 } else { 4952 };
+    vec![i * gates * 4, h * gates * 4, space + books]
 }
 
 /// The backward's buffers inside oneDNN: the weights as `ldgoi` with a good leading
@@ -312,7 +330,12 @@ fn layer_forward(
         None
     };
     let mut inside = Vec::new();
-    for n in forward_buffers(seq, batch, i, h) {
+    let sizes = if grad {
+        forward_buffers(seq, batch, i, h)
+    } else {
+        inference_buffers(seq, batch, i, h)
+    };
+    for n in sizes {
         inside.push(buffer(ev, n)?);
     }
     drop(inside);
@@ -545,28 +568,53 @@ fn backward_tensors(
     Ok(vec![gx, gw1, gw2, gb, gb2, ghx, gcx])
 }
 
+/// Host values of an incoming gradient, and whether ATen would copy it (not contiguous).
 fn grad_values(ev: &mut Evaluator, g: &Value) -> (Vec<f64>, bool) {
     match g.as_tensor() {
         Some(t) => {
-            let contiguous = t.layout.is_contiguous();
-            (host(ev, &t), contiguous)
+            let copied = !t.layout.is_contiguous();
+            (host(ev, &t), copied)
         }
         None => (vec![], true),
     }
 }
 
+thread_local! {
+    /// The gradients `hy`'s and `cy`'s nodes left for their layer's output node, by that
+    /// node's address, until it runs (what PyTorch's engine buffers for its one node).
+    static STASH: RefCell<HashMap<usize, [Option<Value>; 2]>> = RefCell::new(HashMap::new());
+}
+
+fn node_key(node: &GradNode) -> usize {
+    node as *const GradNode as usize
+}
+
+/// `mkldnn_rnn_layer_backward` with the gradients of the output (this node's), `hy` and `cy`
+/// (left by their nodes, which run first): ATen's contiguous copies (or zeros for a missing
+/// one) come first, then its buffers and the gradients.
 fn layer_backward(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     let s = saved_values(ev, b.node)?;
     let reverse = matches!(b.arg("reverse"), Some(Value::Bool(true)));
-    let (gy, contiguous) = grad_values(ev, &b.g());
     let state = (s.batch * s.h * 4) as i64;
     let out_bytes = (s.seq * s.batch * s.h * 4) as i64;
+    let (gy, copied) = grad_values(ev, &b.g());
     let mut made = Vec::new();
-    if !contiguous {
+    if copied {
         made.push(out_bytes);
     }
-    made.extend([state, state]);
-    let grads = bptt(&s, reverse, &gy, &[], &[]);
+    let mut states = Vec::new();
+    let stash = STASH.with(|m| m.borrow_mut().remove(&node_key(b.node)));
+    for g in stash.unwrap_or_default() {
+        let (g, copied) = match g {
+            Some(g) => grad_values(ev, &g),
+            None => (vec![], true),
+        };
+        if copied {
+            made.push(state);
+        }
+        states.push(g);
+    }
+    let grads = bptt(&s, reverse, &gy, &states[0], &states[1]);
     let out = backward_tensors(ev, &s, grads, &made)?;
     Ok(out
         .into_iter()
@@ -575,13 +623,19 @@ fn layer_backward(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
         .collect())
 }
 
+/// `hy`'s (`which` 1) or `cy`'s (`which` 2) node: leaves its gradient with the output's
+/// node, and sends that node a zero gradient (a stride-0 view, which ATen's `zeros_like`
+/// then stands for) so that it runs when the output itself got none.
 fn state_backward(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
-    let layer: Option<Rc<GradNode>> = b
+    let out = b
         .node
         .operands
         .first()
-        .and_then(|o| o.tracked.as_ref())
-        .and_then(|t| t.try_borrow().ok().and_then(|t| t.grad_fn.clone()));
+        .and_then(|o| o.tracked.clone())
+        .ok_or_else(|| {
+            ScriptError::Runtime("mkldnn_rnn_layer_backward: the output is missing".into())
+        })?;
+    let layer: Option<Rc<GradNode>> = out.try_borrow().ok().and_then(|t| t.grad_fn.clone());
     let Some(layer) = layer else {
         return Err(ScriptError::Runtime(
             "mkldnn_rnn_layer_backward: the layer's node is missing".into(),
@@ -590,39 +644,17 @@ fn state_backward(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     if layer.freed.get() {
         return Err(ScriptError::Runtime(FREED.into()));
     }
-    let s = saved_values(ev, &layer)?;
-    let reverse = matches!(b.arg("reverse"), Some(Value::Bool(true)));
-    let which = match b.arg("which") {
-        Some(Value::Int(w)) => *w,
-        _ => 1,
-    };
-    let (g, contiguous) = grad_values(ev, &b.g());
-    let state = (s.batch * s.h * 4) as i64;
-    let out_bytes = (s.seq * s.batch * s.h * 4) as i64;
-    let mut made = vec![out_bytes];
-    if which == 1 {
-        if !contiguous {
-            made.push(state);
-        }
-        made.push(state);
-    } else {
-        made.push(state);
-        if !contiguous {
-            made.push(state);
-        }
-    }
-    let grads = if which == 1 {
-        bptt(&s, reverse, &[], &g, &[])
-    } else {
-        bptt(&s, reverse, &[], &[], &g)
-    };
-    let out = backward_tensors(ev, &s, grads, &made)?;
-    let mut result = vec![None];
-    result.extend(
-        out.into_iter()
-            .enumerate()
-            .map(|(k, v)| (b.needs(k + 1) && !matches!(v, Value::None)).then_some(v)),
-    );
+    let which = usize::from(matches!(b.arg("which"), Some(Value::Int(2))));
+    let g = b.g();
+    STASH.with(|m| m.borrow_mut().entry(node_key(&layer)).or_default()[which] = Some(g));
+    let shape = out.borrow().tensor.shape().to_vec();
+    let zero = ev.uncounted(|ev| -> R<Value> {
+        let t = ev.full(&[1], Scalar::Float(0.0), DType::Float32, "zeros")?;
+        let dims = Value::Tuple(shape.iter().map(|&d| Value::Int(d)).collect());
+        method(ev, &Value::tensor(t, "zeros", None), "expand", vec![dims])
+    })?;
+    let mut result = vec![Some(zero)];
+    result.resize(b.node.operands.len(), None);
     Ok(result)
 }
 
@@ -670,6 +702,17 @@ mod tests {
             backward_buffers(5, 2, 8, 17),
             vec![4352, 8704, 2560, 5440, 272, 16952]
         );
-        assert_eq!(backward_buffers(5, 200, 8, 16)[4..], [256, 295480]);
+        assert_eq!(
+            backward_buffers(5, 200, 8, 16),
+            vec![4096, 2048, 4096, 256, 295480]
+        );
+        assert_eq!(inference_buffers(5, 2, 8, 16), vec![4096, 8192, 21336]);
+        assert_eq!(inference_buffers(5, 2, 16, 16), vec![8192, 8192, 21496]);
+        assert_eq!(inference_buffers(20, 8, 32, 64), vec![32768, 65536, 193368]);
+        assert_eq!(inference_buffers(5, 200, 8, 16), vec![4096, 8192, 385880]);
+        assert_eq!(
+            inference_buffers(5, 2, 100, 100),
+            vec![204800, 204800, 37880]
+        );
     }
 }
