@@ -692,12 +692,15 @@ fn l1_loss(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         _ => crate::interp::torch::ops::Reduction::Mean,
     };
     let diff = ev.binary(BinOp::Sub, Value::Tensor(input), Value::Tensor(target))?;
-    let abs = ev.method(diff, "abs", vec![])?;
-    match reduction {
+    let abs = ev.method(diff.clone(), "abs", vec![])?;
+    // ATen's temporaries live to the end of the function: the difference too.
+    let out = match reduction {
         crate::interp::torch::ops::Reduction::None => Ok(abs),
         crate::interp::torch::ops::Reduction::Mean => ev.method(abs, "mean", vec![]),
         crate::interp::torch::ops::Reduction::Sum => ev.method(abs, "sum", vec![]),
-    }
+    };
+    drop(diff);
+    out
 }
 
 /// `clamp_min(self, min)`, `clamp_max(self, max)` and their in-place forms: `clamp` with one

@@ -176,9 +176,32 @@ fn mse_loss(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let target = tensor_arg(call, "target")?;
     let reduction = reduction_of(call)?;
     let (x, y) = (Value::Tensor(input), Value::Tensor(target));
-    let diff = ev.binary(BinOp::Sub, x, y)?;
+    // ATen computes `(x - y)^2` in one kernel: the difference is no allocation of its.
+    let diff = ev.uncounted(|ev| ev.binary(BinOp::Sub, x, y))?;
     let squared = ev.binary(BinOp::Mul, diff.clone(), diff)?;
-    ev.reduce_loss(squared, reduction, true, &call.name)
+    let method = match reduction {
+        Reduction::None => return Ok(squared),
+        Reduction::Mean => "mean",
+        Reduction::Sum => "sum",
+    };
+    // With a reduction, ATen allocates the (input-sized) result first, the elementwise losses
+    // next, and reduces them into the result (a mean divides by the count: a wrapped int64
+    // and its cast); then the losses are freed.
+    let item = squared.as_tensor().map_or(4, |t| t.dtype.item_size()) as i64;
+    let elements = squared.as_tensor().map_or(1, |t| t.numel()).max(1);
+    let reduced = ev.uncounted(|ev| {
+        ev.call(
+            Value::Method(Box::new(squared.clone()), method.into()),
+            vec![],
+            vec![],
+        )
+    })?;
+    let division = if method == "mean" { 8 + item } else { 0 };
+    ev.note_kernel_events(&[elements * item + division]);
+    let Some(scalar) = reduced.as_tensor() else {
+        return Ok(reduced);
+    };
+    ev.loss_in_buffer(&scalar, elements, &call.name)
 }
 
 impl Evaluator {
@@ -206,8 +229,14 @@ impl Evaluator {
         let Some(scalar) = reduced.as_tensor().filter(|_| in_buffer) else {
             return Ok(reduced);
         };
+        self.loss_in_buffer(&scalar, elements, name)
+    }
+
+    /// The 0-d loss `scalar` as a view of a buffer of `elements` elementwise losses (its other
+    /// elements unspecified; zeros here).
+    fn loss_in_buffer(&mut self, scalar: &Tensor, elements: i64, name: &str) -> R<Value> {
         let mut values = vec![Scalar::Float(0.0); elements as usize];
-        if let (Some(first), Some(v)) = (values.first_mut(), self.engine.values(&scalar).first()) {
+        if let (Some(first), Some(v)) = (values.first_mut(), self.engine.values(scalar).first()) {
             *first = *v;
         }
         let buffer = self.tensor_from_values(&[elements], scalar.dtype, &values, name)?;
