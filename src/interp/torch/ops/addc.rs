@@ -106,10 +106,9 @@ fn addc(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         },
     };
     let value = value_in(dtype, value)?;
-    let result = ev.host_pointwise(&inputs, dtype, base, |v| {
+    ev.pointwise_result(call, &inputs, dtype, base, |v| {
         kernel(dtype, divide, value, v[0], v[1], v[2])
-    })?;
-    ev.deliver_pointwise(call, result, base)
+    })
 }
 
 /// `value` as the kernel holds it (`value.to<scalar_t>()`), with c10's overflow check.

@@ -74,6 +74,27 @@ impl Evaluator {
         self.strided_from_values(&shape, &strides, dtype, &values, what)
     }
 
+    /// [`Evaluator::host_pointwise`] delivered as the call asks ([`Evaluator::deliver_pointwise`]).
+    /// Written back into `self` or `out=`, the values are not a tensor PyTorch allocates (its
+    /// kernel writes the output in place), so they are not counted.
+    pub(super) fn pointwise_result(
+        &mut self,
+        call: &OpCall,
+        inputs: &[ElementwiseInput],
+        dtype: DType,
+        what: &str,
+        f: impl Fn(&[Scalar]) -> Scalar,
+    ) -> R<Value> {
+        let written_back =
+            call.name.ends_with('_') || matches!(call.value("out"), Some(Value::Tensor(_)));
+        let result = if written_back {
+            self.uncounted(|ev| ev.host_pointwise(inputs, dtype, what, f))?
+        } else {
+            self.host_pointwise(inputs, dtype, what, f)?
+        };
+        self.deliver_pointwise(call, result, what)
+    }
+
     /// Where a pointwise result goes: back into `self` (an in-place `name_`), into `out=`
     /// (resized to the result's shape), or a new tensor.
     pub(super) fn deliver_pointwise(

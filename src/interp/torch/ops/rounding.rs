@@ -244,7 +244,7 @@ fn lerp(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     // ATen's `lerp` (scalar and vectorized alike): one fused multiply-add from the nearer
     // end, `fma(w, end - start, start)` or `fma(w - 1, end - start, end)`, in the dtype's
     // opmath (float32 for the half types).
-    let result = ev.host_pointwise(&inputs, dtype, "lerp", |v| {
+    ev.pointwise_result(call, &inputs, dtype, "lerp", |v| {
         let (start, end, w) = (v[0].to_f64(), v[1].to_f64(), v[2].to_f64());
         Scalar::Float(if dtype == DType::Float64 {
             let diff = end - start;
@@ -263,6 +263,5 @@ fn lerp(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             };
             in_precision(dtype, f64::from(r))
         })
-    })?;
-    ev.deliver_pointwise(call, result, "lerp")
+    })
 }
