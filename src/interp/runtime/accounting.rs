@@ -214,11 +214,7 @@ impl Evaluator {
             self.accounting.hidden.insert(id);
             return;
         }
-        // Storages now held by tensor objects are alive as those are.
-        let wrapped = WRAPPED.with(|w| std::mem::take(&mut *w.borrow_mut()));
-        if !wrapped.is_empty() {
-            self.accounting.raw.retain(|r| !wrapped.contains(r));
-        }
+        self.absorb_wrapped();
         self.accounting.raw.push(id);
         if self.accounting.log {
             let (alive, _, _) = self.alive_bytes();
@@ -239,14 +235,20 @@ impl Evaluator {
         if self.accounting.units.is_empty() || nbytes == 0 || self.accounting.uncounted > 0 {
             return;
         }
+        // An output wrapped (and maybe dropped) since the last allocation is no longer raw.
+        self.absorb_wrapped();
         self.accounting.transient += nbytes;
-        if self.accounting.log {
-            let (alive, _, _) = self.alive_bytes();
-            eprintln!("line {}: transient +{nbytes}, alive {alive}", self.accounting.line);
-        }
         // The wrapped number may be saved by the op's node (8 bytes, 16 for a complex).
         self.accounting.wrapped_bound += 16;
         self.measure_peak(0);
+    }
+
+    /// Storages now held by tensor objects are alive as those are, not as raw outputs.
+    fn absorb_wrapped(&mut self) {
+        let wrapped = WRAPPED.with(|w| std::mem::take(&mut *w.borrow_mut()));
+        if !wrapped.is_empty() {
+            self.accounting.raw.retain(|r| !wrapped.contains(r));
+        }
     }
 
     /// Notes the buffers an ATen op allocates and frees inside itself after what is alive now,

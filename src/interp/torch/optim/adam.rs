@@ -219,9 +219,11 @@ fn update(ev: &mut Evaluator, o: &Rc<Instance>, mut state: Entries) -> R<Entries
             set_param_state(&mut state, p, entries);
         }
         let opts = options(ev, &group)?;
+        // Python's `denom` of the previous parameter: freed when the next `denom` is bound.
+        let mut bound: Option<Value> = None;
         for ((p, grad), entries) in params.iter().zip(&slots) {
             ev.count_step()?;
-            adam_one(ev, &opts, p, grad, entries)?;
+            adam_one(ev, &opts, p, grad, entries, &mut bound)?;
         }
     }
     Ok(state)
@@ -234,6 +236,7 @@ fn adam_one(
     p: &crate::interp::value::TensorRef,
     grad: &crate::interp::value::TensorRef,
     entries: &Entries,
+    bound: &mut Option<Value>,
 ) -> R<()> {
     let param = Value::Tensor(Rc::clone(p));
     let mut grad = Value::Tensor(Rc::clone(grad));
@@ -288,8 +291,11 @@ fn adam_one(
     let bias_correction2_sqrt = bias_correction2.powf(0.5);
     let second = if o.amsgrad {
         let max_sq = get(entries, "max_exp_avg_sq");
-        let larger = call_torch(ev, "maximum", vec![max_sq.clone(), exp_avg_sq], vec![])?;
-        call_method(ev, &max_sq, "copy_", vec![larger], vec![])?;
+        // `torch.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)`: allocates nothing.
+        ev.uncounted(|ev| {
+            let larger = call_torch(ev, "maximum", vec![max_sq.clone(), exp_avg_sq], vec![])?;
+            call_method(ev, &max_sq, "copy_", vec![larger], vec![])
+        })?;
         max_sq
     } else {
         exp_avg_sq
@@ -297,6 +303,7 @@ fn adam_one(
     let root = call_method(ev, &second, "sqrt", vec![], vec![])?;
     let scaled = ev.binary(BinOp::Div, root, Value::Float(bias_correction2_sqrt))?;
     let denom = call_method(ev, &scaled, "add_", vec![Value::Float(o.eps)], vec![])?;
+    drop(bound.replace(denom.clone()));
     ev.uncounted(|ev| {
         call_method(
             ev,

@@ -151,6 +151,8 @@ fn rmsprop(ev: &mut Evaluator, o: &Rc<Instance>, mut state: Entries) -> R<Entrie
         let weight_decay = number(ev, &option(&group, "weight_decay")?)?;
         let momentum = number(ev, &momentum_value)?;
         let maximize = flag(ev, &option(&group, "maximize")?)?;
+        // Python's `avg` of the previous parameter: freed when the next `avg` is bound.
+        let mut bound: Option<Value> = None;
         for ((p, grad), entries) in params.iter().zip(&slots) {
             ev.count_step()?;
             let param = Value::Tensor(Rc::clone(p));
@@ -203,6 +205,7 @@ fn rmsprop(ev: &mut Evaluator, o: &Rc<Instance>, mut state: Entries) -> R<Entrie
             } else {
                 call_method(ev, &square_avg, "sqrt", vec![], vec![])?
             };
+            drop(bound.replace(avg.clone()));
             let avg = call_method(ev, &avg, "add_", vec![Value::Float(eps)], vec![])?;
             if has_momentum {
                 let buf = get(entries, "momentum_buffer");
@@ -323,6 +326,8 @@ fn adagrad(ev: &mut Evaluator, o: &Rc<Instance>, mut state: Entries) -> R<Entrie
         let lr_decay = number(ev, &option(&group, "lr_decay")?)?;
         let eps = number(ev, &option(&group, "eps")?)?;
         let maximize = flag(ev, &option(&group, "maximize")?)?;
+        // Python's `std` of the previous parameter: freed when the next `std` is bound.
+        let mut bound: Option<Value> = None;
         for ((p, grad), entries) in params.iter().zip(&slots) {
             ev.count_step()?;
             let param = Value::Tensor(Rc::clone(p));
@@ -358,6 +363,7 @@ fn adagrad(ev: &mut Evaluator, o: &Rc<Instance>, mut state: Entries) -> R<Entrie
             )?;
             let root = call_method(ev, &state_sum, "sqrt", vec![], vec![])?;
             let std = call_method(ev, &root, "add_", vec![Value::Float(eps)], vec![])?;
+            drop(bound.replace(std.clone()));
             call_method(
                 ev,
                 &param,
