@@ -1,6 +1,6 @@
 //! Recurrent layers' memory against real PyTorch 2.15 on CPU:
-//! `tests/fixtures/memory/rnn.torch.jsonl`, the scripts `tools/oracle/memory/rnn_*.py`
-//! recorded with `tools/oracle/record.py --memory`. `nn.LSTM` on float32 runs through oneDNN
+//! `tests/fixtures/memory/rnn.torch.jsonl`, the scripts `tools/oracle/memory_sets/rnn/*.py`
+//! recorded by `tools/oracle/memory_sets/record.sh rnn`. `nn.LSTM` on float32 runs through oneDNN
 //! (`MkldnnRnnLayerBackward0`, a uint8 workspace saved as `result3`, weight reorders and a
 //! scratchpad inside the op): one layer, two layers, bidirectional with `batch_first`, no
 //! bias, a long batch-first sequence, given states on an unbatched input, `h`/`c` in the
@@ -20,28 +20,20 @@ const KNOWN: &[(&str, u64, &str)] = &[
     // ATen's GRU cell works in place on chunks of `linear(h, w_hh, b_hh)` (`unsafe_chunk`,
     // `add_`, `sigmoid_`, `mul_`): its saved gate results share one [B, 3H] storage per step;
     // the loop here is out of place (the same saved list, 96 bytes more per step).
-    ("memory-rnn_gru_rnn", 8, "GRU in-place gates"),
-    ("memory-rnn_gru_rnn", 9, "GRU in-place gates"),
+    ("rnn-gru_rnn", 8, "GRU in-place gates"),
+    ("rnn-gru_rnn", 9, "GRU in-place gates"),
+    ("rnn-gru_rnn", 10, "GRU in-place gates (backward peak)"),
     (
-        "memory-rnn_gru_rnn",
-        10,
-        "GRU in-place gates (backward peak)",
-    ),
-    (
-        "memory-rnn_gru_rnn",
+        "rnn-gru_rnn",
         15,
         "RNN backward peak (per-step addmm/tanh buffers)",
     ),
-    (
-        "memory-rnn_gru_rnn",
-        16,
-        "GRU in-place gates (no_grad peak)",
-    ),
+    ("rnn-gru_rnn", 16, "GRU in-place gates (no_grad peak)"),
     // `out`, `h` and `c` all in the loss: the output's node runs once with the three
     // gradients as PyTorch's, but `hy`'s node sends the output a zero gradient that the
     // engine adds to the output's own (PyTorch copies the non-contiguous one): 4 bytes.
     (
-        "memory-rnn_lstm_states",
+        "rnn-lstm_states",
         17,
         "LSTM backward with out, h and c in the loss",
     ),
