@@ -95,13 +95,20 @@ fn reciprocal(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     } else {
         DType::Float32
     };
-    let result = ev.cx_unary(&t, dtype, "reciprocal", |z| {
+    let f = |z| {
         if dtype.is_complex() {
             complex_math::div(dtype, (1.0, 0.0), z)
         } else {
             (rd(dtype, 1.0 / z.0), 0.0)
         }
-    })?;
+    };
+    // Written back into `self` or `out=`, the values are no tensor ATen allocates.
+    let result = if call.name.ends_with('_') || matches!(call.value("out"), Some(Value::Tensor(_)))
+    {
+        ev.uncounted(|ev| ev.cx_unary(&t, dtype, "reciprocal", f))?
+    } else {
+        ev.cx_unary(&t, dtype, "reciprocal", f)?
+    };
     if call.name.ends_with('_') {
         let this = call.self_ref()?;
         let target = this.borrow().tensor.clone();

@@ -63,7 +63,7 @@ fn logical(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     }
     let in_place = call.name.ends_with('_');
     let dtype = if in_place { t.dtype } else { DType::Bool };
-    let result = ev.host_pointwise(&inputs, dtype, base, |v| {
+    ev.pointwise_result(call, &inputs, dtype, base, |v| {
         let a = v[0].to_bool();
         let truth = match base {
             "logical_and" => a && v[1].to_bool(),
@@ -72,8 +72,7 @@ fn logical(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             _ => !a,
         };
         Scalar::Bool(truth)
-    })?;
-    ev.deliver_pointwise(call, result, base)
+    })
 }
 
 /// `isclose(input, other, rtol, atol, equal_nan)`: `|input - other| <= atol + rtol·|other|`

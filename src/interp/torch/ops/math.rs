@@ -173,7 +173,12 @@ fn float_unary(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     .into_iter()
     .map(|v| round(f(v.to_f64())))
     .collect();
-    let out = ev.host_result(&t, dtype, &values, base)?;
+    // Written back into `self` or `out=`, the values are no tensor ATen allocates.
+    let out = if in_place || matches!(call.value("out"), Some(Value::Tensor(_))) {
+        ev.uncounted(|ev| ev.host_result(&t, dtype, &values, base))?
+    } else {
+        ev.host_result(&t, dtype, &values, base)?
+    };
     if in_place {
         ev.copy_into(&t, &out, false)?;
         return Ok(Value::Tensor(this));

@@ -150,7 +150,7 @@ fn rounding(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         )));
     }
     let input = [ElementwiseInput::Tensor(t.clone())];
-    let result = ev.host_pointwise(&input, dtype, base, |v| match v[0] {
+    ev.pointwise_result(call, &input, dtype, base, |v| match v[0] {
         Scalar::Float(x) => Scalar::Float(match base {
             "floor" => x.floor(),
             "ceil" => x.ceil(),
@@ -161,8 +161,7 @@ fn rounding(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         }),
         Scalar::Int(i) if is_sign => Scalar::Int(i.signum()),
         other => other,
-    })?;
-    ev.deliver_pointwise(call, result, base)
+    })
 }
 
 /// `heaviside(input, values)`: 0 below zero, 1 above, `values` at zero; both of one dtype.
