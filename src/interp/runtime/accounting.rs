@@ -40,6 +40,37 @@ pub(crate) fn cuda_rounded(nbytes: u64) -> u64 {
     nbytes.div_ceil(CUDA_BLOCK) * CUDA_BLOCK
 }
 
+/// Hashes a pointer or a storage number by one multiplication (the walk's keys are
+/// addresses and small integers: no adversary, and SipHash was a tenth of its time).
+#[derive(Default)]
+struct PtrHasher(u64);
+
+impl std::hash::Hasher for PtrHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0 ^ n)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(29);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+type PtrBuild = std::hash::BuildHasherDefault<PtrHasher>;
+type PtrSet<K> = std::collections::HashSet<K, PtrBuild>;
+type PtrMap<K, V> = HashMap<K, V, PtrBuild>;
+
 thread_local! {
     /// Every tensor object made on this thread, weakly, with the run that made it.
     static OBJECTS: RefCell<Vec<(u64, Weak<RefCell<TensorObject>>)>> = const { RefCell::new(Vec::new()) };
@@ -333,7 +364,7 @@ impl Evaluator {
         let mut bytes = 0;
         let mut cuda = 0;
         let mut wrapped = 0;
-        let mut counted = BTreeSet::new();
+        let mut counted: PtrSet<StorageId> = PtrSet::default();
         for holder in alive {
             let n = match holder {
                 Holder::Storage(id) if self.accounting.hidden.contains(&id) => continue,
@@ -375,7 +406,9 @@ impl Evaluator {
     }
 
     /// What holds bytes now (see [`Evaluator::alive_bytes`]).
-    fn alive_holders(&self) -> BTreeSet<Holder> {
+    /// A list sorted and without repeats: the walk collects into vectors and hash sets
+    /// keyed by pointers (it runs at every allocation that may make a peak).
+    fn alive_holders(&self) -> Vec<Holder> {
         let run = self.accounting.run;
         let objects: Vec<TensorRef> = OBJECTS.with(|o| {
             let mut o = o.borrow_mut();
@@ -387,9 +420,9 @@ impl Evaluator {
         });
         // References from autograd's nodes do not keep a tensor object alive as PyTorch sees
         // it: a node keeps what it saved and its inputs' nodes, not its inputs.
-        let mut internal: HashMap<usize, usize> = HashMap::new();
-        let mut alive: BTreeSet<Holder> = BTreeSet::new();
-        let mut seen: BTreeSet<usize> = BTreeSet::new();
+        let mut internal: PtrMap<usize, usize> = PtrMap::default();
+        let mut alive: Vec<Holder> = Vec::new();
+        let mut seen: PtrSet<usize> = PtrSet::default();
         let mut pending: Vec<Rc<GradNode>> = NODES.with(|n| {
             let mut n = n.borrow_mut();
             n.retain(|(_, w)| w.strong_count() > 0);
@@ -416,9 +449,7 @@ impl Evaluator {
                         match &t.grad_fn {
                             Some(next) => pending.push(Rc::clone(next)),
                             // A leaf: its `AccumulateGrad` holds it.
-                            None => {
-                                alive.insert(Holder::Storage(t.tensor.storage));
-                            }
+                            None => alive.push(Holder::Storage(t.tensor.storage)),
                         }
                     }
                 }
@@ -438,6 +469,9 @@ impl Evaluator {
             if !node.freed.get() {
                 for (i, (_, slot)) in saved_tensors(&node).into_iter().enumerate() {
                     match slot {
+                        SavedSlotRef::Tensor(s) if !matches!(s.object, SavedObject::Packed(_)) => {
+                            alive.push(Holder::Storage(s.tensor.storage));
+                        }
                         SavedSlotRef::Tensor(s) => {
                             let mut live = BTreeSet::new();
                             crate::interp::torch::autograd::saved_hooks::saved_storages(
@@ -446,16 +480,13 @@ impl Evaluator {
                             alive.extend(live.into_iter().map(Holder::Storage));
                         }
                         SavedSlotRef::Number(_) => {
-                            alive.insert(Holder::Wrapped(
-                                Rc::as_ptr(&node) as *const () as usize,
-                                i,
-                            ));
+                            alive.push(Holder::Wrapped(Rc::as_ptr(&node) as *const () as usize, i));
                         }
                     }
                 }
             }
         }
-        let mut wrapped: BTreeSet<StorageId> = BTreeSet::new();
+        let mut wrapped: PtrSet<StorageId> = PtrSet::default();
         for object in &objects {
             if let Ok(o) = object.try_borrow() {
                 wrapped.insert(o.tensor.storage);
@@ -467,7 +498,7 @@ impl Evaluator {
                 .unwrap_or(0);
             if held > by_nodes {
                 if let Ok(o) = object.try_borrow() {
-                    alive.insert(Holder::Storage(o.tensor.storage));
+                    alive.push(Holder::Storage(o.tensor.storage));
                 }
             }
         }
@@ -480,6 +511,8 @@ impl Evaluator {
                 .filter(|id| !wrapped.contains(id))
                 .map(|id| Holder::Storage(*id)),
         );
+        alive.sort_unstable();
+        alive.dedup();
         alive
     }
 

@@ -1,5 +1,6 @@
 //! The logical ops (`logical_and`, `logical_or`, `logical_xor`, `logical_not`, their in-place
-//! `_` forms and `out=`) and `isclose`. Any dtype is read as its truth value; the result is
+//! `_` forms and `out=`), the special-value tests (`isnan`, `isinf`, `isfinite`, ...) and
+//! `isclose`. Any dtype is read as its truth value; the result is
 //! `bool`, except in place, where the truth values are written in the tensor's own dtype.
 
 use crate::core::tensor::layout::broadcast_shapes;
@@ -41,6 +42,15 @@ pub(crate) static OPS: &[OpDef] = &[
         ..OpDef::PLAIN
     },
     OpDef {
+        names: &[
+            "isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal",
+        ],
+        schemas: &["Tensor self"],
+        forms: Forms::Both,
+        rule: special_values,
+        ..OpDef::PLAIN
+    },
+    OpDef {
         names: &["isclose"],
         schemas: &[
             "Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False",
@@ -73,6 +83,49 @@ fn logical(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         };
         Scalar::Bool(truth)
     })
+}
+
+/// `isnan`, `isinf`, `isfinite`, `isposinf`, `isneginf`, `isreal`: a `bool` tensor. ATen
+/// runs `isinf` of a float tensor as `self.abs() == inf` and `isfinite` as
+/// `(self == self) * (self.abs() != inf)`, whose temporaries (and the wrapped `inf`) join the
+/// peak; an integer or `bool` tensor holds no NaN or infinity.
+fn special_values(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    let t = call.self_tensor()?;
+    let name = call.name.as_str();
+    let float = t.dtype.is_floating();
+    if float {
+        let n = t.numel().max(0);
+        let abs = n * t.dtype.item_size() as i64;
+        let cast = if t.dtype == DType::Float64 {
+            0
+        } else {
+            t.dtype.item_size() as i64
+        };
+        // Each list ends with the result's bytes, allocated after it.
+        let events: &[i64] = match name {
+            "isinf" => &[abs, 8, cast, n],
+            "isfinite" => &[abs, 8, cast, n, -8, -cast, n, n],
+            _ => &[],
+        };
+        if !events.is_empty() {
+            ev.note_kernel_events(events);
+        }
+    }
+    let inputs = [ElementwiseInput::Tensor(t)];
+    let name_owned = name.to_string();
+    let result = ev.host_pointwise(&inputs, DType::Bool, name, move |v| {
+        let x = v[0].to_f64();
+        let truth = match name_owned.as_str() {
+            "isnan" => float && x.is_nan(),
+            "isinf" => float && x.is_infinite(),
+            "isfinite" => !float || x.is_finite(),
+            "isposinf" => float && x == f64::INFINITY,
+            "isneginf" => float && x == f64::NEG_INFINITY,
+            _ => true,
+        };
+        Scalar::Bool(truth)
+    })?;
+    Ok(Value::tensor(result, name, None))
 }
 
 /// `isclose(input, other, rtol, atol, equal_nan)`: `|input - other| <= atol + rtol·|other|`
