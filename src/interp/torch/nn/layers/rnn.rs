@@ -517,7 +517,9 @@ fn base_forward(
         }
     };
     if batch_first {
-        output = method(ev, &output, "transpose", vec![Value::Int(0), Value::Int(1)])?;
+        // ATen's RNN/GRU loop transposes its result in place (`TransposeBackward1`).
+        let transpose = if lstm { "transpose" } else { "transpose_" };
+        output = method(ev, &output, transpose, vec![Value::Int(0), Value::Int(1)])?;
     }
     if !batched {
         output = method(ev, &output, "squeeze", vec![Value::Int(batch_dim)])?;
