@@ -4,7 +4,8 @@
 //! (`MkldnnRnnLayerBackward0`, a uint8 workspace saved as `result3`, weight reorders and a
 //! scratchpad inside the op): one layer, two layers, bidirectional with `batch_first`, no
 //! bias, a long batch-first sequence, given states on an unbatched input, `h`/`c` in the
-//! loss, `no_grad` inference; `nn.GRU`/`nn.RNN` run ATen's loop.
+//! loss, `no_grad` inference, dropout between layers, eval, frozen parameters,
+//! `autograd.grad`; `nn.GRU`/`nn.RNN` run ATen's loop.
 //!
 //! Every step must match: tensors, outputs and errors as the oracle compares them, and the
 //! trace contract's `memory` (`live_bytes` exact, `saved` as sorted `[node, slot, shape,
