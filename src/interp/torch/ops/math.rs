@@ -171,7 +171,13 @@ fn float_unary(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         ev.engine.values(&t)
     }
     .into_iter()
-    .map(|v| round(f(v.to_f64())))
+    .map(|v| match (base, dtype) {
+        // float32 `sqrt` is MKL's, not correctly rounded (see `mkl_sqrt`).
+        ("sqrt", DType::Float32) => {
+            Scalar::Float(f64::from(super::mkl_sqrt::sqrt_f32(v.to_f64() as f32)))
+        }
+        _ => round(f(v.to_f64())),
+    })
     .collect();
     // Written back into `self` or `out=`, the values are no tensor ATen allocates.
     let out = if in_place || matches!(call.value("out"), Some(Value::Tensor(_))) {

@@ -20,6 +20,7 @@ mod linalg;
 mod logical;
 mod losses;
 mod math;
+mod mkl_sqrt;
 mod matmul;
 mod nn_functional;
 mod norms;
