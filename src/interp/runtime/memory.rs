@@ -517,6 +517,15 @@ impl Evaluator {
             return;
         }
         let cap = self.limits.max_recorded_elements;
+        let (numel, offset) = (view.layout.numel(), view.layout.offset);
+        if view.layout.is_contiguous() && offset >= 0 && numel >= 0 {
+            let n = (numel as usize).min(cap);
+            let size = view.dtype.item_size();
+            self.recorder
+                .writes
+                .note_range(view.storage, size, offset as usize, n, cap);
+            return;
+        }
         self.recorder.writes.note(
             view.storage,
             view.dtype.item_size(),

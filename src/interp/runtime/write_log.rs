@@ -52,6 +52,40 @@ impl WrittenCells {
         }
     }
 
+    /// Marks the `n` elements from `first` written, as [`WrittenCells::mark`] would one by
+    /// one: a word at a time when they all fit under `cap`.
+    fn mark_range(&mut self, first: usize, n: usize, cap: usize) {
+        let Some(end) = first.checked_add(n) else {
+            return;
+        };
+        if n == 0 {
+            return;
+        }
+        let last_word = (end - 1) / 64;
+        if last_word >= cap || self.count + n > cap {
+            for offset in first..end {
+                self.mark(offset as i64, cap);
+            }
+            return;
+        }
+        if self.bits.len() <= last_word {
+            self.bits.resize(last_word + 1, 0);
+        }
+        let mut at = first;
+        while at < end {
+            let (word, bit) = (at / 64, at % 64);
+            let span = (64 - bit).min(end - at);
+            let mask = if span == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << span) - 1) << bit
+            };
+            self.count += (mask & !self.bits[word]).count_ones() as usize;
+            self.bits[word] |= mask;
+            at += span;
+        }
+    }
+
     /// The offsets written, as ascending runs `[first, count]` of consecutive offsets.
     fn runs(&self) -> Vec<[i64; 2]> {
         let mut runs: Vec<[i64; 2]> = Vec::new();
@@ -101,6 +135,22 @@ impl WriteLog {
         let cells = &mut self.storages[at];
         for offset in offsets {
             cells.mark(offset, cap);
+        }
+    }
+
+    /// Records that the `n` consecutive elements from `first` of `storage` were written (a
+    /// contiguous view's), as [`WriteLog::note`] of those offsets does.
+    pub(crate) fn note_range(
+        &mut self,
+        storage: StorageId,
+        element_size: usize,
+        first: usize,
+        n: usize,
+        cap: usize,
+    ) {
+        self.note(storage, element_size, std::iter::empty(), cap);
+        if let Some(&at) = self.index.get(&storage) {
+            self.storages[at].mark_range(first, n, cap);
         }
     }
 
@@ -165,6 +215,17 @@ mod tests {
         assert_eq!(log.records().next().map(|r| r.2), Some(vec![[0, 3]]));
         let mut full = WriteLog::default();
         full.note(StorageId(0), 4, 0..200, 1000);
+        // A range marks what its offsets one by one mark, under the cap and across it.
+        for (first, n, cap) in [(3, 200, 1000), (60, 10, 1000), (0, 64, 2), (5, 300, 100)] {
+            let mut by_range = WriteLog::default();
+            by_range.note(StorageId(2), 4, [0, 70], cap);
+            by_range.note_range(StorageId(2), 4, first, n, cap);
+            let mut by_offsets = WriteLog::default();
+            by_offsets.note(StorageId(2), 4, [0, 70], cap);
+            by_offsets.note(StorageId(2), 4, (first..first + n).map(|o| o as i64), cap);
+            let runs = |log: &WriteLog| log.records().map(|r| r.2).collect::<Vec<_>>();
+            assert_eq!(runs(&by_range), runs(&by_offsets), "{first} {n} {cap}");
+        }
         assert_eq!(full.records().next().map(|r| r.2), Some(vec![[0, 200]]));
     }
 }
