@@ -256,6 +256,7 @@ impl Evaluator {
             extras.push(("result2", &invstd));
             self.save_extras(&out, &extras);
         }
+        norm_rows::unkept_stats(self, &out, &node.stats_shape, x.dtype, values.is_empty());
         Ok(out)
     }
 

@@ -10,6 +10,8 @@
 
 use crate::core::tensor::{DType, Scalar};
 use crate::interp::torch::nn::norm_backward::Plan;
+use crate::interp::value::Value;
+use crate::interp::Evaluator;
 
 /// Vectors per Welford chunk (`kChunkSize`).
 const CHUNK: usize = 16;
@@ -247,4 +249,21 @@ pub(super) fn group_output(
             Scalar::Float(a.fma(scale, v, shift))
         })
         .collect()
+}
+
+/// The statistics ATen's norm kernel returns besides `out` (mean and rstd, `stats` shaped)
+/// when no node keeps them: allocated after the output and freed as the op returns (a meta
+/// op allocates nothing).
+pub(super) fn unkept_stats(
+    ev: &mut Evaluator,
+    out: &Value,
+    stats: &[i64],
+    dtype: DType,
+    meta: bool,
+) {
+    if meta || Evaluator::has_node(out) {
+        return;
+    }
+    let bytes = stats.iter().product::<i64>().max(0) * dtype.item_size() as i64;
+    ev.note_kernel_events(&[bytes, bytes]);
 }
