@@ -128,11 +128,20 @@ fn sort(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             indices[slot] = Scalar::Int(k as i64);
         }
     }
+    // ATen allocates the values, the indices, then an arange of the sorted dim's size
+    // (int64) it fills the indices from, freed as it returns; argsort drops the values.
+    let v = ev.tensor_from_values(t.shape(), t.dtype, &values, "sort")?;
     let i = ev.tensor_from_values(t.shape(), DType::Int64, &indices, &call.name)?;
+    let ndim = t.ndim() as i64;
+    let d = if dim < 0 { dim + ndim } else { dim };
+    let size = usize::try_from(d)
+        .ok()
+        .and_then(|d| t.shape().get(d).copied())
+        .unwrap_or(1);
+    ev.note_kernel_events(&[size * 8]);
     if call.name == "argsort" {
         return Ok(Value::tensor(i, "argsort", None));
     }
-    let v = ev.tensor_from_values(t.shape(), t.dtype, &values, "sort")?;
     Ok(Value::NamedTuple(
         "torch.return_types.sort".into(),
         vec![
