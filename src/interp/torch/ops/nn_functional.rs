@@ -271,7 +271,13 @@ impl Evaluator {
                 }
             }
         }
+        // ATen: the norm (keepdim), its clamp_min (the norm freed after it), then the
+        // division's output while the clamped norm lives.
+        let stat = (values.len() / size.max(1) * t.dtype.item_size()) as i64;
+        self.note_kernel_events(&[stat, stat, -stat]);
+        self.note_transient(stat as u64);
         let result = self.host_result(t, t.dtype, &out, "normalize")?;
+        self.end_transient();
         Ok(Value::tensor(result, "normalize", None))
     }
 }
