@@ -6,7 +6,7 @@ use crate::core::tensor::ScriptError;
 use crate::core::trace::Step;
 use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
-use crate::lang::ast::{BinOp, Statement, StatementKind, Target};
+use crate::lang::ast::{BinOp, Expr, ExprKind, Statement, StatementKind, Target};
 
 /// How a statement finished.
 pub(crate) enum Flow {
@@ -85,9 +85,23 @@ impl Evaluator {
                 // The items live as long as the loop runs (a `DataLoader`'s batches, the rows
                 // of a temporary): they are roots of the collections inside the body.
                 let items = self.iterate(&iterable)?;
+                // The loop variable is each element itself: a dict or list changed through
+                // it (`for g in opt.param_groups: g["lr"] = 0.01`) is changed in the
+                // container it came from, which the name, attribute or item names.
+                let alias = match (target, &iter.kind, &iterable) {
+                    (
+                        Target::Name(name),
+                        ExprKind::Name(_) | ExprKind::Attribute { .. } | ExprKind::Subscript { .. },
+                        Value::List(_),
+                    ) => Some((name.clone(), iter)),
+                    _ => None,
+                };
                 self.pins.push(iterable);
                 self.pins.push(Value::List(items.clone()));
-                let result = self.run_items(target, items, body);
+                let result = match alias {
+                    Some((name, source)) => self.run_aliased_items(&name, source, items, body),
+                    None => self.run_items(target, items, body),
+                };
                 self.pins.truncate(self.pins.len() - 2);
                 result
             }
@@ -155,6 +169,54 @@ impl Evaluator {
         for item in items {
             self.assign(target, item)?;
             match self.exec_block(body)? {
+                Flow::Break => break,
+                Flow::Return(v) => return Ok(Flow::Return(v)),
+                _ => {}
+            }
+        }
+        Ok(Flow::Next(None))
+    }
+
+    /// [`Evaluator::run_items`] for a loop variable `name` over the list `source` evaluates
+    /// to: after each statement of the body, a dict or list element changed through the name
+    /// is stored back at its index (Python's elements are shared objects), until a
+    /// statement binds the name anew.
+    fn run_aliased_items(
+        &mut self,
+        name: &str,
+        source: &Expr,
+        items: Vec<Value>,
+        body: &[Statement],
+    ) -> R<Flow> {
+        let is_container =
+            |v: &Value| matches!(v, Value::Dict(_) | Value::OrderedDict(_) | Value::List(_));
+        for (i, item) in items.into_iter().enumerate() {
+            let mut aliased = is_container(&item);
+            self.assign(&Target::Name(name.to_string()), item)?;
+            let mut flow = Flow::Next(None);
+            for statement in body {
+                flow = self.run_inner(statement)?;
+                if aliased && rebinds(std::slice::from_ref(statement), name) {
+                    aliased = false;
+                }
+                if aliased {
+                    if let Some(now) = self.scope.get(name).filter(|v| is_container(v)).cloned() {
+                        let index = Expr {
+                            pos: source.pos,
+                            kind: ExprKind::Int(i as i64),
+                        };
+                        let at = Target::Subscript {
+                            object: Box::new(source.clone()),
+                            index: Box::new(index),
+                        };
+                        self.assign(&at, now)?;
+                    }
+                }
+                if !matches!(flow, Flow::Next(_)) {
+                    break;
+                }
+            }
+            match flow {
                 Flow::Break => break,
                 Flow::Return(v) => return Ok(Flow::Return(v)),
                 _ => {}
@@ -386,4 +448,47 @@ fn flow_value(result: &R<Flow>) -> Option<&Value> {
         Ok(Flow::Return(value)) => Some(value),
         _ => None,
     }
+}
+
+/// Whether `body` binds `name` anew (an assignment to it, a loop or `with` variable, an
+/// `except ... as`): then the loop variable stops being the element.
+fn rebinds(body: &[Statement], name: &str) -> bool {
+    fn in_target(t: &Target, name: &str) -> bool {
+        match t {
+            Target::Name(n) => n == name,
+            Target::Tuple(ts) => ts.iter().any(|t| in_target(t, name)),
+            Target::Starred(t) => in_target(t, name),
+            Target::Subscript { .. } | Target::Attribute { .. } => false,
+        }
+    }
+    body.iter().any(|s| match &s.kind {
+        StatementKind::Assign { targets, .. } => targets.iter().any(|t| in_target(t, name)),
+        StatementKind::AugAssign { target, .. } => in_target(target, name),
+        StatementKind::Del(targets) => targets.iter().any(|t| in_target(t, name)),
+        StatementKind::For { target, body, .. } => in_target(target, name) || rebinds(body, name),
+        StatementKind::While { body, .. } => rebinds(body, name),
+        StatementKind::If { branches, orelse } => {
+            branches.iter().any(|(_, b)| rebinds(b, name)) || rebinds(orelse, name)
+        }
+        StatementKind::With {
+            name: bound, body, ..
+        } => bound.as_deref() == Some(name) || rebinds(body, name),
+        StatementKind::Try {
+            body,
+            handlers,
+            orelse,
+            finalbody,
+        } => {
+            rebinds(body, name)
+                || handlers
+                    .iter()
+                    .any(|h| h.name.as_deref() == Some(name) || rebinds(&h.body, name))
+                || rebinds(orelse, name)
+                || rebinds(finalbody, name)
+        }
+        StatementKind::Import(names) => names.iter().any(|n| n.alias == name),
+        StatementKind::FunctionDef(def) => def.name == name,
+        StatementKind::ClassDef(def) => def.name == name,
+        _ => false,
+    })
 }

@@ -11,6 +11,7 @@ pub(crate) mod conv;
 pub(crate) mod lazy;
 pub(crate) mod linear;
 pub(crate) mod loss;
+mod mha_parts;
 pub(crate) mod norm;
 pub(crate) mod rnn;
 pub(crate) mod rnn_loop;

@@ -1,0 +1,134 @@
+//! The parts of `F.multi_head_attention_forward` around the attention itself: the input
+//! projections as `_in_projection_packed` runs them, the output projection, and the module's
+//! return in the input's layout.
+
+use std::rc::Rc;
+
+use crate::interp::torch::nn::layers::transformer::{child, same_tensor};
+use crate::interp::torch::nn::layers::{attr, functional, method};
+use crate::interp::value::{Instance, Value};
+use crate::interp::{Evaluator, R};
+
+/// `_in_projection_packed`: self-attention (query, key and value the same tensor) runs one
+/// `linear` with the packed weight and splits a contiguous `(3, L, N, E)` copy; key the same
+/// as value runs two (`q`, then `kv` split the same way); otherwise three, with the weight's
+/// chunks.
+pub(super) fn in_projection_packed(
+    ev: &mut Evaluator,
+    q: &Value,
+    k: &Value,
+    v: &Value,
+    w: &Value,
+    b: &Value,
+    embed: i64,
+) -> R<(Value, Value, Value)> {
+    // `proj.unflatten(-1, (n, E)).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()`.
+    let packed = |ev: &mut Evaluator, proj: Value, n: i64| -> R<Vec<Value>> {
+        let sizes = Value::Tuple(vec![Value::Int(n), Value::Int(embed)]);
+        let x = method(ev, &proj, "unflatten", vec![Value::Int(-1), sizes])?;
+        drop(proj);
+        let x = method(ev, &x, "unsqueeze", vec![Value::Int(0)])?;
+        let x = method(ev, &x, "transpose", vec![Value::Int(0), Value::Int(-2)])?;
+        let x = method(ev, &x, "squeeze", vec![Value::Int(-2)])?;
+        let x = method(ev, &x, "contiguous", vec![])?;
+        (0..n)
+            .map(|i| ev.get_item(x.clone(), &Value::Int(i)))
+            .collect()
+    };
+    let pieces = |ev: &mut Evaluator, x: &Value, how: &str, arg: Value| -> R<Vec<Value>> {
+        if matches!(x, Value::None) {
+            return Ok(vec![Value::None; 3]);
+        }
+        Ok(as_list(method(ev, x, how, vec![arg])?))
+    };
+    if same_tensor(k, v) {
+        if same_tensor(q, k) {
+            let proj = functional(ev, "linear", vec![q.clone(), w.clone(), b.clone()], vec![])?;
+            let mut qkv = packed(ev, proj, 3)?.into_iter();
+            let mut next = || qkv.next().unwrap_or(Value::None);
+            return Ok((next(), next(), next()));
+        }
+        let split = Value::List(vec![Value::Int(embed), Value::Int(2 * embed)]);
+        let ws = pieces(ev, w, "split", split.clone())?;
+        let bs = pieces(ev, b, "split", split)?;
+        let get = |v: &[Value], i: usize| v.get(i).cloned().unwrap_or(Value::None);
+        let q_proj = functional(
+            ev,
+            "linear",
+            vec![q.clone(), get(&ws, 0), get(&bs, 0)],
+            vec![],
+        )?;
+        let kv = functional(
+            ev,
+            "linear",
+            vec![k.clone(), get(&ws, 1), get(&bs, 1)],
+            vec![],
+        )?;
+        let mut kv = packed(ev, kv, 2)?.into_iter();
+        let mut next = || kv.next().unwrap_or(Value::None);
+        return Ok((q_proj, next(), next()));
+    }
+    let ws = pieces(ev, w, "chunk", Value::Int(3))?;
+    let bs = pieces(ev, b, "chunk", Value::Int(3))?;
+    let get = |v: &[Value], i: usize| v.get(i).cloned().unwrap_or(Value::None);
+    let lin = |ev: &mut Evaluator, x: &Value, i: usize| {
+        functional(
+            ev,
+            "linear",
+            vec![x.clone(), get(&ws, i), get(&bs, i)],
+            vec![],
+        )
+    };
+    Ok((lin(ev, q, 0)?, lin(ev, k, 1)?, lin(ev, v, 2)?))
+}
+
+/// The output projection of `(L * N, E)` rows, viewed back as `(L, N, E)`.
+pub(super) fn project_out(
+    ev: &mut Evaluator,
+    o: &Rc<Instance>,
+    out: Value,
+    tgt: i64,
+    bsz: i64,
+    embed: i64,
+) -> R<Value> {
+    let proj = child(o, "out_proj");
+    let (w, b) = match &proj {
+        Value::Instance(p) => (attr(p, "weight"), attr(p, "bias")),
+        _ => (Value::None, Value::None),
+    };
+    let out = functional(ev, "linear", vec![out, w, b], vec![])?;
+    method(
+        ev,
+        &out,
+        "view",
+        vec![Value::Int(tgt), Value::Int(bsz), Value::Int(embed)],
+    )
+}
+
+/// The module's return: `(output, weights)`, unbatched or batch-first as the input was.
+pub(super) fn finish(
+    ev: &mut Evaluator,
+    mut out: Value,
+    mut weights: Value,
+    batched: bool,
+    batch_first: bool,
+) -> R<Value> {
+    let t01 = vec![Value::Int(1), Value::Int(0)];
+    if !batched {
+        out = method(ev, &out, "squeeze", vec![Value::Int(1)])?;
+        if !matches!(weights, Value::None) {
+            weights = method(ev, &weights, "squeeze", vec![Value::Int(0)])?;
+        }
+    } else if batch_first {
+        out = method(ev, &out, "transpose", t01)?;
+    }
+    Ok(Value::Tuple(vec![out, weights]))
+}
+
+/// The items of a tuple or list value.
+pub(super) fn as_list(v: Value) -> Vec<Value> {
+    match v {
+        Value::Tuple(items) | Value::List(items) => items,
+        other => vec![other],
+    }
+}
