@@ -72,3 +72,43 @@ fn optimizer_steps_are_pytorchs_bit_for_bit() {
     }
     assert!(failures.is_empty(), "steps not PyTorch's: {failures:#?}");
 }
+
+/// `step()` of 13 optimizer configurations (weight decay, maximize, momentum, nesterov,
+/// amsgrad, centered, lr decay), first and later steps, recorded with the trace contract's
+/// memory object (`tools/oracle/optim_exact/memory_cases.py`,
+/// `tests/fixtures/optim/memory.torch.jsonl`): live and peak bytes exactly PyTorch's CPU
+/// allocator's (each op's output and wrapped scalars, Python's `grad`, `avg`, `std` and `denom`
+/// freed when the next parameter's is bound).
+#[test]
+fn optimizer_step_memory_is_pytorchs() {
+    let cases = common::read_cases(&common::fixture("optim/memory.torch.jsonl"));
+    assert_eq!(cases.len(), 13, "the recorded configurations");
+    let mut failures = Vec::new();
+    for case in &cases {
+        let script = case["script"].as_str().unwrap_or("");
+        let trace: Value =
+            serde_json::from_str(&stridescope::interp::trace_script(script).to_json())
+                .expect("trace JSON");
+        let result = common::compare_trace(case, Some(&trace));
+        let expected = case["steps"].as_array().cloned().unwrap_or_default();
+        let got = trace["steps"].as_array().cloned().unwrap_or_default();
+        for (i, (step, e)) in result.steps.iter().zip(&expected).enumerate() {
+            let g = got.get(i).cloned().unwrap_or(Value::Null);
+            for field in ["live_bytes", "peak_bytes"] {
+                if e["memory"][field] != g["memory"][field] {
+                    failures.push(format!(
+                        "{}: {field} {} != {}",
+                        step.at, e["memory"][field], g["memory"][field]
+                    ));
+                }
+            }
+            if !step.problems.is_empty() {
+                failures.push(format!("{}: {:?}", step.at, step.problems));
+            }
+        }
+        if let Some(problem) = result.case_problem {
+            failures.push(problem);
+        }
+    }
+    assert!(failures.is_empty(), "steps not PyTorch's: {failures:#?}");
+}

@@ -221,9 +221,12 @@ fn update(ev: &mut Evaluator, o: &Rc<Instance>, mut state: Entries) -> R<Entries
         let opts = options(ev, &group)?;
         // Python's `denom` of the previous parameter: freed when the next `denom` is bound.
         let mut bound: Option<Value> = None;
+        // Python's `grad`: the previous parameter's is freed when the next one is bound
+        // (`grad = grads[i] if not maximize else -grads[i]`: after the negation).
+        let mut held: Option<Value> = None;
         for ((p, grad), entries) in params.iter().zip(&slots) {
             ev.count_step()?;
-            adam_one(ev, &opts, p, grad, entries, &mut bound)?;
+            adam_one(ev, &opts, p, grad, entries, [&mut bound, &mut held])?;
         }
     }
     Ok(state)
@@ -236,13 +239,14 @@ fn adam_one(
     p: &crate::interp::value::TensorRef,
     grad: &crate::interp::value::TensorRef,
     entries: &Entries,
-    bound: &mut Option<Value>,
+    [bound, held]: [&mut Option<Value>; 2],
 ) -> R<()> {
     let param = Value::Tensor(Rc::clone(p));
     let mut grad = Value::Tensor(Rc::clone(grad));
     if o.maximize {
         grad = call_method(ev, &grad, "neg", vec![], vec![])?;
     }
+    drop(held.replace(grad.clone()));
     let (exp_avg, exp_avg_sq) = (get(entries, "exp_avg"), get(entries, "exp_avg_sq"));
     let step_t = get(entries, "step");
     call_method(ev, &step_t, "add_", vec![Value::Int(1)], vec![])?;
@@ -258,6 +262,7 @@ fn adam_one(
                 vec![param.clone()],
                 vec![("alpha", Value::Float(o.weight_decay))],
             )?;
+            drop(held.replace(grad.clone()));
         }
     }
     // `lerp_`, `addcmul_` and `addcdiv_` are single ATen kernels that allocate nothing.

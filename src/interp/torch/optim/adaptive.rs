@@ -153,13 +153,18 @@ fn rmsprop(ev: &mut Evaluator, o: &Rc<Instance>, mut state: Entries) -> R<Entrie
         let maximize = flag(ev, &option(&group, "maximize")?)?;
         // Python's `avg` of the previous parameter: freed when the next `avg` is bound.
         let mut bound: Option<Value> = None;
+        // Python's `grad`: the previous parameter's is freed by `grad = grads[i]`, before
+        // the negation.
+        let mut held: Option<Value> = None;
         for ((p, grad), entries) in params.iter().zip(&slots) {
             ev.count_step()?;
+            drop(held.take());
             let param = Value::Tensor(Rc::clone(p));
             let mut grad = Value::Tensor(Rc::clone(grad));
             if maximize {
                 grad = call_method(ev, &grad, "neg", vec![], vec![])?;
             }
+            drop(held.replace(grad.clone()));
             let square_avg = get(entries, "square_avg");
             call_method(
                 ev,
@@ -176,6 +181,7 @@ fn rmsprop(ev: &mut Evaluator, o: &Rc<Instance>, mut state: Entries) -> R<Entrie
                     vec![param.clone()],
                     vec![("alpha", Value::Float(weight_decay))],
                 )?;
+                drop(held.replace(grad.clone()));
             }
             let scaled = call_method(ev, &square_avg, "mul_", vec![Value::Float(alpha)], vec![])?;
             call_method(
@@ -328,8 +334,11 @@ fn adagrad(ev: &mut Evaluator, o: &Rc<Instance>, mut state: Entries) -> R<Entrie
         let maximize = flag(ev, &option(&group, "maximize")?)?;
         // Python's `std` of the previous parameter: freed when the next `std` is bound.
         let mut bound: Option<Value> = None;
+        // Python's `grad`: the previous parameter's is freed by the `for` rebinding it.
+        let mut held: Option<Value> = None;
         for ((p, grad), entries) in params.iter().zip(&slots) {
             ev.count_step()?;
+            drop(held.take());
             let param = Value::Tensor(Rc::clone(p));
             let step_t = get(entries, "step");
             call_method(ev, &step_t, "add_", vec![Value::Int(1)], vec![])?;
@@ -339,6 +348,7 @@ fn adagrad(ev: &mut Evaluator, o: &Rc<Instance>, mut state: Entries) -> R<Entrie
             if maximize {
                 grad = call_method(ev, &grad, "neg", vec![], vec![])?;
             }
+            drop(held.replace(grad.clone()));
             if weight_decay != 0.0 {
                 grad = call_method(
                     ev,
@@ -347,6 +357,7 @@ fn adagrad(ev: &mut Evaluator, o: &Rc<Instance>, mut state: Entries) -> R<Entrie
                     vec![param.clone()],
                     vec![("alpha", Value::Float(weight_decay))],
                 )?;
+                drop(held.replace(grad.clone()));
             }
             let divisor = 1.0 + (step - 1.0) * lr_decay;
             if divisor == 0.0 {

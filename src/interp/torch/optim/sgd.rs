@@ -139,6 +139,9 @@ fn update(ev: &mut Evaluator, o: &Rc<Instance>, mut state: Entries) -> R<Entries
         let dampening = number(ev, &option(&group, "dampening")?)?;
         let nesterov = flag(ev, &option(&group, "nesterov")?)?;
         let maximize = flag(ev, &option(&group, "maximize")?)?;
+        // Python's `grad`: the previous parameter's is freed when the next one is bound
+        // (`grad = grads[i] if not maximize else -grads[i]`: after the negation).
+        let mut held: Option<Value> = None;
         for (i, (p, grad)) in params.iter().enumerate() {
             ev.count_step()?;
             let param = Value::Tensor(Rc::clone(p));
@@ -146,6 +149,7 @@ fn update(ev: &mut Evaluator, o: &Rc<Instance>, mut state: Entries) -> R<Entries
             if maximize {
                 grad = call_method(ev, &grad, "neg", vec![], vec![])?;
             }
+            drop(held.replace(grad.clone()));
             if weight_decay != 0.0 {
                 grad = call_method(
                     ev,
@@ -154,6 +158,7 @@ fn update(ev: &mut Evaluator, o: &Rc<Instance>, mut state: Entries) -> R<Entries
                     vec![param.clone()],
                     vec![("alpha", Value::Float(weight_decay))],
                 )?;
+                drop(held.replace(grad.clone()));
             }
             if has_momentum {
                 let previous = buffers.get(i).cloned().unwrap_or(Value::None);
@@ -189,6 +194,7 @@ fn update(ev: &mut Evaluator, o: &Rc<Instance>, mut state: Entries) -> R<Entries
                 } else {
                     buf
                 };
+                drop(held.replace(grad.clone()));
             }
             call_method(
                 ev,
