@@ -25,8 +25,9 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, int dim0, int dim1"],
         forms: Forms::Method,
         rule: transpose,
+        // The in-place forms are their own entries in derivatives.yaml (`transpose_`, `t_`).
         grad: Grad::named(
-            "TransposeBackward0",
+            "TransposeBackward1",
             &crate::interp::torch::autograd::formulas::TRANSPOSE,
         ),
         complex: true,
@@ -144,7 +145,7 @@ pub(crate) static OPS: &[OpDef] = &[
         forms: Forms::Method,
         rule: t,
         complex: true,
-        grad: Grad::formula(&crate::interp::torch::autograd::formulas::T),
+        grad: Grad::named("TBackward1", &crate::interp::torch::autograd::formulas::T),
         ..OpDef::PLAIN
     },
     OpDef {
