@@ -2,7 +2,7 @@
 //! with and without logits, `mse_loss`): entries of the op table with their rules and
 //! backward formulas (the kernels are in the `losses` family of [`crate::interp::torch::ops`]).
 
-use crate::core::tensor::{Layout, Scalar, ScriptError, Tensor};
+use crate::core::tensor::{Layout, MemoryFormat, Scalar, ScriptError, Tensor};
 use crate::interp::torch::autograd::backward::{scalar, unsupported};
 use crate::interp::torch::autograd::formulas::{Backward, Formula};
 use crate::interp::torch::autograd::{number as value_number, Grad, GradOp};
@@ -159,15 +159,26 @@ fn binary_cross_entropy(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         target.borrow().tensor.clone(),
     );
     let logits = name == "binary_cross_entropy_with_logits";
+    // The logits form first runs `log_sigmoid` (its output, and a buffer it frees), whose
+    // output lives until the loss returns.
+    let log_sigmoid = if logits {
+        let t = ev.empty(x.shape(), x.dtype, MemoryFormat::Contiguous, name)?;
+        ev.note_kernel_events(&[t.numel().max(0) * x.dtype.item_size() as i64]);
+        Some(Value::tensor(t, name, None))
+    } else {
+        None
+    };
     let elements = ev.binary_cross_entropy_elements(&x, &y, logits)?;
     // ATen's CPU kernel of the plain loss reduces into its buffer of elementwise losses;
     // the logits one returns a fresh tensor.
-    ev.reduce_loss(
+    let out = ev.reduce_loss(
         Value::tensor(elements, name, None),
         reduction,
         !logits,
         name,
-    )
+    );
+    drop(log_sigmoid);
+    out
 }
 
 /// `F.mse_loss`.
