@@ -310,15 +310,26 @@ fn fused_add(ev: &mut Evaluator, call: &OpCall) -> R<Option<Value>> {
         Some(Value::Int(a)) if *a != 1 => *a as f64,
         _ => return Ok(None),
     };
-    let (Some(this), Some(Value::Tensor(other))) = (&call.this, call.value("other")) else {
+    let Some(this) = &call.this else {
         return Ok(None);
     };
     let x = this.borrow().tensor.clone();
-    let y = other.borrow().tensor.clone();
-    let inputs = [
-        ElementwiseInput::Tensor(x.clone()),
-        ElementwiseInput::Tensor(y),
-    ];
+    let y = match call.value("other") {
+        Some(Value::Tensor(other)) => ElementwiseInput::Tensor(other.borrow().tensor.clone()),
+        // A Python number on a floating tensor: wrapped (float64/int64) and cast to the
+        // tensor's dtype, both freed after the output (`+8 +4 out -4 -8` for float32).
+        Some(Value::Float(n)) if x.dtype.is_floating() => {
+            ElementwiseInput::Number(Scalar::Float(*n))
+        }
+        Some(Value::Int(n)) if x.dtype.is_floating() => ElementwiseInput::Number(Scalar::Int(*n)),
+        _ => return Ok(None),
+    };
+    let wrapped = match &y {
+        ElementwiseInput::Number(Scalar::Float(_)) => Some(DType::Float64),
+        ElementwiseInput::Number(_) => Some(DType::Int64),
+        ElementwiseInput::Tensor(_) => None,
+    };
+    let inputs = [ElementwiseInput::Tensor(x.clone()), y];
     let mut result_type = ResultType::default();
     for input in &inputs {
         result_type.add(input);
@@ -349,6 +360,14 @@ fn fused_add(ev: &mut Evaluator, call: &OpCall) -> R<Option<Value>> {
     }
     let alpha = if sub { -alpha } else { alpha };
     let alpha = dtype.round(Scalar::Float(alpha)).to_f64();
+    if let Some(wrapped) = wrapped {
+        let cast = if wrapped == dtype {
+            0
+        } else {
+            dtype.item_size()
+        };
+        ev.note_transient((8 + cast) as u64);
+    }
     let value = ev.pointwise_result(call, &inputs, dtype, &call.name, |v| {
         let (s, o) = (v[0].to_f64(), v[1].to_f64());
         Scalar::Float(if dtype == DType::Float64 {
@@ -357,6 +376,7 @@ fn fused_add(ev: &mut Evaluator, call: &OpCall) -> R<Option<Value>> {
             f64::from((alpha as f32).mul_add(o as f32, s as f32))
         })
     })?;
+    ev.end_transient();
     Ok(Some(value))
 }
 
