@@ -188,6 +188,9 @@ fn randperm(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         .map(|v| dtype.round(Scalar::Int(v)))
         .collect();
     let t = ev.tensor_from_values(&[n], dtype, &values, "randperm")?;
+    // ATen's randperm makes a 0-d scalar tensor of the result dtype (its bound) after the
+    // result and frees it before returning.
+    ev.note_kernel_events(&[dtype.item_size() as i64]);
     Ok(Value::tensor(t, "randperm", None))
 }
 
