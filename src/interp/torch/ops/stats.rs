@@ -354,7 +354,17 @@ fn logsumexp(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         })
         .collect();
     let shape = out_shape(&g.kept, &reduce, keepdim);
+    // ATen: `maxes = amax(keepdim)`, `maxes.abs() == inf` (a wrapped float64, its cast, a
+    // bool mask) to mask infinities, then `(self - maxes).exp_()` and its `sum` (the result,
+    // then `log_`/`add_` in place); the difference and the maxes freed last.
+    let item = dtype.item_size() as i64;
+    let rows = values.len() as i64;
+    let (r, n) = (rows * item, t.numel().max(0) * item);
+    let cast = if dtype == DType::Float64 { 0 } else { item };
+    ev.note_kernel_events(&[r, r, 8, cast, rows, -8, -cast, -rows, -r, n]);
+    ev.note_transient((r + n) as u64);
     let out = ev.tensor_from_values(&shape, dtype, &values, "logsumexp")?;
+    ev.end_transient();
     Ok(Value::tensor(out, "logsumexp", None))
 }
 
