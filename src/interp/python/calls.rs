@@ -403,6 +403,11 @@ impl Evaluator {
             }
             return self.new_exception(class, &pos);
         }
+        if matches!(&func, Value::Module(m) if m == "torch.nn.Transformer") {
+            return Err(ScriptError::NotImplemented(
+                "nn.Transformer is not supported by Stridescope (its generate_square_subsequent_mask is; nn.TransformerEncoder and nn.TransformerEncoderLayer are)".into(),
+            ));
+        }
         let Value::Method(receiver, name) = func else {
             return Err(ScriptError::Type(format!(
                 "'{}' object is not callable",

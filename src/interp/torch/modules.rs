@@ -33,6 +33,9 @@ impl Evaluator {
             ("torch.nn", "functional") => Ok(Value::Module("torch.nn.functional".into())),
             ("torch.nn", "init") => Ok(Value::Module("torch.nn.init".into())),
             ("torch.nn", "utils") => Ok(Value::Module("torch.nn.utils".into())),
+            // `nn.Transformer`'s static mask helper, which encoder tutorials call.
+            ("torch.nn", "Transformer") => Ok(Value::Module("torch.nn.Transformer".into())),
+            ("torch.nn.Transformer", "generate_square_subsequent_mask") => method(),
             ("torch.nn.utils", n) if crate::interp::torch::nn::NN_UTILS.contains(&n) => method(),
             ("torch.nn.init", n) if crate::interp::torch::nn::init::is_init(n) => method(),
             ("torch.nn", "Parameter") => method(),
@@ -106,6 +109,7 @@ impl Evaluator {
             ))),
             "torch.nn.init" => self.call_nn_init(name, &pos, &kw),
             "torch.nn.utils" => self.call_nn_utils(name, pos, kw),
+            "torch.nn.Transformer" => self.square_subsequent_mask(pos, kw),
             "torch.nn.functional" => {
                 self.call_table_functional(name, &pos, &kw)
                     .unwrap_or_else(|| {

@@ -364,6 +364,12 @@ fn saved_slots(node: &GradNode) -> Vec<(&'static str, Slot)> {
             ("mat2_sym_sizes", sizes(2)),
             ("mat2_sym_strides", Slot::Plain(Value::None)),
         ],
+        "BaddbmmBackward0" => vec![
+            ("alpha", Slot::Plain(arg("alpha").unwrap_or(Value::Int(1)))),
+            ("batch1", when(needs(2), Slot::Operand(1))),
+            ("batch2", when(needs(1), Slot::Operand(2))),
+            ("beta", Slot::Plain(arg("beta").unwrap_or(Value::Int(1)))),
+        ],
         "BmmBackward0" => vec![
             ("mat2", when(needs(0), Slot::Operand(1))),
             ("self", when(needs(1), Slot::Operand(0))),

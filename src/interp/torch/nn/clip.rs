@@ -4,7 +4,8 @@
 //! gradient's norm, their `stack`ed norm, `max_norm / (total + 1e-6)` clamped to 1, every
 //! gradient scaled in place; the total norm returned), `get_total_norm`,
 //! `clip_grads_with_norm_`, `clip_grad_value_`, `parameters_to_vector` and
-//! `vector_to_parameters`.
+//! `vector_to_parameters`; and `nn.Transformer.generate_square_subsequent_mask`, the mask
+//! helper encoder tutorials call.
 
 use crate::core::tensor::ScriptError;
 use crate::interp::torch::nn::module::{arg, bind_python};
@@ -224,5 +225,45 @@ impl Evaluator {
             call(self, g.clone(), "mul_", vec![clamped.clone()])?;
         }
         Ok(())
+    }
+}
+
+impl Evaluator {
+    /// `nn.Transformer.generate_square_subsequent_mask(sz, device=None, dtype=None)`:
+    /// `torch.triu(torch.full((sz, sz), -inf), diagonal=1)`.
+    pub(crate) fn square_subsequent_mask(
+        &mut self,
+        pos: Vec<Value>,
+        kw: Vec<(String, Value)>,
+    ) -> R<Value> {
+        let args = bind_python(
+            "sz, device=None, dtype=None",
+            "Transformer.generate_square_subsequent_mask",
+            &pos,
+            &kw,
+        )?;
+        let size = arg(&args, "sz");
+        let mut options = vec![];
+        for name in ["dtype", "device"] {
+            let v = arg(&args, name);
+            if !matches!(v, Value::None) {
+                options.push((name.to_string(), v));
+            }
+        }
+        let full = torch(
+            self,
+            "full",
+            vec![
+                Value::Tuple(vec![size.clone(), size]),
+                Value::Float(f64::NEG_INFINITY),
+            ],
+            options,
+        )?;
+        torch(
+            self,
+            "triu",
+            vec![full],
+            vec![("diagonal".into(), Value::Int(1))],
+        )
     }
 }

@@ -2,6 +2,7 @@
 
 pub(crate) mod activation_backward;
 pub(crate) mod attention;
+pub(crate) mod baddbmm;
 mod clip;
 pub(crate) mod conv;
 mod conv_backward;

@@ -83,6 +83,7 @@ pub(crate) static FAMILIES: &[&[OpDef]] = &[
     shape_helpers::OPS,
     crate::interp::torch::nn::functional::OPS,
     crate::interp::torch::nn::attention::OPS,
+    crate::interp::torch::nn::baddbmm::OPS,
     crate::interp::torch::nn::conv::OPS,
     crate::interp::torch::nn::pool::OPS,
     crate::interp::torch::nn::losses::OPS,

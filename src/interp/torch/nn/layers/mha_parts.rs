@@ -1,6 +1,7 @@
 //! The parts of `F.multi_head_attention_forward` around the attention itself: the input
 //! projections as `_in_projection_packed` runs them, the output projection, and the module's
-//! return in the input's layout.
+//! return in the input's layout, and the masks (`_canonical_mask`, the key padding mask merged
+//! into the attention mask).
 
 use std::rc::Rc;
 
@@ -131,4 +132,107 @@ pub(super) fn as_list(v: Value) -> Vec<Value> {
         Value::Tuple(items) | Value::List(items) => items,
         other => vec![other],
     }
+}
+
+/// `_canonical_mask`: a boolean mask as the query's dtype (`-inf` where it is `True`), a float
+/// mask as it is.
+pub(super) fn canonical_mask(
+    ev: &mut Evaluator,
+    mask: Value,
+    name: &str,
+    dtype: Option<crate::core::tensor::DType>,
+) -> R<Value> {
+    let Some(t) = mask.as_tensor() else {
+        return Ok(Value::None);
+    };
+    if t.dtype == crate::core::tensor::DType::Bool {
+        let like = ev.call(
+            Value::Method(Box::new(Value::Torch), "zeros_like".into()),
+            vec![mask.clone()],
+            vec![("dtype".into(), dtype.map_or(Value::None, Value::DType))],
+        )?;
+        return method(
+            ev,
+            &like,
+            "masked_fill_",
+            vec![mask, Value::Float(f64::NEG_INFINITY)],
+        );
+    }
+    if !t.dtype.is_floating() {
+        return Err(crate::core::tensor::ScriptError::Other {
+            class: "AssertionError".into(),
+            message: format!("only bool and floating types of {name} are supported"),
+        });
+    }
+    Ok(mask)
+}
+
+/// The attention mask as the scores take it: a 2-D `(L, S)` mask unsqueezed, a 3-D one
+/// checked against `(N * heads, L, S)`, and the key padding mask `(N, S)` merged in (added,
+/// or alone), as `(N * heads, 1, S)`.
+pub(super) fn merge_masks(
+    ev: &mut Evaluator,
+    attn_mask: Value,
+    key_padding_mask: Value,
+    [bsz, heads, tgt, src]: [i64; 4],
+) -> R<Value> {
+    let size = |dims: &[i64]| {
+        let list: Vec<String> = dims.iter().map(i64::to_string).collect();
+        format!("torch.Size([{}])", list.join(", "))
+    };
+    let mut attn_mask = match attn_mask.as_tensor() {
+        Some(m) if m.ndim() == 2 => {
+            if m.shape() != [tgt, src] {
+                return Err(crate::core::tensor::ScriptError::Runtime(format!(
+                    "The shape of the 2D attn_mask is {}, but should be ({tgt}, {src}).",
+                    size(m.shape())
+                )));
+            }
+            method(ev, &attn_mask, "unsqueeze", vec![Value::Int(0)])?
+        }
+        Some(m) if m.ndim() == 3 => {
+            if m.shape() != [bsz * heads, tgt, src] {
+                return Err(crate::core::tensor::ScriptError::Runtime(format!(
+                    "The shape of the 3D attn_mask is {}, but should be ({}, {tgt}, {src}).",
+                    size(m.shape()),
+                    bsz * heads
+                )));
+            }
+            attn_mask
+        }
+        Some(m) => {
+            return Err(crate::core::tensor::ScriptError::Runtime(format!(
+                "attn_mask's dimension {} is not supported",
+                m.ndim()
+            )))
+        }
+        None => Value::None,
+    };
+    if let Some(k) = key_padding_mask.as_tensor() {
+        if k.shape() != [bsz, src] {
+            return Err(crate::core::tensor::ScriptError::Other {
+                class: "AssertionError".into(),
+                message: format!(
+                    "expecting key_padding_mask shape of ({bsz}, {src}), but got {}",
+                    size(k.shape())
+                ),
+            });
+        }
+        let dims = [bsz, 1, 1, src].map(Value::Int).to_vec();
+        let kpm = method(ev, &key_padding_mask, "view", dims)?;
+        let kpm = method(
+            ev,
+            &kpm,
+            "expand",
+            [-1, heads, -1, -1].map(Value::Int).to_vec(),
+        )?;
+        let shape = Value::Tuple([bsz * heads, 1, src].map(Value::Int).to_vec());
+        let kpm = method(ev, &kpm, "reshape", vec![shape])?;
+        attn_mask = if matches!(attn_mask, Value::None) {
+            kpm
+        } else {
+            method(ev, &attn_mask, "add", vec![kpm])?
+        };
+    }
+    Ok(attn_mask)
 }

@@ -13,7 +13,7 @@ use std::rc::Rc;
 
 use crate::core::tensor::ScriptError;
 use crate::interp::torch::nn::layers::mha_parts::{
-    as_list, finish, in_projection_packed, project_out,
+    as_list, canonical_mask, finish, in_projection_packed, merge_masks, project_out,
 };
 use crate::interp::torch::nn::layers::{
     attr, check_device, dtype_arg, functional, init, int_arg, method, set_attrs, set_parameter,
@@ -236,18 +236,22 @@ fn mha_forward(
         &pos,
         &kw,
     )?;
-    if !matches!(arg(&args, "key_padding_mask"), Value::None)
-        || !matches!(arg(&args, "attn_mask"), Value::None)
-        || ev.truthy(&arg(&args, "is_causal"))?
-    {
-        return Err(ScriptError::NotImplemented(
-            "MultiheadAttention with masks is not supported by Stridescope".into(),
-        ));
-    }
     let need_weights = ev.truthy(&arg(&args, "need_weights"))?;
     let average = ev.truthy(&arg(&args, "average_attn_weights"))?;
     let (query, key, value) = (arg(&args, "query"), arg(&args, "key"), arg(&args, "value"));
-    attention(ev, o, query, key, value, need_weights, average)
+    let masks = Masks {
+        attn_mask: arg(&args, "attn_mask"),
+        key_padding_mask: arg(&args, "key_padding_mask"),
+        is_causal: ev.truthy(&arg(&args, "is_causal"))?,
+    };
+    attention(ev, o, [query, key, value], masks, need_weights, average)
+}
+
+/// The masks a call gave (`None` where not).
+pub(super) struct Masks {
+    pub attn_mask: Value,
+    pub key_padding_mask: Value,
+    pub is_causal: bool,
 }
 
 /// The dims of a tensor value.
@@ -262,13 +266,12 @@ pub(super) fn same_tensor(a: &Value, b: &Value) -> bool {
     matches!((a, b), (Value::Tensor(x), Value::Tensor(y)) if Rc::ptr_eq(x, y))
 }
 
-/// `F.multi_head_attention_forward` without masks: `(attn_output, attn_weights or None)`.
+/// `F.multi_head_attention_forward`: `(attn_output, attn_weights or None)`.
 fn attention(
     ev: &mut Evaluator,
     o: &Rc<Instance>,
-    mut query: Value,
-    mut key: Value,
-    mut value: Value,
+    [mut query, mut key, mut value]: [Value; 3],
+    masks: Masks,
     need_weights: bool,
     average: bool,
 ) -> R<Value> {
@@ -302,6 +305,21 @@ fn attention(
         query = method(ev, &query, "unsqueeze", vec![Value::Int(1)])?;
         key = method(ev, &key, "unsqueeze", vec![Value::Int(1)])?;
         value = method(ev, &value, "unsqueeze", vec![Value::Int(1)])?;
+    }
+    let dtype = query.as_tensor().map(|t| t.dtype);
+    let key_padding_mask = canonical_mask(ev, masks.key_padding_mask, "key_padding_mask", dtype)?;
+    if masks.is_causal && matches!(masks.attn_mask, Value::None) {
+        return Err(ScriptError::Runtime(
+            "Need attn_mask if specifying the is_causal hint. You may use the Transformer module method `generate_square_subsequent_mask` to create this mask.".into(),
+        ));
+    }
+    let mut is_causal = masks.is_causal;
+    let mut attn_mask = Value::None;
+    if !(is_causal && matches!(key_padding_mask, Value::None) && !need_weights) {
+        attn_mask = canonical_mask(ev, masks.attn_mask, "attn_mask", dtype)?;
+        if !matches!(key_padding_mask, Value::None) {
+            is_causal = false;
+        }
     }
     let embed = int_arg(ev, &attr(o, "embed_dim"))?;
     let heads = int_arg(ev, &attr(o, "num_heads"))?;
@@ -364,6 +382,7 @@ fn attention(
     let k = heads_view(ev, &k)?;
     let v = heads_view(ev, &v)?;
     let src = shape(&k)[1];
+    let attn_mask = merge_masks(ev, attn_mask, key_padding_mask, [bsz, heads, tgt, src])?;
     let p = match attr(o, "dropout") {
         Value::Float(f) if training(o) => f,
         _ => 0.0,
@@ -379,10 +398,21 @@ fn attention(
             split(ev, &k, src)?,
             split(ev, &v, src)?,
         );
+        // A `(1, L, S)` mask broadcasts over the batch; `(N * heads, L, S)` is split.
+        let attn_mask = match attn_mask.as_tensor() {
+            Some(m) if m.ndim() == 3 && m.shape()[0] == 1 => {
+                method(ev, &attn_mask, "unsqueeze", vec![Value::Int(0)])?
+            }
+            Some(_) => {
+                let dims = [bsz, heads, -1, src].map(Value::Int).to_vec();
+                method(ev, &attn_mask, "view", dims)?
+            }
+            None => Value::None,
+        };
         let attended = functional(
             ev,
             "scaled_dot_product_attention",
-            vec![q, k, v, Value::None, Value::Float(p)],
+            vec![q, k, v, attn_mask, Value::Float(p), Value::Bool(is_causal)],
             vec![],
         )?;
         let perm = [2, 0, 1, 3].map(Value::Int).to_vec();
@@ -401,7 +431,11 @@ fn attention(
     let scale = Value::Float((1.0 / head_dim as f64).sqrt());
     let q_scaled = method(ev, &q, "mul", vec![scale])?;
     let kt = method(ev, &k, "transpose", vec![Value::Int(-2), Value::Int(-1)])?;
-    let scores = torch_fn(ev, "bmm", vec![q_scaled, kt])?;
+    let scores = if matches!(attn_mask, Value::None) {
+        torch_fn(ev, "bmm", vec![q_scaled, kt])?
+    } else {
+        torch_fn(ev, "baddbmm", vec![attn_mask, q_scaled, kt])?
+    };
     let mut weights = functional(
         ev,
         "softmax",
@@ -555,18 +589,26 @@ fn encoder_forward(
         &pos,
         &kw,
     )?;
-    if !matches!(arg(&args, "src_mask"), Value::None)
-        || !matches!(arg(&args, "src_key_padding_mask"), Value::None)
-    {
-        return Err(ScriptError::NotImplemented(
-            "TransformerEncoderLayer with masks is not supported by Stridescope".into(),
-        ));
-    }
+    // The masks become the input's dtype first (`F._canonical_mask`), then go to attention.
+    let dtype = arg(&args, "src").as_tensor().map(|t| t.dtype);
+    let key_padding_mask = canonical_mask(
+        ev,
+        arg(&args, "src_key_padding_mask"),
+        "src_key_padding_mask",
+        dtype,
+    )?;
+    let src_mask = canonical_mask(ev, arg(&args, "src_mask"), "src_mask", dtype)?;
+    let is_causal = ev.truthy(&arg(&args, "is_causal"))?;
     let sa_block = |ev: &mut Evaluator, x: Value| -> R<Value> {
         let Value::Instance(attn) = child(o, "self_attn") else {
             return Err(ScriptError::Runtime("no self_attn".into()));
         };
-        let out = attention(ev, &attn, x.clone(), x.clone(), x, false, true)?;
+        let masks = Masks {
+            attn_mask: src_mask.clone(),
+            key_padding_mask: key_padding_mask.clone(),
+            is_causal,
+        };
+        let out = attention(ev, &attn, [x.clone(), x.clone(), x], masks, false, true)?;
         let first = as_list(out).into_iter().next().unwrap_or(Value::None);
         call_child(ev, o, "dropout1", first)
     };
@@ -659,14 +701,16 @@ fn stack_forward(
         &pos,
         &kw,
     )?;
-    if !matches!(arg(&args, "mask"), Value::None)
-        || !matches!(arg(&args, "src_key_padding_mask"), Value::None)
-    {
-        return Err(ScriptError::NotImplemented(
-            "TransformerEncoder with masks is not supported by Stridescope".into(),
-        ));
-    }
-    let layers = match child(o, "layers") {
+    let src = arg(&args, "src");
+    let dtype = src.as_tensor().map(|t| t.dtype);
+    let key_padding_mask = canonical_mask(
+        ev,
+        arg(&args, "src_key_padding_mask"),
+        "src_key_padding_mask",
+        dtype,
+    )?;
+    let mask = canonical_mask(ev, arg(&args, "mask"), "mask", dtype)?;
+    let layers: Vec<Rc<Instance>> = match child(o, "layers") {
         Value::Instance(list) => list
             .module
             .borrow()
@@ -675,12 +719,61 @@ fn stack_forward(
             .unwrap_or_default(),
         _ => Vec::new(),
     };
-    let mut output = arg(&args, "src");
+    // `_detect_is_causal_mask`: a mask equal to the square subsequent mask is causal.
+    let is_causal = match arg(&args, "is_causal") {
+        Value::None if !matches!(mask, Value::None) => {
+            let batch_first = layers.first().is_some_and(|l| match child(l, "self_attn") {
+                Value::Instance(a) => matches!(attr(&a, "batch_first"), Value::Bool(true)),
+                _ => false,
+            });
+            let dims = shape(&src);
+            let at = if dims.len() == 3 && batch_first { 1 } else { 0 };
+            let size = dims.get(at).copied().unwrap_or(0);
+            let causal = subsequent_mask(ev, size, &mask)?;
+            let same_size = shape(&causal) == shape(&mask);
+            let equal = if same_size {
+                let eq = method(ev, &mask, "eq", vec![causal])?;
+                let all = method(ev, &eq, "all", vec![])?;
+                ev.truthy(&all)?
+            } else {
+                false
+            };
+            Value::Bool(equal)
+        }
+        Value::None => Value::Bool(false),
+        given => Value::Bool(ev.truthy(&given)?),
+    };
+    let mut output = src;
     for layer in layers {
-        output = ev.call(Value::Instance(layer), vec![output], vec![])?;
+        let kw = vec![
+            ("src_mask".to_string(), mask.clone()),
+            ("is_causal".to_string(), is_causal.clone()),
+            ("src_key_padding_mask".to_string(), key_padding_mask.clone()),
+        ];
+        output = ev.call(Value::Instance(layer), vec![output], kw)?;
     }
     match child(o, "norm") {
         Value::None => Ok(output),
         norm => ev.call(norm, vec![output], vec![]),
     }
+}
+
+/// `_generate_square_subsequent_mask(size)` in `like`'s dtype: `-inf` above the diagonal.
+fn subsequent_mask(ev: &mut Evaluator, size: i64, like: &Value) -> R<Value> {
+    let dtype = like
+        .as_tensor()
+        .map_or(Value::None, |t| Value::DType(t.dtype));
+    let full = ev.call(
+        Value::Method(Box::new(Value::Torch), "full".into()),
+        vec![
+            Value::Tuple(vec![Value::Int(size), Value::Int(size)]),
+            Value::Float(f64::NEG_INFINITY),
+        ],
+        vec![("dtype".into(), dtype)],
+    )?;
+    ev.call(
+        Value::Method(Box::new(Value::Torch), "triu".into()),
+        vec![full],
+        vec![("diagonal".into(), Value::Int(1))],
+    )
 }
