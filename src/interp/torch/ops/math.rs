@@ -176,6 +176,7 @@ fn float_unary(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         ("sqrt", DType::Float32) => {
             Scalar::Float(f64::from(super::mkl_sqrt::sqrt_f32(v.to_f64() as f32)))
         }
+        ("sqrt", DType::Float64) => Scalar::Float(super::mkl_sqrt::sqrt_f64(v.to_f64())),
         _ => round(f(v.to_f64())),
     })
     .collect();
