@@ -659,19 +659,9 @@ fn copy_backwards(node: &Rc<GradNode>) -> Rc<GradNode> {
 
 /// `node` under another name.
 fn renamed(node: &Rc<GradNode>, name: &str) -> Rc<GradNode> {
-    GradNode::shared(GradNode {
-        name: name.into(),
-        formula: node.formula,
-        operands: node.operands.clone(),
-        result: node.result.clone(),
-        args: node.args.clone(),
-        out_dtype: node.out_dtype,
-        out_shape: node.out_shape.clone(),
-        freed: std::cell::Cell::new(false),
-        seq: node.seq,
-        custom: node.custom.clone(),
-        extras: node.extras.clone(),
-    })
+    let copy = node.with_name(name);
+    copy.freed.set(false);
+    GradNode::shared(copy)
 }
 
 /// A number as the formulas write it: an int when it is whole.

@@ -125,6 +125,23 @@ impl GradNode {
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// The same node (operands, formula, saved tensors, order) under another name.
+    pub(crate) fn with_name(&self, name: &str) -> GradNode {
+        GradNode {
+            name: name.into(),
+            formula: self.formula,
+            operands: self.operands.clone(),
+            result: self.result.clone(),
+            args: self.args.clone(),
+            out_dtype: self.out_dtype,
+            out_shape: self.out_shape.clone(),
+            freed: Cell::new(self.freed.get()),
+            seq: self.seq,
+            custom: self.custom.clone(),
+            extras: self.extras.clone(),
+        }
+    }
 }
 
 /// What an op does for autograd: part of its table entry.
@@ -494,20 +511,7 @@ impl Evaluator {
         let Some(node) = object.grad_fn.take() else {
             return;
         };
-        let renamed = GradNode {
-            name: name.into(),
-            formula: node.formula,
-            operands: node.operands.clone(),
-            result: node.result.clone(),
-            args: node.args.clone(),
-            out_dtype: node.out_dtype,
-            out_shape: node.out_shape.clone(),
-            freed: Cell::new(node.freed.get()),
-            seq: node.seq,
-            custom: node.custom.clone(),
-            extras: node.extras.clone(),
-        };
-        object.grad_fn = Some(GradNode::shared(renamed));
+        object.grad_fn = Some(GradNode::shared(node.with_name(name)));
     }
 
     /// An operand as a node keeps it.
