@@ -19,12 +19,12 @@
 //! `peak_bytes` exact where the recording has one (null where a profile could not see it). The
 //! test prints, per script and in all, the steps whose live bytes, saved tensors and peak are
 //! exact, and the peaks within 5%; the floors below are what the evaluator reached when this test
-//! was last measured (00:20 UTC, session 25, 26 scripts, 495 steps: live 487 (98.4%), saved 491
-//! (99.2%), peak exact 438/484 (90.5%), peak within 5% 458/484 (94.6%), tensors 492 (99.4%) — not
-//! modelled yet: `torch.nn.utils` (`optim_zoo`), oneDNN's LSTM node `MkldnnRnnLayerBackward0`
-//! (`cn_rnn_lstm`), `MultiheadAttention`'s SDPA paths (`transformer_block`)), to be raised as
-//! the memory accounting improves (issue 19's goal: 100 for live and saved, peak equal where
-//! recorded).
+//! was last measured (03:40 UTC, session 26, 31 scripts of the course set and the attention,
+//! recurrent and `torch.nn.utils` sets, 733 steps: live 731 (99.7%), saved 733 (100%), peak
+//! exact 700/722 (97.0%), peak within 5% 711/722 (98.5%), tensors 730 (99.6%) — left: GRU's
+//! in-place gates (`rnn-gru_rnn`), the bf16 GEMM scratch (`half_precision`), mask-building and
+//! backward peaks), to be raised as the memory accounting improves (issue 19's goal: 100 for
+//! live and saved, peak equal where recorded).
 //! `STRIDESCOPE_MEMORY_ALL=1` prints every difference instead of each script's first three.
 
 mod common;
@@ -36,15 +36,15 @@ use std::time::Duration;
 /// Recorded scripts the fixture must hold at least.
 const MIN_CASES: usize = 14;
 /// Steps (all scripts) whose `live_bytes` must be exact, in percent.
-const LIVE_EXACT_FLOOR: f64 = 98.0;
+const LIVE_EXACT_FLOOR: f64 = 99.5;
 /// Steps whose `saved` list must be exact, in percent.
-const SAVED_EXACT_FLOOR: f64 = 99.0;
+const SAVED_EXACT_FLOOR: f64 = 99.8;
 /// Steps with a recorded peak whose `peak_bytes` must be exact, in percent.
-const PEAK_EXACT_FLOOR: f64 = 90.0;
+const PEAK_EXACT_FLOOR: f64 = 96.5;
 /// Steps with a recorded peak whose `peak_bytes` must be within 5%, in percent.
-const PEAK_WITHIN_5_FLOOR: f64 = 94.0;
+const PEAK_WITHIN_5_FLOOR: f64 = 98.0;
 /// Steps whose tensors, outputs and errors must match (the oracle's other fields), in percent.
-const TENSOR_STEPS_FLOOR: f64 = 99.0;
+const TENSOR_STEPS_FLOOR: f64 = 99.4;
 /// A case that traces longer than this counts as failing (a loop that never ends).
 const CASE_TIMEOUT: Duration = Duration::from_secs(60);
 
