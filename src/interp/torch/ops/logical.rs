@@ -48,6 +48,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self"],
         forms: Forms::Both,
         rule: special_values,
+        grad: crate::interp::torch::autograd::Grad::UNTRACKED,
         ..OpDef::PLAIN
     },
     OpDef {
