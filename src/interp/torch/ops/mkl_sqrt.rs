@@ -5,15 +5,35 @@
 //! of inputs (measured on 1.4 million floats from 1e-30 to 1e6: this reproduces every normal
 //! one; the correctly rounded root differed in 9834). `vrsqrt14` is a hardware
 //! approximation whose result depends on the exponent's parity and the top 15 mantissa bits
-//! only; its 65536 values are in `rsqrt14.bin` (recorded by
+//! only; its 65536 values are in `rsqrt14.delta` (recorded by
 //! `tools/oracle/rsqrt14/gen_rsqrt14.c`), so the trace is the same on every machine.
 //! Subnormal inputs take another MKL path (not modelled: correctly rounded here). float64
 //! (`mkl_vml_kernel_dSqrt_Z0HAynn`) takes two Newton steps from the same table
 //! ([`sqrt_f64`]); float16/bfloat16 are correctly rounded (ATen's own vectorized sqrt).
 
-/// `vrsqrt14` of every float in `[0.5, 2)`: entry `parity · 32768 + (mantissa >> 8)` is
-/// the result's mantissa bits 7..22 (little endian).
-static RSQRT14: &[u8; 131072] = include_bytes!("rsqrt14.bin");
+/// `vrsqrt14` of every float in `[0.5, 2)`, delta-coded (it shrinks to under 1 KB in the
+/// gzipped wasm, where the 128 KiB table took 128 KiB): for each exponent parity, the first
+/// entry as a little-endian `u16`, then each next entry's difference from the one before as
+/// a wrapping `i8`.
+static RSQRT14_DELTAS: &[u8; 65538] = include_bytes!("rsqrt14.delta");
+
+/// The table, decoded once: entry `parity · 32768 + (mantissa >> 8)` is the result's
+/// mantissa bits 7..22.
+fn rsqrt14_table() -> &'static [u16] {
+    static TABLE: std::sync::OnceLock<Vec<u16>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut table = Vec::with_capacity(65536);
+        for half in RSQRT14_DELTAS.chunks_exact(2 + 32767) {
+            let mut value = u16::from_le_bytes([half[0], half[1]]);
+            table.push(value);
+            for &delta in &half[2..] {
+                value = value.wrapping_add_signed(i16::from(delta as i8));
+                table.push(value);
+            }
+        }
+        table
+    })
+}
 
 /// `vrsqrt14ps` of a positive normal float.
 fn rsqrt14(x: f32) -> f32 {
@@ -27,8 +47,8 @@ fn rsqrt14(x: f32) -> f32 {
         // A power of 4: the root is exact.
         return f32::from_bits(((127 - k) as u32) << 23);
     }
-    let i = 2 * ((parity << 15) | (m >> 8)) as usize;
-    let s = u32::from(u16::from_le_bytes([RSQRT14[i], RSQRT14[i + 1]]));
+    let i = ((parity << 15) | (m >> 8)) as usize;
+    let s = u32::from(rsqrt14_table()[i]);
     let exponent = if parity == 0 { 127 } else { 126 };
     f32::from_bits((((exponent - k) as u32) << 23) | (s << 7))
 }
@@ -56,8 +76,8 @@ fn rsqrt14_f64(x: f64) -> f64 {
     if parity == 1 && m == 0 {
         return f64::from_bits(((1023 - k) as u64) << 52);
     }
-    let i = 2 * ((parity << 15) | (m >> 37)) as usize;
-    let s = u64::from(u16::from_le_bytes([RSQRT14[i], RSQRT14[i + 1]]));
+    let i = ((parity << 15) | (m >> 37)) as usize;
+    let s = u64::from(rsqrt14_table()[i]);
     let exponent = if parity == 0 { 1023 } else { 1022 };
     f64::from_bits((((exponent - k) as u64) << 52) | (s << 36))
 }
