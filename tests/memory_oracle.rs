@@ -63,26 +63,6 @@ fn trace(case: &Value) -> Option<Value> {
     }
 }
 
-/// The saved tensors as sorted `[node, slot, shape, dtype]` (the storage id left out).
-fn saved_key(memory: &Value) -> Vec<String> {
-    let mut keys: Vec<String> = memory["saved"]
-        .as_array()
-        .map(|list| {
-            list.iter()
-                .map(|s| {
-                    let four: Vec<Value> = s
-                        .as_array()
-                        .map(|a| a.iter().take(4).cloned().collect())
-                        .unwrap_or_default();
-                    Value::Array(four).to_string()
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    keys.sort();
-    keys
-}
-
 /// How many steps of one script (or of all) match, field by field.
 #[derive(Default)]
 struct Figures {
@@ -187,13 +167,13 @@ fn compare_memory(case: &Value, got: Option<&Value>) -> (Figures, Vec<String>) {
                 em["live_bytes"], gm["live_bytes"]
             ));
         }
-        if saved_key(em) == saved_key(gm) {
+        if common::saved_key(em) == common::saved_key(gm) {
             f.saved += 1;
         } else if firsts.len() < shown_max() {
             firsts.push(format!(
                 "{at}: saved {:?} != {:?}",
-                saved_key(em),
-                saved_key(gm)
+                common::saved_key(em),
+                common::saved_key(gm)
             ));
         }
         if let Some(peak) = em["peak_bytes"].as_u64() {

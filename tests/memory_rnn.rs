@@ -40,26 +40,6 @@ const KNOWN: &[(&str, u64, &str)] = &[
     ),
 ];
 
-/// The saved tensors as sorted `[node, slot, shape, dtype]` (the storage id left out).
-fn saved_key(memory: &Value) -> Vec<String> {
-    let mut keys: Vec<String> = memory["saved"]
-        .as_array()
-        .map(|list| {
-            list.iter()
-                .map(|s| {
-                    let four: Vec<Value> = s
-                        .as_array()
-                        .map(|a| a.iter().take(4).cloned().collect())
-                        .unwrap_or_default();
-                    Value::Array(four).to_string()
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    keys.sort();
-    keys
-}
-
 /// The memory differences of one step.
 fn memory_diffs(expected: &Value, got: &Value) -> Vec<String> {
     let (em, gm) = (&expected["memory"], &got["memory"]);
@@ -70,8 +50,12 @@ fn memory_diffs(expected: &Value, got: &Value) -> Vec<String> {
             em["live_bytes"], gm["live_bytes"]
         ));
     }
-    if saved_key(em) != saved_key(gm) {
-        out.push(format!("saved {:?} != {:?}", saved_key(em), saved_key(gm)));
+    if common::saved_key(em) != common::saved_key(gm) {
+        out.push(format!(
+            "saved {:?} != {:?}",
+            common::saved_key(em),
+            common::saved_key(gm)
+        ));
     }
     if em["peak_bytes"].is_u64() && em["peak_bytes"] != gm["peak_bytes"] {
         out.push(format!(

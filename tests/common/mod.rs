@@ -224,3 +224,23 @@ pub fn fixture(name: &str) -> PathBuf {
         .join("tests/fixtures")
         .join(name)
 }
+
+/// A step's `memory.saved` as sorted `[node, slot, shape, dtype]` (the storage id left out).
+pub fn saved_key(memory: &Value) -> Vec<String> {
+    let mut keys: Vec<String> = memory["saved"]
+        .as_array()
+        .map(|list| {
+            list.iter()
+                .map(|s| {
+                    let four: Vec<Value> = s
+                        .as_array()
+                        .map(|a| a.iter().take(4).cloned().collect())
+                        .unwrap_or_default();
+                    Value::Array(four).to_string()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    keys.sort();
+    keys
+}
