@@ -83,15 +83,26 @@ pub(super) fn in_projection_packed(
     Ok((lin(ev, q, 0)?, lin(ev, k, 1)?, lin(ev, v, 2)?))
 }
 
-/// The output projection of `(L * N, E)` rows, viewed back as `(L, N, E)`.
+/// The output projection: the heads' output (an `(L, N, heads, head_dim)`-ordered view) made
+/// contiguous as `(L * N, E)` rows (the view dies with it, as Python rebinds the name),
+/// projected, and viewed back as `(L, N, E)`.
 pub(super) fn project_out(
     ev: &mut Evaluator,
     o: &Rc<Instance>,
-    out: Value,
+    heads_out: Value,
     tgt: i64,
     bsz: i64,
     embed: i64,
 ) -> R<Value> {
+    let rows = method(ev, &heads_out, "contiguous", vec![])?;
+    drop(heads_out);
+    let out = method(
+        ev,
+        &rows,
+        "view",
+        vec![Value::Int(tgt * bsz), Value::Int(embed)],
+    )?;
+    drop(rows);
     let proj = child(o, "out_proj");
     let (w, b) = match &proj {
         Value::Instance(p) => (attr(p, "weight"), attr(p, "bias")),

@@ -416,15 +416,8 @@ fn attention(
             vec![],
         )?;
         let perm = [2, 0, 1, 3].map(Value::Int).to_vec();
-        let mut out = method(ev, &attended, "permute", perm)?;
+        let out = method(ev, &attended, "permute", perm)?;
         drop(attended);
-        out = method(ev, &out, "contiguous", vec![])?;
-        out = method(
-            ev,
-            &out,
-            "view",
-            vec![Value::Int(bsz * tgt), Value::Int(embed)],
-        )?;
         let out = project_out(ev, o, out, tgt, bsz, embed)?;
         return finish(ev, out, Value::None, batched, batch_first);
     }
@@ -448,13 +441,6 @@ fn attention(
     // One binding rebound, as Python rebinds `attn_output`: each value dies with its name.
     let mut out = torch_fn(ev, "bmm", vec![weights.clone(), v])?;
     out = method(ev, &out, "transpose", vec![Value::Int(0), Value::Int(1)])?;
-    out = method(ev, &out, "contiguous", vec![])?;
-    out = method(
-        ev,
-        &out,
-        "view",
-        vec![Value::Int(tgt * bsz), Value::Int(embed)],
-    )?;
     let out = project_out(ev, o, out, tgt, bsz, embed)?;
     let weights = if need_weights {
         let dims = vec![
