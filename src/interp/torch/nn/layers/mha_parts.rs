@@ -180,13 +180,14 @@ pub(super) fn canonical_mask(
 
 /// The attention mask as the scores take it: a 2-D `(L, S)` mask unsqueezed, a 3-D one
 /// checked against `(N * heads, L, S)`, and the key padding mask `(N, S)` merged in (added,
-/// or alone), as `(N * heads, 1, S)`.
+/// or alone), as `(N * heads, 1, S)`; and that reshaped key padding mask, which Python's
+/// `key_padding_mask` keeps alive until the forward returns.
 pub(super) fn merge_masks(
     ev: &mut Evaluator,
     attn_mask: Value,
     key_padding_mask: Value,
     [bsz, heads, tgt, src]: [i64; 4],
-) -> R<Value> {
+) -> R<(Value, Value)> {
     let size = |dims: &[i64]| {
         let list: Vec<String> = dims.iter().map(i64::to_string).collect();
         format!("torch.Size([{}])", list.join(", "))
@@ -240,10 +241,11 @@ pub(super) fn merge_masks(
         let shape = Value::Tuple([bsz * heads, 1, src].map(Value::Int).to_vec());
         let kpm = method(ev, &kpm, "reshape", vec![shape])?;
         attn_mask = if matches!(attn_mask, Value::None) {
-            kpm
+            kpm.clone()
         } else {
-            method(ev, &attn_mask, "add", vec![kpm])?
+            method(ev, &attn_mask, "add", vec![kpm.clone()])?
         };
+        return Ok((attn_mask, kpm));
     }
-    Ok(attn_mask)
+    Ok((attn_mask, Value::None))
 }

@@ -239,12 +239,24 @@ fn mha_forward(
     let need_weights = ev.truthy(&arg(&args, "need_weights"))?;
     let average = ev.truthy(&arg(&args, "average_attn_weights"))?;
     let (query, key, value) = (arg(&args, "query"), arg(&args, "key"), arg(&args, "value"));
+    // `MultiheadAttention.forward` canonicalizes the masks itself and holds them until it
+    // returns (`F.multi_head_attention_forward` keeps a float mask as it is).
+    let dtype = query.as_tensor().map(|t| t.dtype);
+    let key_padding_mask = canonical_mask(
+        ev,
+        arg(&args, "key_padding_mask"),
+        "key_padding_mask",
+        dtype,
+    )?;
+    let attn_mask = canonical_mask(ev, arg(&args, "attn_mask"), "attn_mask", dtype)?;
     let masks = Masks {
-        attn_mask: arg(&args, "attn_mask"),
-        key_padding_mask: arg(&args, "key_padding_mask"),
+        attn_mask: attn_mask.clone(),
+        key_padding_mask: key_padding_mask.clone(),
         is_causal: ev.truthy(&arg(&args, "is_causal"))?,
     };
-    attention(ev, o, [query, key, value], masks, need_weights, average)
+    let out = attention(ev, o, [query, key, value], masks, need_weights, average);
+    drop((attn_mask, key_padding_mask));
+    out
 }
 
 /// The masks a call gave (`None` where not).
@@ -382,7 +394,8 @@ fn attention(
     let k = heads_view(ev, &k)?;
     let v = heads_view(ev, &v)?;
     let src = shape(&k)[1];
-    let attn_mask = merge_masks(ev, attn_mask, key_padding_mask, [bsz, heads, tgt, src])?;
+    let (attn_mask, _key_padding_mask) =
+        merge_masks(ev, attn_mask, key_padding_mask, [bsz, heads, tgt, src])?;
     let p = match attr(o, "dropout") {
         Value::Float(f) if training(o) => f,
         _ => 0.0,
@@ -427,7 +440,8 @@ fn attention(
     let scores = if matches!(attn_mask, Value::None) {
         torch_fn(ev, "bmm", vec![q_scaled, kt])?
     } else {
-        torch_fn(ev, "baddbmm", vec![attn_mask, q_scaled, kt])?
+        // The mask stays bound until the function returns, as Python's `attn_mask` does.
+        torch_fn(ev, "baddbmm", vec![attn_mask.clone(), q_scaled, kt])?
     };
     let mut weights = functional(
         ev,
