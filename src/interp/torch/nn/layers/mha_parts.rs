@@ -178,6 +178,22 @@ pub(super) fn canonical_mask(
     Ok(mask)
 }
 
+/// A forward's two masks, by their parameter names, canonicalized to the dtype of the
+/// argument `input` (the key padding mask first, as PyTorch's forwards do).
+pub(super) fn canonical_masks(
+    ev: &mut Evaluator,
+    args: &[(String, Value)],
+    input: &str,
+    padding_name: &str,
+    mask_name: &str,
+) -> R<(Value, Value)> {
+    let get = |name: &str| crate::interp::torch::nn::module::arg(args, name);
+    let dtype = get(input).as_tensor().map(|t| t.dtype);
+    let padding = canonical_mask(ev, get(padding_name), padding_name, dtype)?;
+    let mask = canonical_mask(ev, get(mask_name), mask_name, dtype)?;
+    Ok((padding, mask))
+}
+
 /// The attention mask as the scores take it: a 2-D `(L, S)` mask unsqueezed, a 3-D one
 /// checked against `(N * heads, L, S)`, and the key padding mask `(N, S)` merged in (added,
 /// or alone), as `(N * heads, 1, S)`; and that reshaped key padding mask, which Python's

@@ -13,7 +13,8 @@ use std::rc::Rc;
 
 use crate::core::tensor::ScriptError;
 use crate::interp::torch::nn::layers::mha_parts::{
-    as_list, canonical_mask, finish, in_projection_packed, merge_masks, project_out,
+    as_list, canonical_mask, canonical_masks, finish, in_projection_packed, merge_masks,
+    project_out,
 };
 use crate::interp::torch::nn::layers::{
     attr, check_device, dtype_arg, functional, init, int_arg, method, set_attrs, set_parameter,
@@ -241,14 +242,8 @@ fn mha_forward(
     let (query, key, value) = (arg(&args, "query"), arg(&args, "key"), arg(&args, "value"));
     // `MultiheadAttention.forward` canonicalizes the masks itself and holds them until it
     // returns (`F.multi_head_attention_forward` keeps a float mask as it is).
-    let dtype = query.as_tensor().map(|t| t.dtype);
-    let key_padding_mask = canonical_mask(
-        ev,
-        arg(&args, "key_padding_mask"),
-        "key_padding_mask",
-        dtype,
-    )?;
-    let attn_mask = canonical_mask(ev, arg(&args, "attn_mask"), "attn_mask", dtype)?;
+    let (key_padding_mask, attn_mask) =
+        canonical_masks(ev, &args, "query", "key_padding_mask", "attn_mask")?;
     let masks = Masks {
         attn_mask: attn_mask.clone(),
         key_padding_mask: key_padding_mask.clone(),
@@ -590,14 +585,8 @@ fn encoder_forward(
         &kw,
     )?;
     // The masks become the input's dtype first (`F._canonical_mask`), then go to attention.
-    let dtype = arg(&args, "src").as_tensor().map(|t| t.dtype);
-    let key_padding_mask = canonical_mask(
-        ev,
-        arg(&args, "src_key_padding_mask"),
-        "src_key_padding_mask",
-        dtype,
-    )?;
-    let src_mask = canonical_mask(ev, arg(&args, "src_mask"), "src_mask", dtype)?;
+    let (key_padding_mask, src_mask) =
+        canonical_masks(ev, &args, "src", "src_key_padding_mask", "src_mask")?;
     let is_causal = ev.truthy(&arg(&args, "is_causal"))?;
     let sa_block = |ev: &mut Evaluator, x: Value| -> R<Value> {
         let Value::Instance(attn) = child(o, "self_attn") else {
@@ -702,14 +691,8 @@ fn stack_forward(
         &kw,
     )?;
     let src = arg(&args, "src");
-    let dtype = src.as_tensor().map(|t| t.dtype);
-    let key_padding_mask = canonical_mask(
-        ev,
-        arg(&args, "src_key_padding_mask"),
-        "src_key_padding_mask",
-        dtype,
-    )?;
-    let mask = canonical_mask(ev, arg(&args, "mask"), "mask", dtype)?;
+    let (key_padding_mask, mask) =
+        canonical_masks(ev, &args, "src", "src_key_padding_mask", "mask")?;
     let layers: Vec<Rc<Instance>> = match child(o, "layers") {
         Value::Instance(list) => list
             .module
