@@ -34,7 +34,10 @@ fn recorded_torchvision_scripts_trace_exactly() {
 fn trace_cli(script: &str) -> Vec<serde_json::Value> {
     let dir = std::env::temp_dir().join(format!("stridescope-images-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join("script.py");
+    // Tests run on threads of one process: each call its own script file.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = dir.join(format!("script-{call}.py"));
     std::fs::write(&path, script).expect("script");
     let out = Command::new(env!("CARGO_BIN_EXE_stridescope"))
         .arg("trace")
