@@ -18,18 +18,14 @@ use serde_json::Value;
 
 /// Steps not exact yet, as `(case id, line)`, with why.
 const KNOWN: &[(&str, u64, &str)] = &[
-    // ATen's GRU cell works in place on chunks of `linear(h, w_hh, b_hh)` (`unsafe_chunk`,
-    // `add_`, `sigmoid_`, `mul_`): its saved gate results share one [B, 3H] storage per step;
-    // the loop here is out of place (the same saved list, 96 bytes more per step).
-    ("rnn-gru_rnn", 8, "GRU in-place gates"),
-    ("rnn-gru_rnn", 9, "GRU in-place gates"),
-    ("rnn-gru_rnn", 10, "GRU in-place gates (backward peak)"),
+    // The backward of ATen's GRU and RNN loops (per-step `addmm`/activation buffers and
+    // the in-place gates' gradients) peaks higher here.
+    ("rnn-gru_rnn", 10, "GRU backward peak"),
     (
         "rnn-gru_rnn",
         15,
         "RNN backward peak (per-step addmm/tanh buffers)",
     ),
-    ("rnn-gru_rnn", 16, "GRU in-place gates (no_grad peak)"),
     // `out`, `h` and `c` all in the loss: the output's node runs once with the three
     // gradients as PyTorch's, but `hy`'s node sends the output a zero gradient that the
     // engine adds to the output's own (PyTorch copies the non-contiguous one): 4 bytes.

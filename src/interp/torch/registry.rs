@@ -291,13 +291,21 @@ impl Evaluator {
             let inputs: Vec<&Value> = op.args.values.iter().flatten().collect();
             self.check_inference(&op.name, entry.def.grad.formula, &inputs)?;
             let device = self.op_device(&op)?;
-            let out = self.on_device(device, |ev| (entry.def.rule)(ev, &op))?;
-            self.check_inference_inplace(
-                &op.name,
-                op.args.values.first().and_then(|v| v.as_ref()),
-            )?;
-            self.record_table_grad(entry.def, &op, &out);
-            Ok(out)
+            self.clone_original_self(&op.name, &entry.def.grad, &inputs)?;
+            let out = self
+                .on_device(device, |ev| (entry.def.rule)(ev, &op))
+                .and_then(|out| {
+                    self.check_inference_inplace(
+                        &op.name,
+                        op.args.values.first().and_then(|v| v.as_ref()),
+                    )?;
+                    Ok(out)
+                });
+            if let Ok(out) = &out {
+                self.record_table_grad(entry.def, &op, out);
+            }
+            self.torch.autograd.original_self = None;
+            out
         })
     }
 
@@ -368,13 +376,21 @@ impl Evaluator {
             let inputs: Vec<&Value> = op.args.values.iter().flatten().collect();
             self.check_inference(&op.name, entry.def.grad.formula, &inputs)?;
             let device = self.op_device(&op)?;
-            let out = self.on_device(device, |ev| (entry.def.rule)(ev, &op))?;
-            self.check_inference_inplace(
-                &op.name,
-                op.args.values.first().and_then(|v| v.as_ref()),
-            )?;
-            self.record_table_grad(entry.def, &op, &out);
-            Ok(out)
+            self.clone_original_self(&op.name, &entry.def.grad, &inputs)?;
+            let out = self
+                .on_device(device, |ev| (entry.def.rule)(ev, &op))
+                .and_then(|out| {
+                    self.check_inference_inplace(
+                        &op.name,
+                        op.args.values.first().and_then(|v| v.as_ref()),
+                    )?;
+                    Ok(out)
+                });
+            if let Ok(out) = &out {
+                self.record_table_grad(entry.def, &op, out);
+            }
+            self.torch.autograd.original_self = None;
+            out
         }))
     }
 }

@@ -173,18 +173,6 @@ const NOT_MODELLED: &[(&str, &str)] = &[
     ("unfold", "unfold_backward"),
     ("as_strided", "as_strided_backward"),
     ("as_strided_", "as_strided_backward"),
-    (
-        "pow_",
-        "pow_backward on self.clone() saved before the write",
-    ),
-    (
-        "clamp_",
-        "clamp_backward on self.clone() saved before the write",
-    ),
-    (
-        "clip_",
-        "clamp_backward on self.clone() saved before the write",
-    ),
     ("view_as_real", "view_as_complex(grad)"),
     ("view_as_complex", "view_as_real(grad)"),
     ("real", "at::real(grad)"),

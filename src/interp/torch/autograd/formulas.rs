@@ -210,7 +210,8 @@ fn div(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
 /// `pow.Tensor_Tensor(Tensor self, Tensor exponent)` (and its `Scalar` overloads).
 pub(crate) static POW: Formula = Formula {
     inputs: &["self", "exponent"],
-    saves: &["self", "exponent"],
+    // `PowBackward1` (a tensor exponent) keeps its result too.
+    saves: &["self", "exponent", "result"],
     args: &[],
     backward: pow,
 };
@@ -251,7 +252,10 @@ fn pow_with(ev: &mut Evaluator, b: &Backward, exponent: Value) -> R<Vec<Option<V
     }
     if b.needs(1) {
         // grad * (result * self.log())
-        let result = ev.binary(BinOp::Pow, base.clone(), exponent)?;
+        let result = match ev.saved_input(b, "result") {
+            Ok(saved @ Value::Tensor(_)) => saved,
+            _ => ev.binary(BinOp::Pow, base.clone(), exponent)?,
+        };
         let log = match base {
             Value::Tensor(_) => ev.method(base, "log", vec![])?,
             other => Value::Float(number(&other).unwrap_or(0.0).ln()),

@@ -37,6 +37,9 @@ pub(crate) struct AutogradState {
     /// An in-place op through a `x.data` tensor running now: its storage and the storage's
     /// version before it.
     pub(crate) data_write: Option<(crate::core::tensor::StorageId, u64)>,
+    /// The clone of an in-place op's target made before it wrote, for its node
+    /// ([`super::original_self`]).
+    pub(crate) original_self: Option<super::original_self::OriginalSelf>,
     /// The storages made in inference mode: their tensors are inference tensors.
     inference_storages: std::collections::BTreeSet<crate::core::tensor::StorageId>,
 }
@@ -94,7 +97,8 @@ impl AutogradState {
         &mut self.tensors[at].1
     }
 
-    /// Registers `t`, made by `x.data`, with a version counter of its own.
+    /// Registers `t`, made by `x.data` (or an `unsafe_split` part), with a version counter of
+    /// its own.
     pub(crate) fn note_data_alias(&mut self, t: &TensorRef) {
         self.data_aliases.retain(|(w, _)| w.strong_count() > 0);
         self.data_aliases.push((Rc::downgrade(t), 0));

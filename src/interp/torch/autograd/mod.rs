@@ -25,6 +25,7 @@ pub(crate) mod gradcheck;
 pub(crate) mod hooks;
 pub(crate) mod nodes;
 pub(crate) mod objects;
+pub(crate) mod original_self;
 pub(crate) mod saved_hooks;
 mod view_base;
 
@@ -429,6 +430,17 @@ impl Evaluator {
                     self.grad_operand(v, slot.is_some_and(|s| saves(s)))
                 })
                 .collect();
+            // The values an in-place op overwrote, where its node keeps them: the clone
+            // made before it wrote.
+            if in_place {
+                if let Some(clone) = self.take_original_self(&t) {
+                    let tensor = clone.borrow().tensor.clone();
+                    if let Some(operand) = operands.first_mut() {
+                        operand.saved =
+                            self.save_tensor(&tensor, SavedObject::Input(Rc::clone(&clone)));
+                    }
+                }
+            }
             if same {
                 // What the op overwrote was saved before its write.
                 for operand in &mut operands {

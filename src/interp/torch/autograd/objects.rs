@@ -317,6 +317,20 @@ fn saved_slots(node: &GradNode) -> Vec<(&'static str, Slot)> {
             ("self", when(needs(1), Slot::Operand(0))),
         ],
         "AddBackward0" | "SubBackward0" | "RsubBackward1" => vec![alpha()],
+        // Scalar bounds are kept as Python numbers, not as wrapped-number tensors.
+        "ClampBackward1" => vec![
+            ("max", Slot::Plain(arg("max").unwrap_or(Value::None))),
+            ("min", Slot::Plain(arg("min").unwrap_or(Value::None))),
+            ("self", Slot::Operand(0)),
+        ],
+        "ClampMinBackward0" => vec![
+            ("min", Slot::Plain(arg("min").unwrap_or(Value::None))),
+            ("self", Slot::Operand(0)),
+        ],
+        "ClampMaxBackward0" => vec![
+            ("max", Slot::Plain(arg("max").unwrap_or(Value::None))),
+            ("self", Slot::Operand(0)),
+        ],
         // `x.square()` has no exponent operand: it is 2.
         "PowBackward0" if node.operands.len() == 1 => vec![
             ("exponent", Slot::Plain(Value::Int(2))),

@@ -106,7 +106,8 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Method,
         rule: pow,
-        grad: Grad::by(nodes::pow, None),
+        // Its node keeps a clone of the values it overwrote (`autograd::original_self`).
+        grad: Grad::by(nodes::pow, Some(&formulas::POW)),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -204,7 +205,11 @@ pub(crate) static OPS: &[OpDef] = &[
         ],
         forms: Forms::Method,
         rule: clamp,
-        grad: Grad::node("ClampBackward1"),
+        // Its node keeps a clone of the values it overwrote (`autograd::original_self`).
+        grad: Grad::by(
+            crate::interp::torch::nn::dense_backward::clamp_node,
+            Some(&crate::interp::torch::nn::dense_backward::CLAMP),
+        ),
         ..OpDef::PLAIN
     },
     OpDef {

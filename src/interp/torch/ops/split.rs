@@ -1,6 +1,7 @@
 //! Ops that cut a tensor into views along one dim (PyTorch's "Tensor Views" page): `split`,
-//! `split_with_sizes`, `chunk`, `unbind`, `tensor_split`, `hsplit`, `vsplit`, `dsplit`. Every
-//! part shares the input's storage; the result is a tuple of views.
+//! `split_with_sizes`, `chunk`, `unbind`, `tensor_split`, `hsplit`, `vsplit`, `dsplit`, and the
+//! `unsafe_` forms of `chunk` and `split`. Every part shares the input's storage; the result
+//! is a tuple of views (autograd does not track the `unsafe_` parts as views).
 
 use crate::core::tensor::layout::{list_str, wrap_dim};
 use crate::core::tensor::{DType, ScriptError, Tensor};
@@ -45,6 +46,44 @@ pub(crate) static OPS: &[OpDef] = &[
         rule: chunk,
         grad: Grad::named(
             "SplitBackward0",
+            &crate::interp::torch::autograd::formulas_index::PIECE,
+        ),
+        complex: true,
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["unsafe_chunk"],
+        // The parts share the input's storage but autograd does not track them as views:
+        // an in-place op on one is recorded on it (ATen's RNN cells add into their gates so).
+        schemas: &["Tensor self, int chunks, int dim=0"],
+        forms: Forms::Both,
+        rule: unsafe_chunk,
+        grad: Grad::named(
+            "UnsafeSplitBackward0",
+            &crate::interp::torch::autograd::formulas_index::PIECE,
+        ),
+        complex: true,
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["unsafe_split"],
+        schemas: &["Tensor self, int split_size, int dim=0"],
+        forms: Forms::Both,
+        rule: unsafe_split,
+        grad: Grad::named(
+            "UnsafeSplitBackward0",
+            &crate::interp::torch::autograd::formulas_index::PIECE,
+        ),
+        complex: true,
+        ..OpDef::PLAIN
+    },
+    OpDef {
+        names: &["unsafe_split_with_sizes"],
+        schemas: &["Tensor self, int[] split_sizes, int dim=0"],
+        forms: Forms::Both,
+        rule: unsafe_split_with_sizes,
+        grad: Grad::named(
+            "UnsafeSplitWithSizesBackward0",
             &crate::interp::torch::autograd::formulas_index::PIECE,
         ),
         complex: true,
@@ -157,6 +196,51 @@ fn chunk(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let chunks = ev.arg_int(call, "chunks", 0)?;
     let dim = ev.arg_int(call, "dim", 0)?;
     Ok(parts(ev.chunk(&t, chunks, dim)?, "chunk"))
+}
+
+/// `unsafe_chunk(chunks, dim)`: `chunk`'s parts, not tracked as views.
+fn unsafe_chunk(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    let t = call.self_tensor()?;
+    let chunks = ev.arg_int(call, "chunks", 0)?;
+    let dim = ev.arg_int(call, "dim", 0)?;
+    let result = parts(ev.chunk(&t, chunks, dim)?, "unsafe_chunk");
+    Ok(own_counters(ev, result))
+}
+
+/// The `unsafe_` parts each get a version counter of their own (ATen's `unsafe_split` gives
+/// each a fresh `VariableVersion`): writing one does not invalidate what autograd saved of
+/// another, as ATen's GRU and LSTM cells rely on.
+fn own_counters(ev: &mut Evaluator, result: Value) -> Value {
+    if let Value::Tuple(items) = &result {
+        for item in items {
+            if let Value::Tensor(t) = item {
+                ev.torch.autograd.note_data_alias(t);
+            }
+        }
+    }
+    result
+}
+
+/// `unsafe_split(split_size, dim)`: `split`'s parts, not tracked as views.
+fn unsafe_split(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    let t = call.self_tensor()?;
+    let size = ev.arg_int(call, "split_size", 0)?;
+    let dim = ev.arg_int(call, "dim", 0)?;
+    let result = parts(ev.split(&t, size, dim)?, "unsafe_split");
+    Ok(own_counters(ev, result))
+}
+
+/// `unsafe_split_with_sizes(split_sizes, dim)`: `split_with_sizes`'s parts, not tracked as
+/// views.
+fn unsafe_split_with_sizes(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    let t = call.self_tensor()?;
+    let sizes = ev.arg_ints(call, "split_sizes")?.unwrap_or_default();
+    let dim = ev.arg_int(call, "dim", 0)?;
+    let result = parts(
+        ev.split_with_sizes(&t, &sizes, dim)?,
+        "unsafe_split_with_sizes",
+    );
+    Ok(own_counters(ev, result))
 }
 
 /// `unbind(dim)`.

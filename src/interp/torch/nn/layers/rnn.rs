@@ -628,25 +628,33 @@ fn cell_forward(
     let hidden = int_arg(ev, &attr(o, "hidden_size"))?;
     let batch = size(&input, 0);
     let mut state = Vec::new();
+    // Without `hx`, an LSTMCell's `h` and `c` are one zeros tensor (`hx = (zeros, zeros)`).
+    let mut fresh: Option<Value> = None;
     for v in [h, c].into_iter().take(if lstm { 2 } else { 1 }) {
         state.push(match v {
-            None => zeros(ev, &[batch, hidden], &input)?,
+            None => match &fresh {
+                Some(z) => z.clone(),
+                None => {
+                    let z = zeros(ev, &[batch, hidden], &input)?;
+                    fresh = Some(z.clone());
+                    z
+                }
+            },
             Some(v) if !batched => method(ev, &v, "unsqueeze", vec![Value::Int(0)])?,
             Some(v) => v,
         });
     }
-    let x = functional(
-        ev,
-        "linear",
-        vec![input, attr(o, "weight_ih"), attr(o, "bias_ih")],
-        vec![],
-    )?;
-    let hg = functional(
-        ev,
-        "linear",
-        vec![state[0].clone(), attr(o, "weight_hh"), attr(o, "bias_hh")],
-        vec![],
-    )?;
+    let linear = |ev: &mut Evaluator, x: Value, w: &str, b: &str| {
+        functional(ev, "linear", vec![x, attr(o, w), attr(o, b)], vec![])
+    };
+    // ATen's GRU cell projects the input first; the LSTM and plain cells the hidden state.
+    let (x, hg) = if name == "GRUCell" {
+        let x = linear(ev, input, "weight_ih", "bias_ih")?;
+        (x, linear(ev, state[0].clone(), "weight_hh", "bias_hh")?)
+    } else {
+        let hg = linear(ev, state[0].clone(), "weight_hh", "bias_hh")?;
+        (linear(ev, input, "weight_ih", "bias_ih")?, hg)
+    };
     let mode = match name {
         "LSTMCell" => "LSTM",
         "GRUCell" => "GRU",
@@ -661,7 +669,7 @@ fn cell_forward(
             }
         },
     };
-    let (mut hy, cy) = cell(ev, mode, &x, &hg, &state[0], state.get(1))?;
+    let (mut hy, cy) = cell(ev, mode, x, &hg, &state[0], state.get(1))?;
     if !batched {
         hy = method(ev, &hy, "squeeze", vec![Value::Int(0)])?;
     }
