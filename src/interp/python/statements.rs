@@ -57,8 +57,12 @@ impl Evaluator {
             }
             StatementKind::If { branches, orelse } => {
                 for (cond, body) in branches {
+                    // The condition's value is freed before the body runs (a tensor
+                    // comparison's result does not stay alive through it).
                     let c = self.eval(cond)?;
-                    if self.truthy(&c)? {
+                    let taken = self.truthy(&c)?;
+                    drop(c);
+                    if taken {
                         return self.exec_block(body);
                     }
                 }
@@ -109,7 +113,9 @@ impl Evaluator {
                 loop {
                     self.count_step()?;
                     let c = self.eval(cond)?;
-                    if !self.truthy(&c)? {
+                    let taken = self.truthy(&c)?;
+                    drop(c);
+                    if !taken {
                         break;
                     }
                     match self.exec_block(body)? {

@@ -334,12 +334,7 @@ fn simple_statement_errors() {
             10,
         ),
         ("def f(*): pass", "named arguments must follow bare *", 1, 7),
-        (
-            "a = 1; b = 2",
-            "multiple statements on one line are not supported here",
-            1,
-            8,
-        ),
+        ("a = 1;; b = 2", "invalid syntax", 1, 7),
         ("*a", "can't use starred expression here", 1, 1),
         ("x = *a", "can't use starred expression here", 1, 5),
     ];

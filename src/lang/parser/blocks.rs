@@ -149,8 +149,7 @@ pub(super) fn parse_script_here(src: &str) -> Vec<Result<Statement, (usize, Synt
             continue;
         }
         match script.statement(context) {
-            Ok(Some(statement)) => out.push(Ok(statement)),
-            Ok(None) => {}
+            Ok(statements) => out.extend(statements.into_iter().map(Ok)),
             Err(error) => {
                 let mut line = if compound {
                     error.pos.line.max(start)
@@ -209,11 +208,12 @@ impl Script<'_> {
         }
     }
 
-    /// Parses the statement on the next logical line (whose indentation the caller checked),
-    /// with its blocks; `None` at the end of the script.
-    fn statement(&mut self, context: Context) -> Result<Option<Statement>, SyntaxError> {
+    /// Parses the statements on the next logical line (whose indentation the caller checked),
+    /// with their blocks: one compound statement, or simple statements separated by `;`;
+    /// none at the end of the script.
+    fn statement(&mut self, context: Context) -> Result<Vec<Statement>, SyntaxError> {
         let Some(scanned) = self.take() else {
-            return Ok(None);
+            return Ok(Vec::new());
         };
         let line = scanned.result?;
         let parsed = Parser::new(&line).line_statement();
@@ -223,13 +223,16 @@ impl Script<'_> {
         };
         let source = line.text.trim().to_string();
         let (clause, pos, end, inline) = match parsed {
-            LineStatement::Simple(simple) => {
-                return simple_statement(simple, line.line, context).map(Some)
+            LineStatement::Simple(simples) => {
+                return simples
+                    .into_iter()
+                    .map(|simple| simple_statement(simple, line.line, context))
+                    .collect()
             }
             LineStatement::Decorator(decorator) => {
                 return self
                     .decorated(decorator, line.line, source, context)
-                    .map(Some)
+                    .map(|statement| vec![statement])
             }
             LineStatement::Header {
                 clause,
@@ -318,11 +321,11 @@ impl Script<'_> {
                 return Err(SyntaxError::new(pos, "invalid syntax"));
             }
         };
-        Ok(Some(Statement {
+        Ok(vec![Statement {
             line: line.line,
             source,
             kind,
-        }))
+        }])
     }
 
     /// The `def` or `class` (or further decorators) below the decorator `decorator` on
@@ -343,9 +346,11 @@ impl Script<'_> {
             }
             None => return Err(SyntaxError::new(Pos { line, col: 1 }, "invalid syntax")),
         };
-        let Some(statement) = self.statement(context)? else {
+        let mut statements = self.statement(context)?;
+        if statements.len() != 1 {
             return Err(SyntaxError::new(next_pos, "invalid syntax"));
-        };
+        }
+        let statement = statements.remove(0);
         let kind = match statement.kind {
             StatementKind::FunctionDef(mut def) => {
                 Arc::make_mut(&mut def).decorators.insert(0, decorator);
@@ -395,9 +400,10 @@ impl Script<'_> {
                 };
                 Ok((clause, header))
             }
-            Ok(LineStatement::Simple(simple)) => {
-                Err(SyntaxError::new(simple.pos, "invalid syntax"))
-            }
+            Ok(LineStatement::Simple(simples)) => Err(SyntaxError::new(
+                simples.first().map_or(Pos::default(), |s| s.pos),
+                "invalid syntax",
+            )),
             Ok(LineStatement::Decorator(decorator)) => {
                 Err(SyntaxError::new(decorator.pos, "invalid syntax"))
             }
@@ -495,9 +501,13 @@ impl Script<'_> {
             in_loop,
             in_function: context.in_function,
         };
-        if let Some(simple) = header.inline {
-            let statement = simple_statement(simple, header.line, inner_context(context.indents))?;
-            return Ok(vec![statement]);
+        if !header.inline.is_empty() {
+            let inner = inner_context(context.indents);
+            return header
+                .inline
+                .into_iter()
+                .map(|simple| simple_statement(simple, header.line, inner))
+                .collect();
         }
         let outer = context.indents.last().copied().unwrap_or_default();
         let expected = || {
@@ -563,7 +573,7 @@ struct Header {
     keyword: &'static str,
     /// Where the header's line ends.
     end: Pos,
-    inline: Option<Simple>,
+    inline: Vec<Simple>,
 }
 
 /// A simple statement on line `line`; `break` and `continue` only inside a loop.

@@ -50,7 +50,7 @@ pub(crate) const MAX_NESTING: usize = 1000;
 const PARSER_STACK_BYTES: usize = 64 << 20;
 
 /// One statement-or-error per top-level statement of the script, in order (a compound statement
-/// is one item, with its blocks). Blank lines and comment-only lines produce
+/// is one item, with its blocks; each of `a = 1; b = 2` is one). Blank lines and comment-only lines produce
 /// nothing. A statement with a syntax error yields one Err (with the line where a simple
 /// statement starts, or where the error is in a compound statement); the statements before and
 /// after it still parse.

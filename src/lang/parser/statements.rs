@@ -93,8 +93,8 @@ pub(super) struct Simple {
 /// What one logical line holds.
 #[derive(Debug)]
 pub(super) enum LineStatement {
-    /// A simple statement.
-    Simple(Simple),
+    /// Simple statements, one or more (`a = 1; b = 2`).
+    Simple(Vec<Simple>),
     /// `@expr`: a decorator of the `def` or `class` below it.
     Decorator(Expr),
     /// A compound statement's header, with its body when it follows the `:` on the same line.
@@ -103,7 +103,8 @@ pub(super) enum LineStatement {
         pos: Pos,
         /// Where the header's line ends (for "expected an indented block").
         end: Pos,
-        inline: Option<Simple>,
+        /// The statements after the `:` on the header's line (none for an indented block).
+        inline: Vec<Simple>,
     },
 }
 
@@ -273,7 +274,7 @@ impl Parser<'_> {
                 let (iter, _) = self.testlist()?;
                 Clause::For(target, iter.expr)
             }
-            _ => return self.simple().map(LineStatement::Simple),
+            _ => return self.simples().map(LineStatement::Simple),
         };
         if !self.is_op(":") {
             if matches!(self.peek().kind, TokenKind::End) {
@@ -284,9 +285,9 @@ impl Parser<'_> {
         self.bump();
         let end = self.tokens.last().map_or(first.pos, |t| t.pos);
         let inline = if matches!(self.peek().kind, TokenKind::End) {
-            None
+            Vec::new()
         } else {
-            Some(self.simple()?)
+            self.simples()?
         };
         Ok(LineStatement::Header {
             clause,
@@ -296,16 +297,24 @@ impl Parser<'_> {
         })
     }
 
-    /// A simple statement, up to the end of the line.
-    fn simple(&mut self) -> Result<Simple, SyntaxError> {
+    /// The simple statements up to the end of the line, separated by `;` (a last `;` is
+    /// allowed). Each has the text of them all as its source, as a notebook shows the line.
+    fn simples(&mut self) -> Result<Vec<Simple>, SyntaxError> {
         let start = self.next;
-        let pos = self.peek().pos;
-        let kind = self.simple_kind()?;
-        Ok(Simple {
-            pos,
-            source: self.source(start, self.tokens.len()).to_string(),
-            kind,
-        })
+        let source = self.source(start, self.tokens.len()).to_string();
+        let mut simples = Vec::new();
+        loop {
+            let pos = self.peek().pos;
+            let kind = self.simple_kind()?;
+            simples.push(Simple {
+                pos,
+                source: source.clone(),
+                kind,
+            });
+            if !self.eat_op(";") || matches!(self.peek().kind, TokenKind::End) {
+                return Ok(simples);
+            }
+        }
     }
 
     /// What a simple statement does.
@@ -641,15 +650,10 @@ impl Parser<'_> {
         Ok(StatementKind::Assign { targets, value })
     }
 
-    /// An optional `;`, then the end of the line.
+    /// The end of a simple statement: the end of the line or a `;` (left for
+    /// [`Parser::simples`]).
     fn end_of_statement(&mut self) -> Result<(), SyntaxError> {
-        if self.eat_op(";") && !matches!(self.peek().kind, TokenKind::End) {
-            return Err(SyntaxError::new(
-                self.peek().pos,
-                "multiple statements on one line are not supported here",
-            ));
-        }
-        if matches!(self.peek().kind, TokenKind::End) {
+        if matches!(self.peek().kind, TokenKind::End) || self.is_op(";") {
             Ok(())
         } else {
             Err(self.invalid_syntax())
