@@ -77,7 +77,7 @@ impl Evaluator {
                         }
                         let tensor = t.borrow().tensor.clone();
                         self.set_item(&tensor, &index, &value)?;
-                        self.record_setitem_grad(&t, &value);
+                        self.record_setitem_grad(&t, &index, &value);
                         Ok(())
                     }
                     Value::NdArray(a) => self.ndarray_set_item(&a, &index, &value),

@@ -133,6 +133,9 @@ pub(crate) struct Accounting {
     calls: Vec<Unit>,
     /// Kernel buffers alive during the next allocation (then freed).
     transient: u64,
+    /// The next elementwise op's Python number is a wrapped-number tensor a node saved
+    /// (allocated already): only its cast is a kernel buffer.
+    pub(crate) prewrapped: bool,
     /// Storages allocated and not yet held by a tensor object.
     raw: Vec<StorageId>,
     /// Inside [`Evaluator::uncounted`]: how deep.

@@ -81,6 +81,15 @@ impl Backward<'_> {
             .map(|(_, v)| v)
     }
 
+    /// Whether operand `i` is a number the node saved as a wrapped-number tensor
+    /// (`x * 2` keeps `2` as an int64 0-d tensor).
+    pub(crate) fn saved_number(&self, i: usize) -> bool {
+        self.node
+            .operands
+            .get(i)
+            .is_some_and(|o| matches!(o.saved, crate::interp::torch::autograd::Saved::Number(_)))
+    }
+
     /// One `None` per operand: the gradients before the formula fills them.
     pub(crate) fn none(&self) -> Vec<Option<Value>> {
         vec![None; self.node.operands.len()]
@@ -165,6 +174,7 @@ fn mul(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     let mut out = b.none();
     if b.needs(0) {
         let other = ev.saved_input(b, "other")?;
+        ev.accounting.prewrapped = b.saved_number(1);
         let v = ev.binary(BinOp::Mul, b.g(), other)?;
         out[0] = Some(ev.sum_to(v, &b.shape(0))?);
     }
@@ -192,6 +202,7 @@ fn div(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     let mut out = b.none();
     let other = ev.saved_input(b, "other")?;
     if b.needs(0) {
+        ev.accounting.prewrapped = b.saved_number(1);
         let v = ev.binary(BinOp::Div, b.g(), other.clone())?;
         out[0] = Some(ev.sum_to(v, &b.shape(0))?);
     }

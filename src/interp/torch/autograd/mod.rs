@@ -27,6 +27,7 @@ pub(crate) mod nodes;
 pub(crate) mod objects;
 pub(crate) mod original_self;
 pub(crate) mod saved_hooks;
+pub(crate) mod setitem;
 mod view_base;
 
 use std::cell::Cell;
@@ -562,34 +563,6 @@ impl Evaluator {
             version: self.memory.version(t.storage),
             object: self.with_saved_hooks(object),
         })
-    }
-
-    /// `a[index] = value` on a non-leaf that requires grad: its node becomes `CopySlices`.
-    pub(crate) fn record_setitem_grad(&self, target: &TensorRef, value: &Value) {
-        if !self.torch.grad_enabled {
-            return;
-        }
-        let value_tracks =
-            matches!(value, Value::Tensor(v) if v.try_borrow().is_ok_and(|v| tracks_grad(&v)));
-        let Ok(mut object) = target.try_borrow_mut() else {
-            return;
-        };
-        if object.grad_fn.is_some() || (value_tracks && !object.requires_grad) {
-            let dtype = object.tensor.dtype;
-            object.grad_fn = Some(GradNode::shared(GradNode {
-                name: "CopySlices".into(),
-                formula: None,
-                operands: vec![],
-                result: Saved::Missing,
-                args: vec![],
-                out_dtype: dtype,
-                out_shape: object.tensor.shape().to_vec(),
-                freed: Cell::new(false),
-                seq: self.torch.autograd.next_seq(),
-                custom: None,
-                extras: Default::default(),
-            }));
-        }
     }
 }
 

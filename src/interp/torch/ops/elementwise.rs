@@ -261,6 +261,8 @@ impl Evaluator {
         // kernel runs (what the allocator sees: the step's peak). The scalar's cast comes
         // after a tensor's cast (`i * 0.5`: wrapped, i as f32, the scalar as f32, out).
         // (`pow` takes its exponent as a number: nothing is wrapped.)
+        // A number a node saved for backward is such a tensor already: only its cast is new.
+        let prewrapped = std::mem::take(&mut self.accounting.prewrapped);
         for input in [x, y].into_iter().filter(|_| op != BinaryOp::Pow) {
             if let ElementwiseInput::Number(n) = input {
                 let wrapped = match n {
@@ -273,7 +275,8 @@ impl Evaluator {
                 } else {
                     common.item_size()
                 };
-                self.note_transient((wrapped.item_size() + cast) as u64);
+                let made = if prewrapped { 0 } else { wrapped.item_size() };
+                self.note_transient((made + cast) as u64);
             }
         }
         let out_tensor = match out {

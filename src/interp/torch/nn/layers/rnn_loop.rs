@@ -123,6 +123,10 @@ pub(super) fn direction(
     Ok((out, h, c))
 }
 
+/// One direction's run: its stacked output, last `h` (and `c`), input projection and step
+/// outputs.
+type DirectionRun = (Value, Value, Option<Value>, Value, Vec<Value>);
+
 /// [`direction`], also giving back the input projection and the steps' outputs, which
 /// ATen's bidirectional layer holds (`input_w`, `fw_result.outputs`) until the layer
 /// returns; `release` (the other direction's projection) is dropped once this one's is
@@ -137,7 +141,7 @@ fn direction_holding(
     steps: i64,
     reverse: bool,
     release: Option<Value>,
-) -> R<(Value, Value, Option<Value>, Value, Vec<Value>)> {
+) -> R<DirectionRun> {
     let igates = functional(
         ev,
         "linear",
