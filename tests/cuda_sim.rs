@@ -188,6 +188,7 @@ fn a_linear_model_on_the_device_trains_with_the_cpu_numbers() {
         "torch.manual_seed(0)",
         "model = nn.Linear(4, 3)",
         "x = torch.randn(2, 4)",
+        // Both moves on one line: two statements, two steps (`pass; pass` on the CPU).
         "DEV",
         "out = model(x)",
         "loss = out.pow(2).sum()",
@@ -195,15 +196,20 @@ fn a_linear_model_on_the_device_trains_with_the_cpu_numbers() {
         "print(loss.item())",
         "print(model.weight.grad.sum().item())",
     ];
-    let cpu: Vec<String> = body.iter().map(|l| l.replace("DEV", "pass")).collect();
+    let cpu: Vec<String> = body
+        .iter()
+        .map(|l| l.replace("DEV", "pass; pass"))
+        .collect();
     let cuda: Vec<String> = body
         .iter()
         .map(|l| l.replace("DEV", "model.cuda(); x = x.to('cuda')"))
         .collect();
     let cpu_out = on_cuda(&cpu.iter().map(String::as_str).collect::<Vec<_>>());
     let cuda_out = on_cuda(&cuda.iter().map(String::as_str).collect::<Vec<_>>());
-    assert_eq!(cpu_out[7], cuda_out[7], "the same loss");
-    assert_eq!(cpu_out[8], cuda_out[8], "the same gradient");
+    assert_eq!(cpu_out.len(), cuda_out.len());
+    assert!(!cuda_out[8].is_empty(), "the loss is printed: {cuda_out:?}");
+    assert_eq!(cpu_out[8], cuda_out[8], "the same loss");
+    assert_eq!(cpu_out[9], cuda_out[9], "the same gradient");
     let out = on_cuda(&[
         "model = nn.Linear(4, 3)",
         "m = model.cuda()",

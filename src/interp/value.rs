@@ -28,6 +28,10 @@ pub struct TensorObject {
     pub grad: Option<TensorRef>,
     /// An `nn.Parameter` (`Parameter containing:` in its repr; what `nn.Module` registers).
     pub is_parameter: bool,
+    /// For a view (made by a view op or basic indexing): the tensor at the root of its chain
+    /// of views and how it was made, which decide what an in-place write through it does to
+    /// autograd (see `torch::autograd::views`).
+    pub view_of: Option<crate::interp::torch::autograd::views::ViewOf>,
 }
 
 impl TensorObject {
@@ -216,6 +220,7 @@ impl Value {
             grad_fn: None,
             grad: None,
             is_parameter: false,
+            view_of: None,
         }))
     }
 

@@ -50,6 +50,7 @@ fn tensor_view(t: Tensor, made_by: &str) -> Value {
         grad_fn: None,
         grad: None,
         is_parameter: false,
+        view_of: None,
     }))
 }
 

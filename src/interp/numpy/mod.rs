@@ -72,6 +72,7 @@ pub(super) fn ndarray(tensor: Tensor, made_by: &str) -> Value {
         grad_fn: None,
         grad: None,
         is_parameter: false,
+        view_of: None,
     })))
 }
 

@@ -2,6 +2,8 @@
 //! tensor, array, list or dict, and the writable attributes (`x.grad`, `x.requires_grad`, a
 //! module switch).
 
+use std::rc::Rc;
+
 use crate::core::tensor::ScriptError;
 use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
@@ -75,9 +77,31 @@ impl Evaluator {
                                     .into(),
                             ));
                         }
+                        // The write goes through a view the index makes (`Select` for an
+                        // int), which PyTorch checks as an in-place op on a view.
+                        let requires_grad = [&Value::Tensor(Rc::clone(&t)), &value].iter().any(|v| {
+                            matches!(v, Value::Tensor(x) if x.try_borrow().is_ok_and(|x| crate::interp::torch::autograd::tracks_grad(&x)))
+                        });
+                        let through = match &index {
+                            Value::Int(_) => Some("Select"),
+                            Value::Slice(..) => Some("Slice"),
+                            _ => None,
+                        };
+                        self.check_in_place_view(
+                            &Value::Tensor(Rc::clone(&t)),
+                            requires_grad,
+                            through,
+                        )?;
                         let tensor = t.borrow().tensor.clone();
                         self.set_item(&tensor, &index, &value)?;
+                        let before = t.borrow().grad_fn.clone();
                         self.record_setitem_grad(&t, &index, &value);
+                        let after = t.borrow().grad_fn.clone();
+                        if after.is_some()
+                            && !matches!((&before, &after), (Some(a), Some(b)) if Rc::ptr_eq(a, b))
+                        {
+                            self.rebase_view(&t);
+                        }
                         Ok(())
                     }
                     Value::NdArray(a) => self.ndarray_set_item(&a, &index, &value),

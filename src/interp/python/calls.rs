@@ -272,6 +272,7 @@ impl Evaluator {
                 self.on_device(device, |ev| ev.get_item(object.clone(), index))
             }
             Value::Tensor(t) => {
+                let from_script = std::mem::take(&mut self.torch.autograd.from_script);
                 let tensor = t.borrow().tensor.clone();
                 let out = self.index_view(&tensor, index)?;
                 // Advanced indexing copies: the trace says "copy of" the indexed storage.
@@ -282,6 +283,9 @@ impl Evaluator {
                     &[&object],
                     &out,
                 );
+                if copied_from.is_none() && from_script {
+                    self.note_views("index", Some(&object), &out);
+                }
                 Ok(out)
             }
             Value::Storage(id, dtype) => self.storage_get_item(*id, *dtype, index),

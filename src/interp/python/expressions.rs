@@ -70,6 +70,7 @@ impl Evaluator {
             ExprKind::Subscript { object, index } => {
                 let object = self.eval(object)?;
                 let index = self.eval(index)?;
+                self.torch.autograd.from_script = true;
                 self.get_item(object, &index)
             }
             ExprKind::Call { func, args, kwargs } => {
@@ -149,6 +150,11 @@ impl Evaluator {
                         kw.push((key, value));
                     }
                 }
+                // A tensor method or a `torch` function the script calls is its own op.
+                self.torch.autograd.from_script = matches!(
+                    &func,
+                    Value::Method(receiver, _) if matches!(**receiver, Value::Tensor(_) | Value::Torch)
+                );
                 self.call(func, args, kw)
             }
             ExprKind::Starred(_) => Err(ScriptError::Syntax {

@@ -358,6 +358,7 @@ impl Evaluator {
         if let Some(method) = method {
             let this = t.clone();
             let f = Value::Method(Box::new(Value::Tensor(this)), method.to_string());
+            self.torch.autograd.from_script = true;
             return self.call(f, vec![value], vec![]);
         }
         // `%=`, `//=`, `**=`, `@=`, `&=`...: computed, then written back with `copy_`'s

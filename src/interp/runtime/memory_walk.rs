@@ -241,6 +241,10 @@ impl Evaluator {
                 for (i, (slot_name, slot)) in saved_tensors(&node).into_iter().enumerate() {
                     let label = format!("{}.{}", node.name, slot_name);
                     match slot {
+                        // A tensor written in place since it was saved cannot be unpacked
+                        // (PyTorch raises): it is not what the node holds any more.
+                        SavedSlotRef::Tensor(s)
+                            if self.memory.version(s.tensor.storage) != s.version => {}
                         SavedSlotRef::Tensor(s) => {
                             walk.saved.insert(SavedRecord {
                                 node: node.name.to_string(),

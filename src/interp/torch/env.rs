@@ -197,6 +197,7 @@ impl Evaluator {
             "set_grad_enabled" => Some(match pos.first().or(kw.first().map(|(_, v)| v)) {
                 Some(Value::Bool(mode)) => {
                     self.torch.grad_enabled = *mode;
+                    self.torch.autograd.script_no_grad = !*mode;
                     Ok(Value::SetGradEnabled(*mode))
                 }
                 _ => Err(ScriptError::Type(
@@ -234,6 +235,7 @@ impl Evaluator {
         body: &[crate::lang::ast::Statement],
     ) -> R<crate::interp::python::statements::Flow> {
         let before = (self.torch.grad_enabled, self.torch.autograd.inference);
+        let script = self.torch.autograd.script_no_grad;
         let manager = self.eval(context)?;
         if let Value::Device(_) = manager {
             return self.exec_with_device(&manager, name, body);
@@ -243,6 +245,7 @@ impl Evaluator {
         }
         if !self.enter_mode(&manager) {
             (self.torch.grad_enabled, self.torch.autograd.inference) = before;
+            self.torch.autograd.script_no_grad = script;
             return Err(ScriptError::Type(format!(
                 "'{}' object does not support the context manager protocol",
                 manager.type_name()
@@ -255,6 +258,7 @@ impl Evaluator {
         let result = self.exec_block(body);
         self.pins.pop();
         (self.torch.grad_enabled, self.torch.autograd.inference) = before;
+        self.torch.autograd.script_no_grad = script;
         result
     }
 

@@ -15,7 +15,7 @@ use std::rc::Rc;
 use std::sync::OnceLock;
 
 use crate::core::tensor::{DType, MemoryFormat, Scalar, ScriptError, Tensor};
-use crate::interp::torch::autograd::{Grad, GradOp};
+use crate::interp::torch::autograd::{tracks_grad, Grad, GradNode, GradOp};
 use crate::interp::torch::signature::{bind, Bound, CallArgs, Schema};
 use crate::interp::value::{TensorRef, Value};
 use crate::interp::{Evaluator, R};
@@ -291,18 +291,19 @@ impl Evaluator {
             let inputs: Vec<&Value> = op.args.values.iter().flatten().collect();
             self.check_inference(&op.name, entry.def.grad.formula, &inputs)?;
             let device = self.op_device(&op)?;
-            self.clone_original_self(&op.name, &entry.def.grad, &inputs)?;
+            let from_script = std::mem::take(&mut self.torch.autograd.from_script);
+            self.before_in_place(&op.name, &entry.def.grad, &inputs, from_script)?;
+            let target = op.args.values.first().and_then(|v| v.as_ref());
+            let node_before = in_place_node(&op.name, target).filter(|_| from_script);
             let out = self
                 .on_device(device, |ev| (entry.def.rule)(ev, &op))
                 .and_then(|out| {
-                    self.check_inference_inplace(
-                        &op.name,
-                        op.args.values.first().and_then(|v| v.as_ref()),
-                    )?;
+                    self.check_inference_inplace(&op.name, target)?;
                     Ok(out)
                 });
             if let Ok(out) = &out {
                 self.record_table_grad(entry.def, &op, out);
+                self.after_table_op(&op.name, target, out, node_before, from_script);
             }
             self.torch.autograd.original_self = None;
             out
@@ -376,18 +377,19 @@ impl Evaluator {
             let inputs: Vec<&Value> = op.args.values.iter().flatten().collect();
             self.check_inference(&op.name, entry.def.grad.formula, &inputs)?;
             let device = self.op_device(&op)?;
-            self.clone_original_self(&op.name, &entry.def.grad, &inputs)?;
+            let from_script = std::mem::take(&mut self.torch.autograd.from_script);
+            self.before_in_place(&op.name, &entry.def.grad, &inputs, from_script)?;
+            let target = op.args.values.first().and_then(|v| v.as_ref());
+            let node_before = in_place_node(&op.name, target).filter(|_| from_script);
             let out = self
                 .on_device(device, |ev| (entry.def.rule)(ev, &op))
                 .and_then(|out| {
-                    self.check_inference_inplace(
-                        &op.name,
-                        op.args.values.first().and_then(|v| v.as_ref()),
-                    )?;
+                    self.check_inference_inplace(&op.name, target)?;
                     Ok(out)
                 });
             if let Ok(out) = &out {
                 self.record_table_grad(entry.def, &op, out);
+                self.after_table_op(&op.name, target, out, node_before, from_script);
             }
             self.torch.autograd.original_self = None;
             out
@@ -551,6 +553,74 @@ impl Evaluator {
                 Ok(self.engine.values(&t).first().copied())
             }
             Some(v) => Ok(self.scalar_of(v)),
+        }
+    }
+}
+
+/// The node an in-place op's target has before the op runs (`None` for other ops), to tell
+/// whether the op recorded a new one.
+fn in_place_node(name: &str, target: Option<&Value>) -> Option<Option<Rc<GradNode>>> {
+    match target {
+        Some(Value::Tensor(t)) if name.ends_with('_') => {
+            Some(t.try_borrow().ok().and_then(|o| o.grad_fn.clone()))
+        }
+        _ => None,
+    }
+}
+
+impl Evaluator {
+    /// Before a table op runs: an in-place write the script makes is checked against the
+    /// views it writes through, and its target cloned where its node keeps the original.
+    fn before_in_place(
+        &mut self,
+        name: &str,
+        grad: &Grad,
+        inputs: &[&Value],
+        from_script: bool,
+    ) -> R<()> {
+        if from_script && name.ends_with('_') && grad.tracked {
+            let requires_grad = inputs.iter().any(
+                |v| matches!(v, Value::Tensor(t) if t.try_borrow().is_ok_and(|t| tracks_grad(&t))),
+            );
+            if let Some(target) = inputs.first() {
+                if let Err(e) = self.check_in_place_view(target, requires_grad, None) {
+                    // The Python number was wrapped before the refusal.
+                    if inputs
+                        .iter()
+                        .any(|v| matches!(v, Value::Int(_) | Value::Float(_)))
+                    {
+                        self.note_transient(8);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        self.clone_original_self(name, grad, inputs)
+    }
+
+    /// After a table op the script called recorded its node: a view op marks its outputs as
+    /// views; an in-place op that recorded a node on a view rebases the view's base.
+    fn after_table_op(
+        &mut self,
+        name: &str,
+        target: Option<&Value>,
+        out: &Value,
+        node_before: Option<Option<Rc<GradNode>>>,
+        from_script: bool,
+    ) {
+        if from_script && crate::interp::torch::autograd::view_base::is_view_op(name) {
+            self.note_views(name, target, out);
+        }
+        if let (Some(before), Some(Value::Tensor(t))) = (node_before, target) {
+            let now = t.try_borrow().ok().and_then(|o| o.grad_fn.clone());
+            let recorded = match (&before, &now) {
+                (Some(a), Some(b)) => !Rc::ptr_eq(a, b),
+                (None, Some(_)) => true,
+                _ => false,
+            };
+            if recorded {
+                self.rebase_view(t);
+            }
         }
     }
 }

@@ -148,6 +148,7 @@ impl Evaluator {
             grad_fn: None,
             grad,
             is_parameter: object.is_parameter,
+            view_of: None,
         });
         memo.tensors.insert(Rc::as_ptr(t), Rc::clone(&copied));
         Ok(copied)

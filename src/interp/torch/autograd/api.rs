@@ -311,9 +311,11 @@ impl Evaluator {
         kw: Vec<(String, Value)>,
     ) -> R<Value> {
         let before = (self.torch.grad_enabled, self.torch.autograd.inference);
+        let script = self.torch.autograd.script_no_grad;
         self.enter_mode(manager);
         let result = self.call(function.clone(), pos, kw);
         (self.torch.grad_enabled, self.torch.autograd.inference) = before;
+        self.torch.autograd.script_no_grad = script;
         result
     }
 
@@ -329,6 +331,7 @@ impl Evaluator {
             Value::InferenceMode(false) => {}
             _ => return false,
         }
+        self.torch.autograd.script_no_grad = !self.torch.grad_enabled;
         true
     }
 

@@ -175,7 +175,9 @@ fn mul(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     if b.needs(0) {
         let other = ev.saved_input(b, "other")?;
         ev.accounting.prewrapped = b.saved_number(1);
-        let v = ev.binary(BinOp::Mul, b.g(), other)?;
+        let v = ev.binary(BinOp::Mul, b.g(), other);
+        ev.accounting.prewrapped = false;
+        let v = v?;
         out[0] = Some(ev.sum_to(v, &b.shape(0))?);
     }
     if b.needs(1) {
@@ -203,7 +205,9 @@ fn div(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     let other = ev.saved_input(b, "other")?;
     if b.needs(0) {
         ev.accounting.prewrapped = b.saved_number(1);
-        let v = ev.binary(BinOp::Div, b.g(), other.clone())?;
+        let v = ev.binary(BinOp::Div, b.g(), other.clone());
+        ev.accounting.prewrapped = false;
+        let v = v?;
         out[0] = Some(ev.sum_to(v, &b.shape(0))?);
     }
     if b.needs(1) {

@@ -37,6 +37,14 @@ pub(crate) struct AutogradState {
     /// An in-place op through a `x.data` tensor running now: its storage and the storage's
     /// version before it.
     pub(crate) data_write: Option<(crate::core::tensor::StorageId, u64)>,
+    /// Whether the script turned grad mode off (`torch.no_grad()`, `set_grad_enabled(False)`,
+    /// `inference_mode()`): unlike the evaluator's own layers, which turn it off while they
+    /// compute, this decides whether a view counts as made under `no_grad`.
+    pub(crate) script_no_grad: bool,
+    /// The next table op or indexing is one the script wrote (a call or subscript in its
+    /// code), not one the evaluator's own layers run: only those make views autograd tracks
+    /// and are checked as writes through views (taken by the op).
+    pub(crate) from_script: bool,
     /// The clone of an in-place op's target made before it wrote, for its node
     /// ([`super::original_self`]).
     pub(crate) original_self: Option<super::original_self::OriginalSelf>,

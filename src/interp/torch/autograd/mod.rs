@@ -28,7 +28,8 @@ pub(crate) mod objects;
 pub(crate) mod original_self;
 pub(crate) mod saved_hooks;
 pub(crate) mod setitem;
-mod view_base;
+pub(crate) mod view_base;
+pub mod views;
 
 use std::cell::Cell;
 use std::rc::Rc;

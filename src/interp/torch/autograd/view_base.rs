@@ -81,6 +81,11 @@ const VIEW_NODES: &[&str] = &[
     "NumpyTBackward0",
 ];
 
+/// Whether `op` makes views of its input (as PyTorch's view ops).
+pub(crate) fn is_view_op(op: &str) -> bool {
+    VIEW_OPS.contains(&op)
+}
+
 /// Whether tensor object `t` is a view (made by a view op, on a storage it shares).
 fn is_view(t: &TensorRef) -> bool {
     t.try_borrow()
@@ -90,6 +95,9 @@ fn is_view(t: &TensorRef) -> bool {
 impl Evaluator {
     /// `t._base`.
     pub(crate) fn tensor_base(&self, t: &TensorRef) -> Value {
+        if let Some(base) = t.try_borrow().ok().and_then(|o| o.view_of.as_ref()?.base()) {
+            return Value::Tensor(base);
+        }
         if !is_view(t) {
             return Value::None;
         }
