@@ -150,11 +150,16 @@ impl Evaluator {
                         kw.push((key, value));
                     }
                 }
-                // A tensor method or a `torch` function the script calls is its own op.
-                self.torch.autograd.from_script = matches!(
-                    &func,
-                    Value::Method(receiver, _) if matches!(**receiver, Value::Tensor(_) | Value::Torch)
-                );
+                // A tensor method or a `torch` (or `torch.nn.functional`) function the script
+                // calls is its own op.
+                self.torch.autograd.from_script = match &func {
+                    Value::Method(receiver, _) => match &**receiver {
+                        Value::Tensor(_) | Value::Torch => true,
+                        Value::Module(m) => m.starts_with("torch"),
+                        _ => false,
+                    },
+                    _ => false,
+                };
                 self.call(func, args, kw)
             }
             ExprKind::Starred(_) => Err(ScriptError::Syntax {

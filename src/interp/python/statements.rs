@@ -305,6 +305,8 @@ impl Evaluator {
             Target::Subscript { object, index } => {
                 let object = self.eval(object)?;
                 let index = self.eval(index)?;
+                // `y[i] *= 2` writes through the view `y[i]` (its base's node is rebased).
+                self.torch.autograd.from_script = true;
                 let current = self.get_item(object.clone(), &index)?;
                 let result = self.in_place_binary(op, current, value)?;
                 match object {

@@ -292,9 +292,12 @@ impl Evaluator {
             self.check_inference(&op.name, entry.def.grad.formula, &inputs)?;
             let device = self.op_device(&op)?;
             let from_script = std::mem::take(&mut self.torch.autograd.from_script);
-            self.before_in_place(&op.name, &entry.def.grad, &inputs, from_script)?;
+            // `x.relu_()`, and `F.relu(x, inplace=True)`.
+            let in_place =
+                op.name.ends_with('_') || matches!(op.value("inplace"), Some(Value::Bool(true)));
+            self.before_in_place(&op.name, in_place, &entry.def.grad, &inputs, from_script)?;
             let target = op.args.values.first().and_then(|v| v.as_ref());
-            let node_before = in_place_node(&op.name, target).filter(|_| from_script);
+            let node_before = in_place_node(in_place, target).filter(|_| from_script);
             let out = self
                 .on_device(device, |ev| (entry.def.rule)(ev, &op))
                 .and_then(|out| {
@@ -378,9 +381,12 @@ impl Evaluator {
             self.check_inference(&op.name, entry.def.grad.formula, &inputs)?;
             let device = self.op_device(&op)?;
             let from_script = std::mem::take(&mut self.torch.autograd.from_script);
-            self.before_in_place(&op.name, &entry.def.grad, &inputs, from_script)?;
+            // `x.relu_()`, and `F.relu(x, inplace=True)`.
+            let in_place =
+                op.name.ends_with('_') || matches!(op.value("inplace"), Some(Value::Bool(true)));
+            self.before_in_place(&op.name, in_place, &entry.def.grad, &inputs, from_script)?;
             let target = op.args.values.first().and_then(|v| v.as_ref());
-            let node_before = in_place_node(&op.name, target).filter(|_| from_script);
+            let node_before = in_place_node(in_place, target).filter(|_| from_script);
             let out = self
                 .on_device(device, |ev| (entry.def.rule)(ev, &op))
                 .and_then(|out| {
@@ -559,9 +565,9 @@ impl Evaluator {
 
 /// The node an in-place op's target has before the op runs (`None` for other ops), to tell
 /// whether the op recorded a new one.
-fn in_place_node(name: &str, target: Option<&Value>) -> Option<Option<Rc<GradNode>>> {
+fn in_place_node(in_place: bool, target: Option<&Value>) -> Option<Option<Rc<GradNode>>> {
     match target {
-        Some(Value::Tensor(t)) if name.ends_with('_') => {
+        Some(Value::Tensor(t)) if in_place => {
             Some(t.try_borrow().ok().and_then(|o| o.grad_fn.clone()))
         }
         _ => None,
@@ -574,11 +580,12 @@ impl Evaluator {
     fn before_in_place(
         &mut self,
         name: &str,
+        in_place: bool,
         grad: &Grad,
         inputs: &[&Value],
         from_script: bool,
     ) -> R<()> {
-        if from_script && name.ends_with('_') && grad.tracked {
+        if from_script && in_place && grad.tracked {
             let requires_grad = inputs.iter().any(
                 |v| matches!(v, Value::Tensor(t) if t.try_borrow().is_ok_and(|t| tracks_grad(&t))),
             );

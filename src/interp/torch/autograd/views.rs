@@ -257,13 +257,20 @@ impl Evaluator {
             extras: Default::default(),
         });
         if let Ok(mut b) = base.try_borrow_mut() {
-            b.grad_fn = Some(copy_slices);
+            b.grad_fn = Some(Rc::clone(&copy_slices));
         }
+        // The view's node leads to the base as it is now (a later write gives the base
+        // another node; this one keeps leading here, as PyTorch's `next_functions` do).
+        let base_now = Value::tensor(base_tensor.clone(), "inplace", None);
+        let Value::Tensor(base_now) = base_now else {
+            return;
+        };
+        base_now.borrow_mut().grad_fn = Some(copy_slices);
         let as_strided = GradNode::shared(GradNode {
             name: "AsStridedBackward0".into(),
             formula: Some(&AS_STRIDED_VIEW),
             operands: vec![Operand {
-                tracked: Some(Rc::clone(&base)),
+                tracked: Some(base_now),
                 saved: Saved::Missing,
                 shape: base_tensor.shape().to_vec(),
                 dtype: Some(base_tensor.dtype),
