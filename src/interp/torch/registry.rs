@@ -282,35 +282,42 @@ impl Evaluator {
                 this,
                 args,
             };
-            if let Some(out) = (!entry.def.complex)
-                .then(|| self.complex_table_op(&op))
-                .flatten()
-            {
-                return out;
-            }
-            let inputs: Vec<&Value> = op.args.values.iter().flatten().collect();
-            self.check_inference(&op.name, entry.def.grad.formula, &inputs)?;
-            let device = self.op_device(&op)?;
-            let from_script = std::mem::take(&mut self.torch.autograd.from_script);
-            // `x.relu_()`, and `F.relu(x, inplace=True)`.
-            let in_place =
-                op.name.ends_with('_') || matches!(op.value("inplace"), Some(Value::Bool(true)));
-            self.before_in_place(&op.name, in_place, &entry.def.grad, &inputs, from_script)?;
-            let target = op.args.values.first().and_then(|v| v.as_ref());
-            let node_before = in_place_node(in_place, target).filter(|_| from_script);
-            let out = self
-                .on_device(device, |ev| (entry.def.rule)(ev, &op))
-                .and_then(|out| {
-                    self.check_inference_inplace(&op.name, target)?;
-                    Ok(out)
-                });
-            if let Ok(out) = &out {
-                self.record_table_grad(entry.def, &op, out);
-                self.after_table_op(&op.name, target, out, node_before, from_script);
-            }
-            self.torch.autograd.original_self = None;
-            out
+            self.run_bound(entry, &op)
         })
+    }
+
+    /// Runs a bound table op (either form): complex dispatch, the inference-mode and
+    /// in-place checks, the rule on its device, then its autograd node and what a view op or
+    /// a write through a view does.
+    fn run_bound(&mut self, entry: &'static Entry, op: &OpCall) -> R<Value> {
+        if let Some(out) = (!entry.def.complex)
+            .then(|| self.complex_table_op(op))
+            .flatten()
+        {
+            return out;
+        }
+        let inputs: Vec<&Value> = op.args.values.iter().flatten().collect();
+        self.check_inference(&op.name, entry.def.grad.formula, &inputs)?;
+        let device = self.op_device(op)?;
+        let from_script = std::mem::take(&mut self.torch.autograd.from_script);
+        // `x.relu_()`, and `F.relu(x, inplace=True)`.
+        let in_place =
+            op.name.ends_with('_') || matches!(op.value("inplace"), Some(Value::Bool(true)));
+        self.before_in_place(&op.name, in_place, &entry.def.grad, &inputs, from_script)?;
+        let target = op.args.values.first().and_then(|v| v.as_ref());
+        let node_before = in_place_node(in_place, target).filter(|_| from_script);
+        let out = self
+            .on_device(device, |ev| (entry.def.rule)(ev, op))
+            .and_then(|out| {
+                self.check_inference_inplace(&op.name, target)?;
+                Ok(out)
+            });
+        if let Ok(out) = &out {
+            self.record_table_grad(entry.def, op, out);
+            self.after_table_op(&op.name, target, out, node_before, from_script);
+        }
+        self.torch.autograd.original_self = None;
+        out
     }
 
     /// Records the autograd node of a table op on its output; a factory given
@@ -371,34 +378,7 @@ impl Evaluator {
                 this: Some(Rc::clone(this)),
                 args,
             };
-            if let Some(out) = (!entry.def.complex)
-                .then(|| self.complex_table_op(&op))
-                .flatten()
-            {
-                return out;
-            }
-            let inputs: Vec<&Value> = op.args.values.iter().flatten().collect();
-            self.check_inference(&op.name, entry.def.grad.formula, &inputs)?;
-            let device = self.op_device(&op)?;
-            let from_script = std::mem::take(&mut self.torch.autograd.from_script);
-            // `x.relu_()`, and `F.relu(x, inplace=True)`.
-            let in_place =
-                op.name.ends_with('_') || matches!(op.value("inplace"), Some(Value::Bool(true)));
-            self.before_in_place(&op.name, in_place, &entry.def.grad, &inputs, from_script)?;
-            let target = op.args.values.first().and_then(|v| v.as_ref());
-            let node_before = in_place_node(in_place, target).filter(|_| from_script);
-            let out = self
-                .on_device(device, |ev| (entry.def.rule)(ev, &op))
-                .and_then(|out| {
-                    self.check_inference_inplace(&op.name, target)?;
-                    Ok(out)
-                });
-            if let Ok(out) = &out {
-                self.record_table_grad(entry.def, &op, out);
-                self.after_table_op(&op.name, target, out, node_before, from_script);
-            }
-            self.torch.autograd.original_self = None;
-            out
+            self.run_bound(entry, &op)
         }))
     }
 }

@@ -81,6 +81,20 @@ impl Backward<'_> {
             .map(|(_, v)| v)
     }
 
+    /// A list of ints the node kept (`stride`, `size`), empty when it kept none.
+    pub(crate) fn int_list(&self, name: &str) -> Vec<i64> {
+        match self.arg(name) {
+            Some(Value::Tuple(items)) => items
+                .iter()
+                .filter_map(|v| match v {
+                    Value::Int(i) => Some(*i),
+                    _ => None,
+                })
+                .collect(),
+            _ => vec![],
+        }
+    }
+
     /// Whether operand `i` is a number the node saved as a wrapped-number tensor
     /// (`x * 2` keeps `2` as an int64 0-d tensor).
     pub(crate) fn saved_number(&self, i: usize) -> bool {

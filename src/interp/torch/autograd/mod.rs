@@ -116,6 +116,33 @@ pub(crate) struct Operand {
 }
 
 impl GradNode {
+    /// A node named `name` with `formula` over `operands`, keeping `args`, for an output of
+    /// `out_dtype` and `out_shape`; `seq` is its place in the order nodes were made. It saved
+    /// no result and no extras yet.
+    pub(crate) fn built(
+        name: &str,
+        formula: &'static Formula,
+        operands: Vec<Operand>,
+        args: Vec<(String, Value)>,
+        out_dtype: DType,
+        out_shape: Vec<i64>,
+        seq: u64,
+    ) -> GradNode {
+        GradNode {
+            name: name.into(),
+            formula: Some(formula),
+            operands,
+            result: Saved::Missing,
+            args,
+            out_dtype,
+            out_shape,
+            freed: Cell::new(false),
+            seq,
+            custom: None,
+            extras: Default::default(),
+        }
+    }
+
     /// The node, shared, and registered with memory accounting (which tells what its
     /// references keep alive from what the script's do).
     pub(crate) fn shared(node: GradNode) -> Rc<GradNode> {
@@ -339,7 +366,7 @@ fn list_operands(v: &Value) -> Vec<Value> {
 }
 
 /// The tensors in `v` (a tensor, or a tuple or list of them).
-fn tensors_in(v: &Value, out: &mut Vec<TensorRef>) {
+pub(crate) fn tensors_in(v: &Value, out: &mut Vec<TensorRef>) {
     match v {
         Value::Tensor(t) => out.push(Rc::clone(t)),
         Value::Tuple(items) | Value::List(items) => {

@@ -7,7 +7,6 @@
 //! written positions get none of `y`'s incoming gradient, and `value` gets the gradient at
 //! the positions it was written to, summed over what it was broadcast along.
 
-use std::cell::Cell;
 use std::rc::Rc;
 
 use crate::core::tensor::DType;
@@ -168,19 +167,15 @@ impl Evaluator {
                 dtype: None,
             },
         };
-        let node = GradNode::shared(GradNode {
-            name: name.into(),
-            formula: Some(&SETITEM),
-            operands: vec![operand(previous.as_ref()), operand(Some(value))],
-            result: Saved::Missing,
-            args: vec![("index".into(), index.clone())],
-            out_dtype: dtype,
-            out_shape: shape,
-            freed: Cell::new(false),
-            seq: self.torch.autograd.next_seq(),
-            custom: None,
-            extras: Default::default(),
-        });
+        let node = GradNode::shared(GradNode::built(
+            name,
+            &SETITEM,
+            vec![operand(previous.as_ref()), operand(Some(value))],
+            vec![("index".into(), index.clone())],
+            dtype,
+            shape,
+            self.torch.autograd.next_seq(),
+        ));
         if let Some(slot) = kept {
             let mut tensors = Vec::new();
             let parts: Vec<&Value> = match index {

@@ -10,7 +10,7 @@
 //!   slice of it and writes the result back), and gives the view an `AsStridedBackward0`
 //!   node on the base: the base's gradient now flows through the write.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
 use crate::core::tensor::{ScriptError, Tensor};
@@ -79,17 +79,8 @@ impl Evaluator {
         let base_tracks = tracks_grad(&source);
         drop(source);
         let multi = MULTI_OUTPUT.contains(&op);
-        let outputs: Vec<TensorRef> = match out {
-            Value::Tensor(t) => vec![Rc::clone(t)],
-            Value::Tuple(items) | Value::List(items) => items
-                .iter()
-                .filter_map(|v| match v {
-                    Value::Tensor(t) => Some(Rc::clone(t)),
-                    _ => None,
-                })
-                .collect(),
-            _ => return,
-        };
+        let mut outputs = Vec::new();
+        crate::interp::torch::autograd::tensors_in(out, &mut outputs);
         for (index, t) in outputs.iter().enumerate() {
             if Rc::ptr_eq(t, input) {
                 continue;
@@ -243,19 +234,15 @@ impl Evaluator {
         let geometry = geometry_args(&view, &base_tensor);
         let mut args = geometry.clone();
         args.push(("fn".into(), Value::GradFn(FnRef::Node(Rc::clone(&written)))));
-        let copy_slices = GradNode::shared(GradNode {
-            name: "CopySlices".into(),
-            formula: Some(&COPY_SLICES),
+        let copy_slices = GradNode::shared(GradNode::built(
+            "CopySlices",
+            &COPY_SLICES,
             operands,
-            result: Saved::Missing,
             args,
-            out_dtype: base_tensor.dtype,
-            out_shape: base_tensor.shape().to_vec(),
-            freed: Cell::new(false),
-            seq: self.torch.autograd.next_seq(),
-            custom: None,
-            extras: Default::default(),
-        });
+            base_tensor.dtype,
+            base_tensor.shape().to_vec(),
+            self.torch.autograd.next_seq(),
+        ));
         if let Ok(mut b) = base.try_borrow_mut() {
             b.grad_fn = Some(Rc::clone(&copy_slices));
         }
@@ -266,24 +253,20 @@ impl Evaluator {
             return;
         };
         base_now.borrow_mut().grad_fn = Some(copy_slices);
-        let as_strided = GradNode::shared(GradNode {
-            name: "AsStridedBackward0".into(),
-            formula: Some(&AS_STRIDED_VIEW),
-            operands: vec![Operand {
+        let as_strided = GradNode::shared(GradNode::built(
+            "AsStridedBackward0",
+            &AS_STRIDED_VIEW,
+            vec![Operand {
                 tracked: Some(base_now),
                 saved: Saved::Missing,
                 shape: base_tensor.shape().to_vec(),
                 dtype: Some(base_tensor.dtype),
             }],
-            result: Saved::Missing,
-            args: geometry,
-            out_dtype: view.dtype,
-            out_shape: view.shape().to_vec(),
-            freed: Cell::new(false),
-            seq: self.torch.autograd.next_seq(),
-            custom: None,
-            extras: Default::default(),
-        });
+            geometry,
+            view.dtype,
+            view.shape().to_vec(),
+            self.torch.autograd.next_seq(),
+        ));
         if let Ok(mut object) = t.try_borrow_mut() {
             object.grad_fn = Some(as_strided);
         }
@@ -305,16 +288,7 @@ fn geometry_args(view: &Tensor, base: &Tensor) -> Vec<(String, Value)> {
 
 /// The geometry a node kept.
 fn geometry(b: &Backward) -> (Vec<i64>, Vec<i64>, i64) {
-    let ints = |name: &str| match b.arg(name) {
-        Some(Value::Tuple(items)) => items
-            .iter()
-            .filter_map(|v| match v {
-                Value::Int(i) => Some(*i),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
+    let ints = |name: &str| b.int_list(name);
     let offset = match b.arg("storage_offset") {
         Some(Value::Int(i)) => *i,
         _ => 0,

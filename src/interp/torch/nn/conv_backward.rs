@@ -26,16 +26,7 @@ pub(crate) static CONVOLUTION: Formula = Formula {
 };
 
 fn ints_arg(b: &Backward, name: &str) -> Vec<i64> {
-    match b.arg(name) {
-        Some(Value::Tuple(items)) => items
-            .iter()
-            .filter_map(|v| match v {
-                Value::Int(i) => Some(*i),
-                _ => None,
-            })
-            .collect(),
-        _ => vec![],
-    }
+    b.int_list(name)
 }
 
 fn tensor_of(v: &Value) -> R<Tensor> {
