@@ -156,6 +156,13 @@ impl Evaluator {
         let y = self.elementwise_input(b, sym)?;
         let out = self.elementwise(bin_op(op), &x, &y, None)?;
         let out = Value::tensor(out, op_label(op), None);
+        // `2 * t` is `t.__rmul__(2)`: the tensor is `self` and the number `other` (what the
+        // node saves), as for `2 + t`.
+        let (a, b) = match (a, b) {
+            (Value::Tensor(_), _) => (a, b),
+            (_, Value::Tensor(_)) if matches!(op, BinOp::Mul | BinOp::Add) => (b, a),
+            _ => (a, b),
+        };
         let grad_op = GradOp::Binary {
             op,
             left_tensor: matches!(a, Value::Tensor(_)),
