@@ -20,12 +20,12 @@
 //! `peak_bytes` exact where the recording has one (null where a profile could not see it). The
 //! test prints, per script and in all, the steps whose live bytes, saved tensors and peak are
 //! exact, and the peaks within 5%; the floors below are what the evaluator reached when this test
-//! was last measured (session 27, 43 scripts: the course set and the attention, recurrent,
-//! `torch.nn.utils` and in-place autograd sets, 992 steps: live 992 (100%), saved 992 (100%),
-//! peak exact 941/973 (96.7%), peak within 5% 960/973 (98.7%), forward-only peaks exact
-//! 867/869, tensors 989 (99.7%) — left: the bf16 GEMM scratch (`half_precision`), backward
-//! peaks), to be raised as the memory accounting improves (issue 19's goal: peak equal where
-//! recorded).
+//! was last measured (session 27, 44 scripts: the course set and the attention, recurrent,
+//! `torch.nn.utils` and in-place autograd sets, 1021 steps: live 1021 (100%), saved 1021
+//! (100%), peak exact 969/1002 (96.7%), peak within 5% 988/1002 (98.6%), forward-only peaks
+//! exact 892/894, tensors 1018 (99.7%) — left: the bf16 GEMM scratch (`half_precision`),
+//! backward peaks), to be raised as the memory accounting improves (issue 19's goal: peak
+//! equal where recorded).
 //! `STRIDESCOPE_MEMORY_ALL=1` prints every difference instead of each script's first three.
 
 mod common;

@@ -441,6 +441,12 @@ impl Evaluator {
         if numel_of(&shape) == 0 {
             return Ok(out);
         }
+        // ATen's CPU kernel then builds its unfold permutation from int64 index tensors:
+        // `arange(d)`, a wrapped number, `arange(d) + 1` (d = the result's dims), their `cat`.
+        if !self.is_meta(&out) {
+            let d = 8 * shape.len() as i64;
+            self.note_kernel_events(&[d, 8, d, -8, 2 * d, -d, -d, -2 * d]);
+        }
         let mut dst_layout = Layout {
             shape: vec![],
             strides: vec![],
