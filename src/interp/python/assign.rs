@@ -79,9 +79,9 @@ impl Evaluator {
                         }
                         // The write goes through a view the index makes (`Select` for an
                         // int), which PyTorch checks as an in-place op on a view.
-                        let requires_grad = [&Value::Tensor(Rc::clone(&t)), &value].iter().any(|v| {
-                            matches!(v, Value::Tensor(x) if x.try_borrow().is_ok_and(|x| crate::interp::torch::autograd::tracks_grad(&x)))
-                        });
+                        let requires_grad =
+                            crate::interp::torch::autograd::tracks_grad(&t.borrow())
+                                || crate::interp::torch::autograd::value_tracks_grad(&value);
                         let through = match &index {
                             Value::Int(_) => Some("Select"),
                             Value::Slice(..) => Some("Slice"),

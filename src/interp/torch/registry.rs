@@ -15,7 +15,7 @@ use std::rc::Rc;
 use std::sync::OnceLock;
 
 use crate::core::tensor::{DType, MemoryFormat, Scalar, ScriptError, Tensor};
-use crate::interp::torch::autograd::{tracks_grad, Grad, GradNode, GradOp};
+use crate::interp::torch::autograd::{value_tracks_grad, Grad, GradNode, GradOp};
 use crate::interp::torch::signature::{bind, Bound, CallArgs, Schema};
 use crate::interp::value::{TensorRef, Value};
 use crate::interp::{Evaluator, R};
@@ -566,9 +566,7 @@ impl Evaluator {
         from_script: bool,
     ) -> R<()> {
         if from_script && in_place && grad.tracked {
-            let requires_grad = inputs.iter().any(
-                |v| matches!(v, Value::Tensor(t) if t.try_borrow().is_ok_and(|t| tracks_grad(&t))),
-            );
+            let requires_grad = inputs.iter().any(|v| value_tracks_grad(v));
             if let Some(target) = inputs.first() {
                 if let Err(e) = self.check_in_place_view(target, requires_grad, None) {
                     // The Python number was wrapped before the refusal.

@@ -420,9 +420,9 @@ impl Evaluator {
             // PyTorch refuses it after the op wrote (see `check_inference_inplace`).
             return Ok(());
         }
-        let tracked = inputs.iter().any(|v| {
-            matches!(v, Value::Tensor(t) if t.try_borrow().is_ok_and(|t| crate::interp::torch::autograd::tracks_grad(&t)))
-        });
+        let tracked = inputs
+            .iter()
+            .any(|v| crate::interp::torch::autograd::value_tracks_grad(v));
         let saved = formula.is_some_and(|f| {
             inputs
                 .iter()

@@ -207,9 +207,7 @@ impl Evaluator {
                 state: RefCell::new(CtxState {
                     needs_input_grad: inputs
                         .iter()
-                        .map(|v| {
-                            matches!(v, Value::Tensor(t) if t.try_borrow().is_ok_and(|t| tracks_grad(&t)))
-                        })
+                        .map(crate::interp::torch::autograd::value_tracks_grad)
                         .collect(),
                     materialize: true,
                     ..CtxState::default()

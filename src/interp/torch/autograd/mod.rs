@@ -332,6 +332,11 @@ pub(crate) fn tracks_grad(t: &TensorObject) -> bool {
     t.requires_grad || t.grad_fn.is_some()
 }
 
+/// Whether `v` is a tensor that requires grad ([`tracks_grad`]; anything else does not).
+pub(crate) fn value_tracks_grad(v: &Value) -> bool {
+    matches!(v, Value::Tensor(t) if t.try_borrow().is_ok_and(|t| tracks_grad(&t)))
+}
+
 /// A Python number's value.
 pub(crate) fn number(v: &Value) -> Option<f64> {
     match v {

@@ -7,7 +7,7 @@
 
 use std::rc::{Rc, Weak};
 
-use crate::interp::torch::autograd::{tracks_grad, Grad};
+use crate::interp::torch::autograd::{value_tracks_grad, Grad};
 use crate::interp::value::{TensorObject, TensorRef, Value};
 use crate::interp::{Evaluator, R};
 
@@ -54,10 +54,7 @@ impl Evaluator {
             let dtype = t.tensor.dtype;
             dtype.is_floating() || dtype.is_complex()
         });
-        let tracked: Vec<bool> = inputs
-            .iter()
-            .map(|v| matches!(v, Value::Tensor(t) if t.try_borrow().is_ok_and(|t| tracks_grad(&t))))
-            .collect();
+        let tracked: Vec<bool> = inputs.iter().map(|v| value_tracks_grad(v)).collect();
         if !differentiable || !keeps_original_self(name, &tracked) {
             return Ok(());
         }

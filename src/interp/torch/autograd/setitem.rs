@@ -11,7 +11,9 @@ use std::rc::Rc;
 
 use crate::core::tensor::DType;
 use crate::interp::torch::autograd::formulas::{Backward, Formula};
-use crate::interp::torch::autograd::{tracks_grad, GradNode, Operand, Saved, SavedObject};
+use crate::interp::torch::autograd::{
+    tracks_grad, value_tracks_grad, GradNode, Operand, Saved, SavedObject,
+};
 use crate::interp::value::{TensorRef, Value};
 use crate::interp::{Evaluator, R};
 
@@ -95,13 +97,18 @@ fn advanced(v: &Value) -> bool {
     matches!(v, Value::Tensor(_) | Value::List(_))
 }
 
+/// The components of an index (a tuple's items, or the index itself).
+fn index_parts(index: &Value) -> Vec<&Value> {
+    match index {
+        Value::Tuple(items) => items.iter().collect(),
+        other => vec![other],
+    }
+}
+
 /// The node `y[index] = value` records, with the tensor it keeps (`mask`, `index`,
 /// `indices`) if any.
 fn node_of(index: &Value, value: &Value) -> (&'static str, Option<&'static str>) {
-    let parts: Vec<&Value> = match index {
-        Value::Tuple(items) => items.iter().collect(),
-        other => vec![other],
-    };
+    let parts = index_parts(index);
     let advanced_parts = parts.iter().filter(|p| advanced(p)).count();
     // Basic components other than a full `:` make a view first, which the write rebases.
     let basic = parts
@@ -126,8 +133,7 @@ impl Evaluator {
         if !self.torch.grad_enabled {
             return;
         }
-        let value_tracks =
-            matches!(value, Value::Tensor(v) if v.try_borrow().is_ok_and(|v| tracks_grad(&v)));
+        let value_tracks = value_tracks_grad(value);
         let (previous, dtype, shape) = {
             let Ok(object) = target.try_borrow() else {
                 return;
@@ -178,11 +184,7 @@ impl Evaluator {
         ));
         if let Some(slot) = kept {
             let mut tensors = Vec::new();
-            let parts: Vec<&Value> = match index {
-                Value::Tuple(items) => items.iter().collect(),
-                other => vec![other],
-            };
-            for part in parts.into_iter().filter(|p| advanced(p)) {
+            for part in index_parts(index).into_iter().filter(|p| advanced(p)) {
                 // A list index is made a LongTensor, which the node keeps.
                 let made = match part {
                     Value::List(_) => self

@@ -310,17 +310,13 @@ fn base_like(ev: &mut Evaluator, b: &Backward, base_strides: &[i64]) -> R<(Tenso
 /// The base's strides (a dense layout of its shape when the base is gone).
 fn base_strides(b: &Backward) -> Vec<i64> {
     let shape = b.shape(0);
-    let mut strides = vec![1; shape.len()];
-    for d in (0..shape.len().saturating_sub(1)).rev() {
-        strides[d] = strides[d + 1] * shape[d + 1].max(1);
-    }
     b.node
         .operands
         .first()
         .and_then(|o| o.tracked.as_ref())
         .and_then(|t| t.try_borrow().ok().map(|t| t.tensor.strides().to_vec()))
         .filter(|s| s.len() == shape.len())
-        .unwrap_or(strides)
+        .unwrap_or_else(|| crate::core::tensor::layout::contiguous_strides(&shape))
 }
 
 /// `CopySlices`: the base's gradient copied, the view's slice of it given (cloned) to the
