@@ -16,6 +16,7 @@ pub(crate) mod instance_protocols;
 pub(crate) mod iteration;
 pub(crate) mod operators;
 pub(crate) mod repr;
+pub(crate) mod repr_buffers;
 pub(crate) mod statements;
 pub(crate) mod stdlib;
 pub(crate) mod str_list;

@@ -67,6 +67,7 @@ impl Evaluator {
                 } else {
                     &[]
                 };
+                self.note_tensor_str_buffers(&t);
                 let shape: Vec<usize> = t.shape().iter().map(|&n| n.max(0) as usize).collect();
                 if t.numel() <= SMALL_TENSOR {
                     let values = self.engine.values(&t);
@@ -181,7 +182,7 @@ impl Evaluator {
     }
 
     /// Reads elements of `view` by row-major index, fetching the storage once.
-    fn element_reader(&mut self, view: &Tensor) -> impl Fn(usize) -> Scalar {
+    pub(super) fn element_reader(&mut self, view: &Tensor) -> impl Fn(usize) -> Scalar {
         let bytes = self.engine.read_storage(view.storage);
         let layout = view.layout.clone();
         let dtype = view.dtype;

@@ -2,8 +2,11 @@
 //! statements `if`/`for`/`while`, whose every executed statement is counted against the step
 //! limit and recorded as a sub-step (as Python Tutor steps through a loop).
 
+use std::rc::Rc;
+
 use crate::core::tensor::ScriptError;
 use crate::core::trace::Step;
+use crate::interp::python::classes::has_method;
 use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
 use crate::lang::ast::{BinOp, Expr, ExprKind, Statement, StatementKind, Target};
@@ -27,7 +30,10 @@ impl Evaluator {
                 if matches!(value, Value::None) {
                     Ok(Flow::Next(None))
                 } else {
-                    Ok(Flow::Next(Some(self.repr(&value)?)))
+                    self.accounting.displaying = true;
+                    let shown = self.repr(&value);
+                    self.accounting.displaying = false;
+                    Ok(Flow::Next(Some(shown?)))
                 }
             }
             StatementKind::Assign { targets, value } => {
@@ -69,7 +75,10 @@ impl Evaluator {
                 self.exec_block(orelse)
             }
             StatementKind::For { target, iter, body } => {
-                let iterable = self.eval(iter)?;
+                let iterable = match self.for_over_iterator(target, iter, body)? {
+                    LoopSource::Ran(flow) => return Ok(flow),
+                    LoopSource::Eager(iterable) => iterable,
+                };
                 if let Value::Range(start, stop, step) = iterable {
                     let mut i = start;
                     while (step > 0 && i < stop) || (step < 0 && i > stop) {
@@ -168,6 +177,109 @@ impl Evaluator {
             )));
         }
         Ok(())
+    }
+
+    /// A `for` over an iterator object (a `DataLoader`, a class with `__iter__`/`__next__`),
+    /// or `enumerate` of one, runs one item at a time as Python does: each item is fetched
+    /// while the previous one is still bound to the loop variable, and freed when the next
+    /// one replaces it (a training loop holds one batch, not the epoch's). Anything else
+    /// is returned evaluated, for the loop over its materialized items.
+    fn for_over_iterator(
+        &mut self,
+        target: &Target,
+        iter: &Expr,
+        body: &[Statement],
+    ) -> R<LoopSource> {
+        let enumerated = match &iter.kind {
+            ExprKind::Call { func, args, kwargs }
+                if matches!(&func.kind, ExprKind::Name(n) if n == "enumerate")
+                    && self.scope.get("enumerate").is_none()
+                    && (1..=2).contains(&args.len())
+                    && kwargs.is_empty() =>
+            {
+                Some(args)
+            }
+            _ => None,
+        };
+        let (source, start) = match enumerated {
+            Some(args) => {
+                let source = self.eval(&args[0])?;
+                let start = match args.get(1) {
+                    Some(e) => Some(self.eval(e)?),
+                    None => None,
+                };
+                (source, start)
+            }
+            None => (self.eval(iter)?, None),
+        };
+        let iterator = match &source {
+            Value::Instance(object) if !has_method(&object.class, "__getitem__") => {
+                match self.call_special(object, "__iter__", vec![]) {
+                    Some(it) => Some(it?),
+                    None => None,
+                }
+            }
+            _ => None,
+        };
+        let Some(Value::Instance(it)) = iterator.clone() else {
+            let source = match iterator {
+                Some(other) => other,
+                None => source,
+            };
+            return Ok(LoopSource::Eager(match enumerated {
+                Some(_) => {
+                    let mut pos = vec![source];
+                    pos.extend(start);
+                    self.call_builtin("enumerate", pos, vec![])?
+                }
+                None => source,
+            }));
+        };
+        let mut index = match start {
+            Some(Value::Int(i)) => Some(i),
+            Some(other) => {
+                return Err(ScriptError::Type(format!(
+                    "'{}' object cannot be interpreted as an integer",
+                    other.type_name()
+                )))
+            }
+            None => enumerated.map(|_| 0),
+        };
+        self.pins.push(Value::Instance(Rc::clone(&it)));
+        let result = loop {
+            if let Err(e) = self.count_step() {
+                break Err(e);
+            }
+            let item = match self.call_special(&it, "__next__", vec![]) {
+                None => {
+                    break Err(ScriptError::Type(format!(
+                        "iter() returned non-iterator of type '{}'",
+                        it.class.name
+                    )))
+                }
+                Some(Ok(item)) => item,
+                Some(Err(e)) if e.class_name() == "StopIteration" => break Ok(Flow::Next(None)),
+                Some(Err(e)) => break Err(e),
+            };
+            let item = match index.as_mut() {
+                Some(i) => {
+                    *i += 1;
+                    Value::Tuple(vec![Value::Int(*i - 1), item])
+                }
+                None => item,
+            };
+            if let Err(e) = self.assign(target, item) {
+                break Err(e);
+            }
+            match self.exec_block(body) {
+                Ok(Flow::Break) => break Ok(Flow::Next(None)),
+                Ok(Flow::Return(v)) => break Ok(Flow::Return(v)),
+                Ok(_) => {}
+                Err(e) => break Err(e),
+            }
+        };
+        self.pins.pop();
+        result.map(LoopSource::Ran)
     }
 
     /// Runs `body` once for each of `items`, bound to `target` (a `for` loop's iterations).
@@ -448,6 +560,14 @@ impl Evaluator {
         }
         Ok(value)
     }
+}
+
+/// What a `for` loop's iterable turned out to be.
+enum LoopSource {
+    /// An iterator, already stepped through: the loop's flow.
+    Ran(Flow),
+    /// A value whose items the loop materializes.
+    Eager(Value),
 }
 
 /// The value a statement's flow carries out of it (a `return`'s), which a collection between

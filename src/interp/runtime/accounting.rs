@@ -154,6 +154,9 @@ pub(crate) struct Accounting {
     /// running step (the reasons of the changes list).
     pub(crate) backward_ran: bool,
     pub(crate) grads_dropped: bool,
+    /// The notebook is showing a bare expression's value: its repr runs after the
+    /// statement, outside what PyTorch's profiler of the step sees.
+    pub(crate) displaying: bool,
     /// `STRIDESCOPE_MEMORY_LOG` set: every allocation and the bytes alive then go to stderr.
     log: bool,
     /// A bound of the bytes of numbers autograd's nodes saved (the last walk's, and 16 per

@@ -36,7 +36,11 @@ impl Evaluator {
             // `nn.Transformer`'s static mask helper, which encoder tutorials call.
             ("torch.nn", "Transformer") => Ok(Value::Module("torch.nn.Transformer".into())),
             ("torch.nn.Transformer", "generate_square_subsequent_mask") => method(),
+            ("torch.nn.utils", "rnn") => Ok(Value::Module("torch.nn.utils.rnn".into())),
             ("torch.nn.utils", n) if crate::interp::torch::nn::NN_UTILS.contains(&n) => method(),
+            ("torch.nn.utils.rnn", n) if crate::interp::torch::nn::NN_UTILS_RNN.contains(&n) => {
+                method()
+            }
             ("torch.nn.init", n) if crate::interp::torch::nn::init::is_init(n) => method(),
             ("torch.nn", "Parameter") => method(),
             ("torch.optim" | "torch.optim.lr_scheduler", n)
@@ -109,6 +113,7 @@ impl Evaluator {
             ))),
             "torch.nn.init" => self.call_nn_init(name, &pos, &kw),
             "torch.nn.utils" => self.call_nn_utils(name, pos, kw),
+            "torch.nn.utils.rnn" => self.call_nn_utils_rnn(name, pos, kw),
             "torch.nn.Transformer" => self.square_subsequent_mask(pos, kw),
             "torch.nn.functional" => {
                 self.call_table_functional(name, &pos, &kw)

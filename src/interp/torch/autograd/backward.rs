@@ -488,8 +488,17 @@ impl Evaluator {
             .node
             .formula
             .and_then(|f| f.inputs.iter().position(|s| *s == slot));
-        match at.and_then(|i| b.node.operands.get(i)) {
-            Some(op) => self.saved(b.node, &op.saved),
+        if let Some(op) = at.and_then(|i| b.node.operands.get(i)) {
+            return self.saved(b.node, &op.saved);
+        }
+        // A tensor the op kept besides its operands (`indices` of `max(dim)`, `sort`).
+        let extra = b
+            .node
+            .extras
+            .get()
+            .and_then(|e| e.iter().find(|(name, _)| *name == slot));
+        match extra {
+            Some((_, saved)) => self.saved(b.node, saved),
             None => Ok(Value::None),
         }
     }

@@ -8,7 +8,6 @@
 //! A node is recorded per floating output, so an op that returns `(values, indices)`
 //! computes its indices again from the saved input, with the same rule as its forward.
 
-use crate::core::tensor::ScriptError;
 use crate::interp::torch::autograd::backward::{scalar, shape_value, unsupported};
 use crate::interp::torch::autograd::formulas::{Backward, Formula};
 use crate::interp::torch::autograd::number;
@@ -126,8 +125,9 @@ fn value_selecting(
         g = m(ev, &g, "unsqueeze", vec![Value::Int(dim)])?;
         indices = m(ev, &indices, "unsqueeze", vec![Value::Int(dim)])?;
     }
+    // `grad_in = zeros(sizes); grad_in.scatter_(dim, indices, grad)`: one buffer.
     let zeros = m(ev, &g, "new_zeros", vec![shape_value(&shape)])?;
-    m(ev, &zeros, "scatter", vec![Value::Int(dim), indices, g])
+    m(ev, &zeros, "scatter_", vec![Value::Int(dim), indices, g])
 }
 
 /// `evenly_distribute_backward` (CPU): `zeros.masked_fill_(mask, grad / mask.sum())`, the
@@ -141,17 +141,19 @@ fn evenly_distribute(ev: &mut Evaluator, b: &Backward) -> R<Value> {
     } else {
         ev.binary(BinOp::Eq, this.clone(), result)?
     };
+    drop(nan);
+    // `grad.new_zeros(sizes).masked_fill_(mask, grad / mask.sum())`, in that order.
+    let zeros = m(ev, &b.g(), "new_zeros", vec![shape_value(&b.shape(0))])?;
     let count = m(ev, &mask, "sum", vec![])?;
     let share = ev.binary(BinOp::Div, b.g(), count)?;
-    let zeros = m(ev, &b.g(), "new_zeros", vec![shape_value(&b.shape(0))])?;
-    m(ev, &zeros, "masked_fill", vec![mask, share])
+    m(ev, &zeros, "masked_fill_", vec![mask, share])
 }
 
 /// `max`/`min`: the whole tensor (`MaxBackward1`), along `dim` (`MaxBackward0`), or against
 /// `other` (`MaximumBackward0`).
 pub(crate) static MAX_MIN: Formula = Formula {
     inputs: &["self", "other"],
-    saves: &["self", "other", "result"],
+    saves: &["self", "other", "result", "indices"],
     args: &["dim", "keepdim"],
     backward: max_min,
 };
@@ -177,32 +179,9 @@ fn max_min(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     let ndim = b.shape(0).len();
     let dim = wrap(dim as i64, ndim);
     let keepdim = flag(b, "keepdim", false);
-    let this = ev.saved_input(b, "self")?;
-    let picked = m(
-        ev,
-        &this,
-        if is_min { "min" } else { "max" },
-        vec![Value::Int(dim), Value::Bool(true)],
-    )?;
-    let indices = index_of(ev, picked, 1)?;
-    let indices = if keepdim || ndim == 0 {
-        indices
-    } else {
-        m(ev, &indices, "squeeze", vec![Value::Int(dim)])?
-    };
+    let indices = ev.saved_input(b, "indices")?;
     out[0] = Some(value_selecting(ev, b, dim, indices, keepdim)?);
     Ok(out)
-}
-
-/// Item `i` of a tuple (or `return_types`) value.
-fn index_of(ev: &mut Evaluator, v: Value, i: usize) -> R<Value> {
-    let _ = ev;
-    match v {
-        Value::Tuple(items) | Value::List(items) => items.get(i).cloned(),
-        Value::NamedTuple(_, items) => items.get(i).map(|(_, v)| v.clone()),
-        _ => None,
-    }
-    .ok_or_else(|| ScriptError::Runtime("expected (values, indices)".into()))
 }
 
 /// `maximum`, `minimum`, `fmax`, `fmin` (and `max`/`min` against `other`).
@@ -558,7 +537,7 @@ fn logsumexp(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
 /// `kthvalue`.
 pub(crate) static SELECTING: Formula = Formula {
     inputs: &["self"],
-    saves: &["self", "result"],
+    saves: &["self", "result", "indices"],
     args: &["k", "dim", "keepdim"],
     backward: selecting,
 };
@@ -576,29 +555,7 @@ fn selecting(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     let ndim = b.shape(0).len();
     let dim = wrap(b.arg("dim").and_then(number).unwrap_or(-1.0) as i64, ndim);
     let keepdim = flag(b, "keepdim", false);
-    let this = ev.saved_input(b, "self")?;
-    let picked = if kth {
-        let k = b.arg("k").cloned().unwrap_or(Value::Int(1));
-        m(
-            ev,
-            &this,
-            "kthvalue",
-            vec![k, Value::Int(dim), Value::Bool(true)],
-        )?
-    } else {
-        let name = if b.node.name.starts_with("Nan") {
-            "nanmedian"
-        } else {
-            "median"
-        };
-        m(ev, &this, name, vec![Value::Int(dim), Value::Bool(true)])?
-    };
-    let indices = index_of(ev, picked, 1)?;
-    let indices = if keepdim || ndim == 0 {
-        indices
-    } else {
-        m(ev, &indices, "squeeze", vec![Value::Int(dim)])?
-    };
+    let indices = ev.saved_input(b, "indices")?;
     out[0] = Some(value_selecting(ev, b, dim, indices, keepdim)?);
     Ok(out)
 }
@@ -606,7 +563,7 @@ fn selecting(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
 /// `sort` and `topk`: `value_selecting_reduction_backward(grad, dim, indices, sizes, true)`.
 pub(crate) static SORTED: Formula = Formula {
     inputs: &["self"],
-    saves: &["self"],
+    saves: &["indices"],
     args: &["k", "dim", "descending", "stable", "largest", "sorted"],
     backward: sorted,
 };
@@ -618,23 +575,7 @@ fn sorted(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     }
     let ndim = b.shape(0).len();
     let dim = wrap(b.arg("dim").and_then(number).unwrap_or(-1.0) as i64, ndim);
-    let this = ev.saved_input(b, "self")?;
-    let picked = if b.node.name.starts_with("Topk") {
-        let k = b.arg("k").cloned().unwrap_or(Value::Int(1));
-        let largest = Value::Bool(flag(b, "largest", true));
-        let sorted = Value::Bool(flag(b, "sorted", true));
-        m(ev, &this, "topk", vec![k, Value::Int(dim), largest, sorted])?
-    } else {
-        let mut kw = vec![
-            ("dim", Value::Int(dim)),
-            ("descending", Value::Bool(flag(b, "descending", false))),
-        ];
-        if let Some(s) = b.arg("stable") {
-            kw.push(("stable", s.clone()));
-        }
-        call_method(ev, &this, "sort", vec![], kw)?
-    };
-    let indices = index_of(ev, picked, 1)?;
+    let indices = ev.saved_input(b, "indices")?;
     out[0] = Some(value_selecting(ev, b, dim, indices, true)?);
     Ok(out)
 }

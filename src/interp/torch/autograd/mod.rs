@@ -414,7 +414,16 @@ impl Evaluator {
         let in_place = matches!(&op, GradOp::Named { name, .. } if name.ends_with('_'));
         let mut outs = Vec::new();
         tensors_in(out, &mut outs);
-        for t in outs {
+        // An op returning (values, indices) whose formula keeps `indices` (`max(dim)`,
+        // `sort`, `topk`, `median(dim)`, `kthvalue`) saves them, not its input or result.
+        let indices = formula_of(&op)
+            .filter(|f| f.saves.contains(&"indices"))
+            .and_then(|_| {
+                outs.iter()
+                    .find(|t| t.try_borrow().is_ok_and(|t| t.tensor.dtype == DType::Int64))
+                    .cloned()
+            });
+        for t in outs.iter().cloned() {
             let same = tracked.iter().any(|i| Rc::ptr_eq(i, &t));
             // An op that returns its input (`contiguous()` of a contiguous tensor) records
             // nothing; an in-place op on a non-leaf renames its node.
@@ -438,7 +447,10 @@ impl Evaluator {
                 )
             };
             let formula = formula_of(&op);
-            let saves = |slot: &str| formula.is_some_and(|f| f.saves.contains(&slot));
+            let saves = |slot: &str| {
+                formula.is_some_and(|f| f.saves.contains(&slot))
+                    && !(indices.is_some() && matches!(slot, "self" | "other" | "result"))
+            };
             // An in-place op on a non-leaf gives it a new node, whose input is the tensor as
             // it was: an object on the same storage with the node before.
             let before: Vec<Value> = if same {
@@ -508,6 +520,10 @@ impl Evaluator {
                 object.grad_fn = Some(Rc::clone(&node));
             }
             self.pack_saved(&node);
+            if let Some(indices) = &indices {
+                let indices = Value::Tensor(Rc::clone(indices));
+                self.save_extras(&Value::Tensor(Rc::clone(&t)), &[("indices", &indices)]);
+            }
         }
     }
 

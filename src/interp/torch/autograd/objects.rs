@@ -302,6 +302,17 @@ fn saved_slots(node: &GradNode) -> Vec<(&'static str, Slot)> {
     };
     let numel = |i: usize| Slot::Plain(Value::Int(shape(i).iter().product()));
     match &*node.name {
+        // Reductions that select: the indices they picked are kept (an extra), with these.
+        "MaxBackward0" | "MinBackward0" | "MedianBackward1" | "NanmedianBackward1"
+        | "KthvalueBackward0" => vec![
+            ("dim", Slot::Plain(arg("dim").unwrap_or(Value::Int(-1)))),
+            ("keepdim", Slot::Plain(keepdim())),
+            ("self_sym_sizes", sizes(0)),
+        ],
+        "SortBackward0" | "TopkBackward0" => vec![
+            ("dim", Slot::Plain(arg("dim").unwrap_or(Value::Int(-1)))),
+            ("self_sym_sizes", sizes(0)),
+        ],
         "MulBackward0" => vec![
             ("other", when(needs(0), Slot::Operand(1))),
             ("self", when(needs(1), Slot::Operand(0))),

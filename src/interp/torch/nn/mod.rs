@@ -25,5 +25,7 @@ pub(crate) mod pool;
 mod pool_adaptive;
 mod pool_backward;
 mod pool_kernel;
+mod rnn_utils;
 
 pub(crate) use clip::NN_UTILS;
+pub(crate) use rnn_utils::NN_UTILS_RNN;

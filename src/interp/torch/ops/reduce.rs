@@ -54,8 +54,8 @@ pub(crate) static OPS: &[OpDef] = &[
         names: &["max", "min"],
         schemas: &[
             "Tensor self",
-            "Tensor self, Tensor other",
             "Tensor self, int dim, bool keepdim=False",
+            "Tensor self, Tensor other",
         ],
         forms: Forms::Both,
         rule: max_min,
@@ -677,6 +677,13 @@ impl Evaluator {
             crate::core::tensor::MemoryFormat::Contiguous,
             name,
         )?;
+        if t.dtype != out_dtype && !self.torch.device.meta_op {
+            // ATen's `make_reduction` reduces `self.to(out_dtype)` when the dtypes differ
+            // (a bool mask's `sum()`, `sum(dtype=torch.float64)`): a whole copy, made after
+            // the output and freed before the op returns.
+            let copy = t.numel().max(0) * out_dtype.item_size() as i64;
+            self.note_kernel_events(&[copy, -copy]);
+        }
         let dims_list: Vec<usize> = (0..n).filter(|&d| reduce[d]).collect();
         self.engine.reduce(op, &out, t, &dims_list);
         if keepdim {

@@ -279,7 +279,7 @@ fn kthvalue(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     refuse_bool(&t, "kthvalue_cpu")?;
     let reduce = mask(&t, Some(dim))?;
     let keepdim = call.flag("keepdim", false);
-    values_and_indices(ev, &t, &reduce, keepdim, "kthvalue", |group| {
+    let out = values_and_indices(ev, &t, &reduce, keepdim, "kthvalue", |group| {
         let mut arr: Vec<(Scalar, usize)> = group
             .iter()
             .enumerate()
@@ -289,7 +289,15 @@ fn kthvalue(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         quick_select(&mut arr, at);
         let (v, p) = arr.get(at).copied().unwrap_or((Scalar::Int(0), 0));
         (p, v)
-    })
+    })?;
+    if !ev.torch.device.meta_op {
+        // The CPU kernel selects in a contiguous clone of the input and an int64 index
+        // buffer of its size, both freed before it returns.
+        let n = t.numel().max(0);
+        let (copy, index) = (n * t.dtype.item_size() as i64, n * 8);
+        ev.note_kernel_events(&[copy, index, -index, -copy]);
+    }
+    Ok(out)
 }
 
 /// `count_nonzero(dim=None)`: `int64` counts.

@@ -235,6 +235,8 @@ impl Evaluator {
         }
         self.check_work(len, "randperm")?;
         let indices = random::randperm(&mut self.torch.generator, len)?;
+        // `randperm(n).tolist()`: the int64 permutation (and its 0-d bound), freed once listed.
+        self.note_kernel_events(&[8 * len, 8, -8, -8 * len]);
         let class = self
             .nn_class("Subset")
             .ok_or_else(|| ScriptError::Runtime("Subset is missing".into()))?;

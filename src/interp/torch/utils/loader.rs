@@ -213,11 +213,15 @@ impl Evaluator {
     /// `iter(loader)`: the base seed, the sampler's indices in batches, and the iterator.
     fn loader_iterator(&mut self, o: &Rc<Instance>) -> R<Value> {
         let dataset = attr(o, "dataset");
-        // `_BaseDataLoaderIter.__init__` draws its base seed first.
+        // `_BaseDataLoaderIter.__init__` draws its base seed first (from a 0-d int64
+        // tensor, allocated and freed).
         self.draw_int64_seed()?;
+        self.note_kernel_events(&[8, -8]);
+        let mut permuted = 0;
         let indices: Vec<Value> = match attr(o, "_sampler") {
             Value::None if matches!(attr(o, "_shuffle"), Value::Bool(true)) => {
                 let n = self.dataset_len(&dataset)?;
+                permuted = n;
                 let seed = self.draw_int64_seed()?;
                 self.check_work(n, "randperm")?;
                 let mut generator = CpuGenerator::new(seed);
@@ -254,6 +258,7 @@ impl Evaluator {
                 ("_loader".into(), Value::Instance(Rc::clone(o))),
                 ("_batches".into(), Value::List(batches)),
                 ("_num_yielded".into(), Value::Int(0)),
+                ("_permuted".into(), Value::Int(permuted)),
             ]),
             module: std::cell::RefCell::new(None),
         });
@@ -273,6 +278,13 @@ impl Evaluator {
             return Err(stop_iteration());
         };
         set_attr(it, "_num_yielded", Value::Int(at + 1));
+        if let (0, Value::Int(n)) = (at, attr(it, "_permuted")) {
+            if n > 0 {
+                // The `RandomSampler` starts at the first `next()`: its seed's 0-d int64
+                // tensor, then `randperm(n)` (with its 0-d bound) until `.tolist()` is taken.
+                self.note_kernel_events(&[8, -8, 8 * n, 8, -8, -8 * n]);
+            }
+        }
         let Value::Instance(loader) = attr(it, "_loader") else {
             return Err(stop_iteration());
         };
