@@ -92,6 +92,23 @@ pub(crate) fn register_object(object: &TensorRef) {
     }
 }
 
+/// How many tensor objects of this run, alive now, are on `storage` (ATen's
+/// `storage().use_count()`, as far as tensors go).
+pub(crate) fn objects_on(storage: StorageId) -> usize {
+    let run = RUN.with(|r| r.get());
+    OBJECTS.with(|o| {
+        o.borrow()
+            .iter()
+            .filter(|(r, w)| {
+                *r == run
+                    && w.upgrade().is_some_and(|t| {
+                        t.try_borrow().map_or(true, |t| t.tensor.storage == storage)
+                    })
+            })
+            .count()
+    })
+}
+
 /// Registers a new autograd node: its references to tensor objects (its inputs) are
 /// autograd's, not the script's, even while only the engine holds the node.
 pub(crate) fn register_node(node: &Rc<GradNode>) {

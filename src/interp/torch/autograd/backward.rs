@@ -308,12 +308,36 @@ impl Evaluator {
             };
             let slot = (k, output_nr(t));
             let sum = match pending.remove(&slot) {
+                Some(before) if self.can_accumulate_in_place(&before, &g) => {
+                    self.method(before.clone(), "add_", vec![g])?;
+                    before
+                }
                 Some(before) => self.binary(BinOp::Add, before, g)?,
                 None => g,
             };
             pending.insert(slot, sum);
         }
         Ok(())
+    }
+
+    /// `InputBuffer::accumulate`'s test for adding a second gradient into the first in
+    /// place: grad mode off (no `create_graph`), the buffer's only reference to a dense,
+    /// non-overlapping tensor whose storage no other tensor shares, of the same shape and
+    /// dtype as what is added.
+    fn can_accumulate_in_place(&self, before: &Value, g: &Value) -> bool {
+        let (Value::Tensor(b), Value::Tensor(n)) = (before, g) else {
+            return false;
+        };
+        if self.torch.grad_enabled || Rc::strong_count(b) != 1 {
+            return false;
+        }
+        let (Ok(b), Ok(n)) = (b.try_borrow(), n.try_borrow()) else {
+            return false;
+        };
+        b.tensor.layout.is_non_overlapping_and_dense()
+            && b.tensor.shape() == n.tensor.shape()
+            && b.tensor.dtype == n.tensor.dtype
+            && crate::interp::runtime::accounting::objects_on(b.tensor.storage) == 1
     }
 
     /// The gradients of all the outputs of a custom function's node (item `k`), as a tuple

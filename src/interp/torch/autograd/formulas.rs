@@ -270,6 +270,10 @@ fn pow_with(ev: &mut Evaluator, b: &Backward, exponent: Value) -> R<Vec<Option<V
         let e1 = ev.binary(BinOp::Sub, exponent.clone(), Value::Int(1))?;
         let p = ev.binary(BinOp::Pow, base.clone(), e1)?;
         let d = ev.binary(BinOp::Mul, exponent.clone(), p)?;
+        if !matches!(exponent, Value::Tensor(_)) {
+            // A C++ `Scalar` times a tensor: `MulBackward1`, which keeps the number.
+            ev.rename_node(&d, "MulBackward1");
+        }
         let v = ev.binary(BinOp::Mul, b.g(), d)?;
         // `x ** 0` has a zero gradient everywhere (ATen: `zeros_like(self)`).
         let v = if number(&exponent) == Some(0.0) {
