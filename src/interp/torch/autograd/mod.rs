@@ -423,7 +423,7 @@ impl Evaluator {
                     .find(|t| t.try_borrow().is_ok_and(|t| t.tensor.dtype == DType::Int64))
                     .cloned()
             });
-        for t in outs.iter().cloned() {
+        for t in outs {
             let same = tracked.iter().any(|i| Rc::ptr_eq(i, &t));
             // An op that returns its input (`contiguous()` of a contiguous tensor) records
             // nothing; an in-place op on a non-leaf renames its node.

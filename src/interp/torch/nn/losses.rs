@@ -31,13 +31,13 @@ pub(crate) static OPS: &[OpDef] = &[
         &["binary_cross_entropy"],
         &["input, target, weight=None, size_average=None, reduce=None, reduction='mean'"],
         binary_cross_entropy,
-        Grad::formula(&BINARY_CROSS_ENTROPY),
+        Grad::UNTRACKED,
     ),
     functional(
         &["binary_cross_entropy_with_logits"],
         &["input, target, weight=None, size_average=None, reduce=None, reduction='mean', pos_weight=None"],
         binary_cross_entropy,
-        Grad::formula(&BINARY_CROSS_ENTROPY_WITH_LOGITS),
+        Grad::UNTRACKED,
     ),
     functional(
         &["mse_loss"],
@@ -60,15 +60,26 @@ fn nll_loss(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let name = call.name.as_str();
     let input = tensor_arg(call, "input")?;
     let target = tensor_arg(call, "target")?;
-    if call.value("weight").is_some() {
-        return Err(ScriptError::NotImplemented(format!(
-            "{name} with class weights (weight=) is not supported by Stridescope"
+    let weight = match call.value("weight") {
+        Some(Value::Tensor(w)) => Some(Value::Tensor(w.clone())),
+        _ => None,
+    };
+    let classes = {
+        let x = input.borrow();
+        match x.tensor.shape() {
+            [c] | [_, c] => *c,
+            _ => 0,
+        }
+    };
+    let smoothing = if name == "cross_entropy" {
+        number(call, "label_smoothing", 0.0)
+    } else {
+        0.0
+    };
+    if !(0.0..=1.0).contains(&smoothing) {
+        return Err(ScriptError::Runtime(format!(
+            "label_smoothing must be between 0.0 and 1.0. Got: {smoothing}"
         )));
-    }
-    if name == "cross_entropy" && number(call, "label_smoothing", 0.0) != 0.0 {
-        return Err(ScriptError::NotImplemented(
-            "cross_entropy with label_smoothing is not supported by Stridescope".into(),
-        ));
     }
     let ignore_index = number(call, "ignore_index", -100.0) as i64;
     let reduction = reduction_of(call)?;
@@ -90,20 +101,51 @@ fn nll_loss(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         );
         log_probs = out;
     }
+    // ATen checks the weights in `nll_loss`, after `log_softmax` ran.
+    let weights: Option<Vec<f64>> = match &weight {
+        Some(w) => {
+            let w = tensor_of(w)?;
+            if w.ndim() != 1 || w.numel() != classes {
+                return Err(ScriptError::Runtime(format!(
+                    "weight tensor should be defined either for all {classes} classes or no classes but got weight tensor of shape: [{}]",
+                    w.shape().iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+                )));
+            }
+            Some(
+                ev.engine
+                    .values(&w)
+                    .into_iter()
+                    .map(Scalar::to_f64)
+                    .collect(),
+            )
+        }
+        None => None,
+    };
     let t = tensor_of(&log_probs)?;
     let target_v = Value::Tensor(target);
-    let out = ev.nll_loss(&t, &tensor_of(&target_v)?, ignore_index, reduction)?;
+    let out = ev.nll_loss(
+        &t,
+        &tensor_of(&target_v)?,
+        weights.as_deref(),
+        ignore_index,
+        reduction,
+    )?;
     // ATen's second output, the total weight of the counted targets (a 0-d tensor), which
     // `NllLossBackward0` keeps.
-    let counted = ev
+    let counted: f64 = ev
         .engine
         .values(&tensor_of(&target_v)?)
         .iter()
-        .filter(|v| v.to_f64() as i64 != ignore_index)
-        .count();
+        .map(|v| v.to_f64() as i64)
+        .filter(|&c| c != ignore_index)
+        .map(|c| match &weights {
+            Some(w) => w.get(c.max(0) as usize).copied().unwrap_or(0.0),
+            None => 1.0,
+        })
+        .sum();
     let total = ev.full(
         &[],
-        t.dtype.round(Scalar::Float(counted as f64)),
+        t.dtype.round(Scalar::Float(counted)),
         t.dtype,
         "nll_loss",
     )?;
@@ -122,7 +164,103 @@ fn nll_loss(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         &[&log_probs, &target_v],
         &out,
     );
-    ev.save_extras(&out, &[("total_weight", &total)]);
+    match &weight {
+        Some(w) => ev.save_extras(&out, &[("total_weight", &total), ("weight", w)]),
+        None => ev.save_extras(&out, &[("total_weight", &total)]),
+    }
+    drop(total);
+    if smoothing > 0.0 {
+        let target = tensor_of(&target_v)?;
+        return label_smoothed(
+            ev,
+            &log_probs,
+            &target_v,
+            &target,
+            weight.as_ref(),
+            out,
+            smoothing,
+            ignore_index,
+            reduction,
+        );
+    }
+    Ok(out)
+}
+
+/// `cross_entropy` with `label_smoothing` of class indices, as ATen composes it: the
+/// `nll_loss` of the log-probabilities, the smoothing term `-(log_probs [* weight]).sum(1)`
+/// with the ignored rows zeroed and reduced like the loss (a weighted mean divides by the
+/// counted rows' weights), and `(1 - s) * nll + smooth * (s / classes)`.
+#[allow(clippy::too_many_arguments)]
+fn label_smoothed(
+    ev: &mut Evaluator,
+    log_probs: &Value,
+    target_v: &Value,
+    target: &Tensor,
+    weight: Option<&Value>,
+    nll: Value,
+    smoothing: f64,
+    ignore_index: i64,
+    reduction: Reduction,
+) -> R<Value> {
+    let x = tensor_of(log_probs)?;
+    let class_dim = if x.ndim() == 1 { 0 } else { 1 };
+    let classes = x.shape().get(class_dim).copied().unwrap_or(1);
+    let m = |ev: &mut Evaluator, v: &Value, name: &str, pos: Vec<Value>| {
+        ev.call(Value::Method(Box::new(v.clone()), name.into()), pos, vec![])
+    };
+    let ignore_mask = ev.binary(BinOp::Eq, target_v.clone(), Value::Int(ignore_index))?;
+    let summed = match weight {
+        Some(w) => {
+            let shape: Vec<Value> = (0..x.ndim())
+                .map(|d| Value::Int(if d == class_dim { classes } else { 1 }))
+                .collect();
+            let w_view = m(ev, w, "view", shape)?;
+            let weighted = ev.binary(BinOp::Mul, log_probs.clone(), w_view)?;
+            m(ev, &weighted, "sum", vec![Value::Int(class_dim as i64)])?
+        }
+        None => m(ev, log_probs, "sum", vec![Value::Int(class_dim as i64)])?,
+    };
+    let smooth = ev.neg_value(&summed)?;
+    drop(summed);
+    m(
+        ev,
+        &smooth,
+        "masked_fill_",
+        vec![ignore_mask.clone(), Value::Float(0.0)],
+    )?;
+    let ret = match reduction {
+        Reduction::Mean => {
+            let total = m(ev, &smooth, "sum", vec![])?;
+            let divisor = match weight {
+                Some(w) => {
+                    let kept = m(ev, &ignore_mask, "logical_not", vec![])?;
+                    let picked = m(ev, target_v, "masked_select", vec![kept])?;
+                    let flat = m(ev, &picked, "flatten", vec![])?;
+                    let gathered = m(ev, w, "gather", vec![Value::Int(0), flat])?;
+                    m(ev, &gathered, "sum", vec![])?
+                }
+                None => {
+                    let kept = m(ev, &ignore_mask, "logical_not", vec![])?;
+                    m(ev, &kept, "sum", vec![])?
+                }
+            };
+            ev.binary(BinOp::Div, total, divisor)?
+        }
+        Reduction::Sum => m(ev, &smooth, "sum", vec![])?,
+        Reduction::None => smooth,
+    };
+    let _ = target;
+    let kept_nll = scalar_times(ev, &nll, 1.0 - smoothing)?;
+    drop(nll);
+    let kept_smooth = scalar_times(ev, &ret, smoothing / classes as f64)?;
+    drop(ret);
+    ev.binary(BinOp::Add, kept_nll, kept_smooth)
+}
+
+/// `tensor * factor` for a C++ `double`: a `MulBackward1` node, which keeps the number.
+fn scalar_times(ev: &mut Evaluator, x: &Value, factor: f64) -> R<Value> {
+    let out = ev.binary(BinOp::Mul, x.clone(), Value::Float(factor))?;
+    ev.rename_node(&out, "MulBackward1");
     Ok(out)
 }
 
@@ -145,15 +283,46 @@ fn binary_cross_entropy(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let name = call.name.as_str();
     let input = tensor_arg(call, "input")?;
     let target = tensor_arg(call, "target")?;
-    if let Some(what) = ["weight", "pos_weight"]
-        .into_iter()
-        .find(|what| call.value(what).is_some())
-    {
-        return Err(ScriptError::NotImplemented(format!(
-            "{name} with {what}= is not supported by Stridescope"
-        )));
-    }
     let reduction = reduction_of(call)?;
+    let weight = match call.value("weight") {
+        Some(Value::Tensor(w)) => Some(Value::Tensor(w.clone())),
+        _ => None,
+    };
+    let pos_weight = match call.value("pos_weight") {
+        Some(Value::Tensor(w)) if name == "binary_cross_entropy_with_logits" => {
+            Some(Value::Tensor(w.clone()))
+        }
+        _ => None,
+    };
+    let input_v = Value::Tensor(input.clone());
+    // `F.binary_cross_entropy` expands its weight to the target's size first (the node keeps
+    // that view); the logits form passes it on as given.
+    let weight = match weight {
+        Some(w) if name == "binary_cross_entropy" => Some(ev.call(
+            Value::Method(Box::new(w), "expand_as".into()),
+            vec![Value::Tensor(target.clone())],
+            vec![],
+        )?),
+        other => other,
+    };
+    let mut spread = |w: &Option<Value>| -> R<Option<Vec<f64>>> {
+        let Some(w) = w else { return Ok(None) };
+        let wide = ev.call(
+            Value::Method(Box::new(w.clone()), "expand_as".into()),
+            vec![input_v.clone()],
+            vec![],
+        )?;
+        let wide = tensor_of(&wide)?;
+        Ok(Some(
+            ev.engine
+                .values(&wide)
+                .into_iter()
+                .map(Scalar::to_f64)
+                .collect(),
+        ))
+    };
+    let weights = spread(&weight)?;
+    let pos_weights = spread(&pos_weight)?;
     let (x, y) = (
         input.borrow().tensor.clone(),
         target.borrow().tensor.clone(),
@@ -168,7 +337,13 @@ fn binary_cross_entropy(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     } else {
         None
     };
-    let elements = ev.binary_cross_entropy_elements(&x, &y, logits)?;
+    let elements = ev.binary_cross_entropy_elements(
+        &x,
+        &y,
+        logits,
+        weights.as_deref(),
+        pos_weights.as_deref(),
+    )?;
     // ATen's CPU kernel of the plain loss reduces into its buffer of elementwise losses;
     // the logits one returns a fresh tensor.
     let out = ev.reduce_loss(
@@ -178,8 +353,44 @@ fn binary_cross_entropy(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         name,
     );
     drop(log_sigmoid);
-    out
+    let out = out?;
+    let given: Vec<(&str, Value)> = call
+        .value("reduction")
+        .map(|v| ("reduction", v.clone()))
+        .into_iter()
+        .collect();
+    let args: Vec<(&str, &Value)> = given.iter().map(|(k, v)| (*k, v)).collect();
+    ev.record_grad(
+        GradOp::Named {
+            name,
+            grad: if logits {
+                &BCE_WITH_LOGITS_GRAD
+            } else {
+                &BCE_GRAD
+            },
+            args: &args,
+        },
+        &[&input_v, &Value::Tensor(target)],
+        &out,
+    );
+    // The node keeps the weights it scales by.
+    let kept: Vec<(&'static str, &Value)> = [("weight", &weight), ("pos_weight", &pos_weight)]
+        .into_iter()
+        .filter_map(|(slot, w)| w.as_ref().map(|w| (slot, w)))
+        .collect();
+    if !kept.is_empty() {
+        ev.save_extras(&out, &kept);
+    }
+    Ok(out)
 }
+
+/// `binary_cross_entropy`'s node.
+const BCE_GRAD: Grad = Grad::named("BinaryCrossEntropyBackward0", &BINARY_CROSS_ENTROPY);
+/// `binary_cross_entropy_with_logits`'s node.
+const BCE_WITH_LOGITS_GRAD: Grad = Grad::named(
+    "BinaryCrossEntropyWithLogitsBackward0",
+    &BINARY_CROSS_ENTROPY_WITH_LOGITS,
+);
 
 /// `F.mse_loss`.
 fn mse_loss(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
@@ -330,20 +541,39 @@ fn bce(ev: &mut Evaluator, b: &Backward, logits: bool) -> R<Vec<Option<Value>>> 
         return Ok(out);
     }
     let (x, y) = (ev.saved_input(b, "self")?, ev.saved_input(b, "target")?);
+    let weight = ev.saved_input(b, "weight")?;
+    let pos_weight = ev.saved_input(b, "pos_weight")?;
     let n = b.shape(0).iter().product::<i64>();
     let v = if logits {
-        // (sigmoid(x) - y) * grad
         let s = ev.method(x, "sigmoid", vec![])?;
-        let d = ev.binary(BinOp::Sub, s, y)?;
+        let d = if matches!(pos_weight, Value::Tensor(_)) {
+            // t = pos_weight * y; (t + 1 - y) * sigmoid(x) - t
+            let t = ev.binary(BinOp::Mul, pos_weight, y.clone())?;
+            let t1 = ev.binary(BinOp::Add, t.clone(), Value::Int(1))?;
+            let t1y = ev.binary(BinOp::Sub, t1, y)?;
+            let scaled = ev.binary(BinOp::Mul, t1y, s)?;
+            ev.binary(BinOp::Sub, scaled, t)?
+        } else {
+            // sigmoid(x) - y
+            ev.binary(BinOp::Sub, s, y)?
+        };
+        let d = match &weight {
+            Value::Tensor(_) => ev.binary(BinOp::Mul, d, weight.clone())?,
+            _ => d,
+        };
         ev.binary(BinOp::Mul, d, b.g())?
     } else {
-        // grad * (x - y) / max((1 - x) * x, 1e-12)
+        // grad * (x - y) / max((1 - x) * x, 1e-12) [* weight]
         let d = ev.binary(BinOp::Sub, x.clone(), y)?;
         let num = ev.binary(BinOp::Mul, b.g(), d)?;
         let one_minus = ev.binary(BinOp::Sub, Value::Int(1), x.clone())?;
         let den = ev.binary(BinOp::Mul, one_minus, x)?;
         let den = ev.method(den, "clamp_min", vec![Value::Float(1e-12)])?;
-        ev.binary(BinOp::Div, num, den)?
+        let q = ev.binary(BinOp::Div, num, den)?;
+        match &weight {
+            Value::Tensor(_) => ev.binary(BinOp::Mul, q, weight.clone())?,
+            _ => q,
+        }
     };
     out[0] = Some(match reduction(b) {
         Reduction::Mean => ev.binary(BinOp::Div, v, Value::Int(n))?,
@@ -400,7 +630,28 @@ fn nll_grad(ev: &mut Evaluator, b: &Backward, reduction: Reduction, ignore_index
         Some(g) => ev.engine.values(&g).iter().map(|s| s.to_f64()).collect(),
         None => vec![value_number(b.grad).unwrap_or(1.0)],
     };
-    let counted = targets.iter().filter(|t| **t != ignore_index).count();
+    // With class weights, each row's gradient is scaled by its class's weight and a mean
+    // divides by the total weight the forward kept.
+    let weights: Option<Vec<f64>> = match ev.saved_input(b, "weight")? {
+        Value::Tensor(w) => {
+            let w = w.borrow().tensor.clone();
+            Some(
+                ev.engine
+                    .values(&w)
+                    .into_iter()
+                    .map(Scalar::to_f64)
+                    .collect(),
+            )
+        }
+        _ => None,
+    };
+    let counted = match (&weights, ev.saved_input(b, "total_weight")?) {
+        (Some(_), Value::Tensor(total)) => {
+            let total = total.borrow().tensor.clone();
+            ev.engine.values(&total).first().map_or(1.0, |s| s.to_f64())
+        }
+        _ => targets.iter().filter(|t| **t != ignore_index).count() as f64,
+    };
     let mut values = vec![0f64; (rows * classes) as usize];
     for (i, &target) in targets.iter().enumerate().take(rows as usize) {
         if target == ignore_index || target < 0 || target >= classes {
@@ -409,9 +660,13 @@ fn nll_grad(ev: &mut Evaluator, b: &Backward, reduction: Reduction, ignore_index
         let up = match reduction {
             Reduction::None => g_values.get(i).copied().unwrap_or(0.0),
             Reduction::Sum => g_values.first().copied().unwrap_or(0.0),
-            Reduction::Mean => round(g_values.first().copied().unwrap_or(0.0) / counted as f64),
+            Reduction::Mean => round(g_values.first().copied().unwrap_or(0.0) / counted),
         };
-        values[i * classes as usize + target as usize] = round(-up);
+        let g = round(-up);
+        values[i * classes as usize + target as usize] = match &weights {
+            Some(w) => round(w.get(target as usize).copied().unwrap_or(1.0) * g),
+            None => g,
+        };
     }
     let scalars: Vec<Scalar> = values.into_iter().map(Scalar::Float).collect();
     let out = ev.tensor_from_values(x.shape(), dtype, &scalars, "backward")?;

@@ -33,12 +33,14 @@ impl Reduction {
 }
 
 impl Evaluator {
-    /// `F.nll_loss(log_probs, target, ignore_index=, reduction=)` for an input of shape
-    /// `(C,)` or `(N, C)` and class indices.
+    /// `F.nll_loss(log_probs, target, weight=, ignore_index=, reduction=)` for an input of
+    /// shape `(C,)` or `(N, C)` and class indices; `weights`, one per class, scale each
+    /// row's loss and (with `'mean'`) make the divisor their sum over the counted rows.
     pub(crate) fn nll_loss(
         &mut self,
         input: &Tensor,
         target: &Tensor,
+        weights: Option<&[f64]>,
         ignore_index: i64,
         reduction: Reduction,
     ) -> R<Value> {
@@ -104,6 +106,7 @@ impl Evaluator {
         let level_power = (ceil_log2 / 2).max(4);
         let level_mask = (1i64 << level_power) - 1;
         let mut levels = [0f64; CASCADE_LEVELS];
+        let mut weight_levels = [0f64; CASCADE_LEVELS];
         let mut losses = Vec::with_capacity(rows as usize);
         let mut ignored = 0;
         for b in 0..rows {
@@ -119,8 +122,16 @@ impl Evaluator {
             let x = log_probs
                 .get((b * classes + t) as usize)
                 .map_or(0.0, |s| s.to_f64());
-            losses.push(Scalar::Float(round(-x)));
-            levels[0] = round(levels[0] - x);
+            let (term, w) = match weights {
+                Some(w) => {
+                    let w = w.get(t as usize).copied().unwrap_or(1.0);
+                    (round(x * w), w)
+                }
+                None => (x, 1.0),
+            };
+            losses.push(Scalar::Float(round(-term)));
+            levels[0] = round(levels[0] - term);
+            weight_levels[0] = round(weight_levels[0] + w);
             for j in 0..CASCADE_LEVELS - 1 {
                 let mask = level_mask << (j as i64 * level_power);
                 if b & mask != 0 {
@@ -128,10 +139,15 @@ impl Evaluator {
                 }
                 levels[j + 1] = round(levels[j + 1] + levels[j]);
                 levels[j] = 0.0;
+                weight_levels[j + 1] = round(weight_levels[j + 1] + weight_levels[j]);
+                weight_levels[j] = 0.0;
             }
         }
         let total = levels.iter().fold(0.0, |acc, l| round(acc + l));
-        let total_weight = round((rows - ignored) as f64);
+        let total_weight = match weights {
+            Some(_) => weight_levels.iter().fold(0.0, |acc, l| round(acc + l)),
+            None => round((rows - ignored) as f64),
+        };
         let (shape, values): (Vec<i64>, Vec<Scalar>) = match reduction {
             Reduction::None => (batch.map(|n| vec![n]).unwrap_or_default(), losses),
             Reduction::Sum => (vec![], vec![Scalar::Float(total)]),
@@ -148,12 +164,16 @@ impl Evaluator {
 impl Evaluator {
     /// The elementwise losses of `F.binary_cross_entropy` (`logits: false`; ATen's CPU
     /// kernel, logs clamped at -100) or `F.binary_cross_entropy_with_logits` (`(1 - y) * x -
-    /// log_sigmoid(x)`), before reduction, in the input's dtype.
+    /// log_sigmoid(x)`, the log-sigmoid scaled by `(pos_weight - 1) * y + 1`), times
+    /// `weight`, before reduction, in the input's dtype. The weights come broadcast to the
+    /// input's elements.
     pub(crate) fn binary_cross_entropy_elements(
         &mut self,
         input: &Tensor,
         target: &Tensor,
         logits: bool,
+        weight: Option<&[f64]>,
+        pos_weight: Option<&[f64]>,
     ) -> R<Tensor> {
         let size = |t: &Tensor| crate::interp::python::repr::size_repr(t.shape());
         if input.shape() != target.shape() {
@@ -183,10 +203,16 @@ impl Evaluator {
         let xs = self.engine.values(input);
         let ys = self.engine.values(target);
         let mut values = Vec::with_capacity(xs.len());
-        for (x, y) in xs.iter().zip(&ys) {
+        for (i, (x, y)) in xs.iter().zip(&ys).enumerate() {
             let (x, y) = (x.to_f64(), round(y.to_f64()));
             let loss = if logits {
-                let log_sigmoid = round(x.min(0.0) - round(round((-x.abs()).exp()).ln_1p()));
+                let mut log_sigmoid = round(x.min(0.0) - round(round((-x.abs()).exp()).ln_1p()));
+                if let Some(pw) = pos_weight {
+                    // `log_sigmoid.mul_((pos_weight - 1) * target + 1)`.
+                    let p = pw.get(i).copied().unwrap_or(1.0);
+                    let log_weight = round(round(round(p - 1.0) * y) + 1.0);
+                    log_sigmoid = round(log_sigmoid * log_weight);
+                }
                 round(round(round(1.0 - y) * x) - log_sigmoid)
             } else {
                 if !(0.0..=1.0).contains(&x) {
@@ -197,6 +223,11 @@ impl Evaluator {
                 let log_1m = round(round((-x).ln_1p()).max(-100.0));
                 let log_x = round(round(x.ln()).max(-100.0));
                 round(round(round(y - 1.0) * log_1m) - round(y * log_x))
+            };
+            // `loss.mul_(weight)`.
+            let loss = match weight {
+                Some(w) => round(loss * w.get(i).copied().unwrap_or(1.0)),
+                None => loss,
             };
             values.push(Scalar::Float(loss));
         }
