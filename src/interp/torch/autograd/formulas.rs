@@ -23,7 +23,9 @@ use crate::lang::ast::BinOp;
 pub(crate) struct Formula {
     /// The op's operands in order, by PyTorch's names (`self`, `other`, `mat2`, `target`).
     pub inputs: &'static [&'static str],
-    /// The tensors the node saves for backward: operands by their names, or `result`.
+    /// The tensors the node saves for backward: operands by their names, `result`, or
+    /// `indices` (the index output of an op returning values and indices, kept instead of
+    /// its input and result: `max(dim)`, `sort`, `topk`).
     pub saves: &'static [&'static str],
     /// The non-tensor arguments the formula reads (`alpha`, `dim`, `keepdim`, `reduction`).
     pub args: &'static [&'static str],

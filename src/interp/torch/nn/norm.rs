@@ -256,7 +256,19 @@ impl Evaluator {
             extras.push(("result2", &invstd));
             self.save_extras(&out, &extras);
         }
-        norm_rows::unkept_stats(self, &out, &node.stats_shape, x.dtype, values.is_empty());
+        match node.batch_kernel {
+            Some(channels_last) if !values.is_empty() => {
+                let events = batch_norm_kernel_events(
+                    &x,
+                    node.plan.stats as i64,
+                    node.training,
+                    channels_last,
+                    Evaluator::has_node(&out),
+                );
+                self.note_kernel_events(&events);
+            }
+            _ => norm_rows::unkept_stats(self, &out, &node.stats_shape, x.dtype, values.is_empty()),
+        }
         Ok(out)
     }
 
@@ -278,6 +290,45 @@ impl Evaluator {
         let t = self.empty(x.shape(), x.dtype, MemoryFormat::Contiguous, name)?;
         Ok(Value::tensor(t, name, None))
     }
+}
+
+/// The threads ATen's CPU kernels share work among on the machines PyTorch was measured on.
+const THREADS: i64 = 2;
+
+/// The buffers `batch_norm`'s CPU kernel allocates after its output (measured with
+/// `torch.profiler`, `(N, C)` and `(N, C, H, W)` inputs): in training the batch's mean and
+/// variance sums (`C` each, freed) and, on the channels-last path with more rows than
+/// threads, a `threads × C` table of per-thread partial sums in the op-math type; then the
+/// transform's per-channel scale and shift (`C` each, freed). The saved mean and inverse
+/// standard deviation (`C` each) are the node's; without a node they are freed at the end.
+fn batch_norm_kernel_events(
+    x: &Tensor,
+    channels: i64,
+    training: bool,
+    channels_last: bool,
+    has_node: bool,
+) -> Vec<i64> {
+    let stats = channels * x.dtype.item_size() as i64;
+    let unkept = training && !has_node;
+    let mut events = Vec::new();
+    if unkept {
+        events.extend([stats, stats]);
+    }
+    if training {
+        events.extend([stats, stats]);
+        let rows = x.numel() / channels.max(1);
+        if channels_last && rows > THREADS {
+            let opmath = if x.dtype == DType::Float64 { 8 } else { 4 };
+            let partials = THREADS * channels * opmath;
+            events.extend([partials, -partials]);
+        }
+        events.extend([-stats, -stats]);
+    }
+    events.extend([stats, stats, -stats, -stats]);
+    if unkept {
+        events.extend([-stats, -stats]);
+    }
+    events
 }
 
 /// `batch_norm`'s statistics' shape: `[C]` in training, `[0]` in evaluation mode.
