@@ -258,7 +258,7 @@ impl Evaluator {
         }
         match node.batch_kernel {
             Some(channels_last) if !values.is_empty() => {
-                let events = batch_norm_kernel_events(
+                let events = norm_kernel::batch_norm_kernel_events(
                     &x,
                     node.plan.stats as i64,
                     node.training,
@@ -290,65 +290,6 @@ impl Evaluator {
         let t = self.empty(x.shape(), x.dtype, MemoryFormat::Contiguous, name)?;
         Ok(Value::tensor(t, name, None))
     }
-}
-
-/// The threads ATen's CPU kernels share work among on the machines PyTorch was measured on.
-const THREADS: i64 = 2;
-
-/// The buffers `batch_norm`'s CPU kernel allocates after its output (measured with
-/// `torch.profiler`, `(N, C)` and `(N, C, H, W)` inputs): in training the batch's mean and
-/// variance sums (`C` each, freed) and, on the channels-last path with more rows than
-/// threads, a `threads × C` table of per-thread partial sums in the op-math type; then the
-/// transform's per-channel scale and shift (`C` each, freed). The saved mean and inverse
-/// standard deviation (`C` each) are the node's; without a node they are freed at the end.
-fn batch_norm_kernel_events(
-    x: &Tensor,
-    channels: i64,
-    training: bool,
-    channels_last: bool,
-    has_node: bool,
-) -> Vec<i64> {
-    let stats = channels * x.dtype.item_size() as i64;
-    let unkept = training && !has_node;
-    let mut events = Vec::new();
-    if unkept {
-        events.extend([stats, stats]);
-    }
-    if training {
-        events.extend([stats, stats]);
-        let rows = x.numel() / channels.max(1);
-        if channels_last && rows > THREADS {
-            let opmath = if x.dtype == DType::Float64 { 8 } else { 4 };
-            let partials = THREADS * channels * opmath;
-            events.extend([partials, -partials]);
-        }
-        events.extend([-stats, -stats]);
-    }
-    events.extend([stats, stats, -stats, -stats]);
-    if unkept {
-        events.extend([-stats, -stats]);
-    }
-    events
-}
-
-/// `batch_norm`'s statistics' shape: `[C]` in training, `[0]` in evaluation mode.
-fn bn_stats_shape(training: bool, channels: usize) -> Vec<i64> {
-    vec![if training { channels as i64 } else { 0 }]
-}
-
-/// `layer_norm`'s statistics' shape: `shape` with its trailing dimensions whose product is
-/// `features` (the normalized ones) set to 1.
-fn layer_stats_shape(shape: &[i64], features: usize) -> Vec<i64> {
-    let mut out = shape.to_vec();
-    let mut product = 1usize;
-    for d in out.iter_mut().rev() {
-        if product >= features {
-            break;
-        }
-        product *= (*d).max(0) as usize;
-        *d = 1;
-    }
-    out
 }
 
 /// The output's memory format: channels-last when a 4-d input looks like it.
@@ -507,7 +448,7 @@ fn batch_norm(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             invstd: &zeros,
             training,
             batch_kernel: None,
-            stats_shape: bn_stats_shape(training, channels),
+            stats_shape: norm_rows::bn_stats_shape(training, channels),
             kept: [
                 ("running_mean", running_mean.clone()),
                 ("running_var", running_var.clone()),
@@ -558,7 +499,7 @@ fn batch_norm(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             invstd: &backward_invstd,
             training,
             batch_kernel: Some(channels_last),
-            stats_shape: bn_stats_shape(training, channels),
+            stats_shape: norm_rows::bn_stats_shape(training, channels),
             kept: [
                 ("running_mean", running_mean.clone()),
                 ("running_var", running_var.clone()),
@@ -598,7 +539,7 @@ fn batch_norm(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         invstd: &invstd,
         training,
         batch_kernel: None,
-        stats_shape: bn_stats_shape(training, channels),
+        stats_shape: norm_rows::bn_stats_shape(training, channels),
         kept: [
             ("running_mean", running_mean.clone()),
             ("running_var", running_var.clone()),
@@ -806,7 +747,7 @@ fn normalize_rows(
     // `layer_norm`'s mean and rstd keep the input's shape with the normalized dimensions as
     // 1 (`[2, 6, 1]`); `group_norm`'s are `[N, G]`.
     let stats_shape: Vec<i64> = if layer {
-        layer_stats_shape(x.shape(), plan.stat_span)
+        norm_rows::layer_stats_shape(x.shape(), plan.stat_span)
     } else {
         let n = x.shape().first().copied().unwrap_or(1).max(1);
         vec![n, plan.stats as i64 / n]

@@ -5,7 +5,7 @@
 //! and `(dy - grad_mean - dx) * invstd * w`. Reduced-precision inputs use the double-precision
 //! formulas of [`crate::interp::torch::nn::norm_backward`].
 
-use crate::core::tensor::{DType, Scalar};
+use crate::core::tensor::{DType, Scalar, Tensor};
 use crate::interp::torch::nn::norm_backward::Plan;
 
 /// One float operation's result in `dtype` (`float` rounding for `float32`, none for `float64`).
@@ -412,4 +412,43 @@ fn lane_reduce(
         half /= 2;
     }
     acc[0]
+}
+
+/// The threads ATen's CPU kernels share work among on the machines PyTorch was measured on.
+const THREADS: i64 = 2;
+
+/// The buffers `batch_norm`'s CPU kernel allocates after its output (measured with
+/// `torch.profiler`, `(N, C)` and `(N, C, H, W)` inputs): in training the batch's mean and
+/// variance sums (`C` each, freed) and, on the channels-last path with more rows than
+/// threads, a `threads × C` table of per-thread partial sums in the op-math type; then the
+/// transform's per-channel scale and shift (`C` each, freed). The saved mean and inverse
+/// standard deviation (`C` each) are the node's; without a node they are freed at the end.
+pub(super) fn batch_norm_kernel_events(
+    x: &Tensor,
+    channels: i64,
+    training: bool,
+    channels_last: bool,
+    has_node: bool,
+) -> Vec<i64> {
+    let stats = channels * x.dtype.item_size() as i64;
+    let unkept = training && !has_node;
+    let mut events = Vec::new();
+    if unkept {
+        events.extend([stats, stats]);
+    }
+    if training {
+        events.extend([stats, stats]);
+        let rows = x.numel() / channels.max(1);
+        if channels_last && rows > THREADS {
+            let opmath = if x.dtype == DType::Float64 { 8 } else { 4 };
+            let partials = THREADS * channels * opmath;
+            events.extend([partials, -partials]);
+        }
+        events.extend([-stats, -stats]);
+    }
+    events.extend([stats, stats, -stats, -stats]);
+    if unkept {
+        events.extend([-stats, -stats]);
+    }
+    events
 }

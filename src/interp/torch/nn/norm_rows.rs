@@ -267,3 +267,23 @@ pub(super) fn unkept_stats(
     let bytes = stats.iter().product::<i64>().max(0) * dtype.item_size() as i64;
     ev.note_kernel_events(&[bytes, bytes]);
 }
+
+/// `batch_norm`'s statistics' shape: `[C]` in training, `[0]` in evaluation mode.
+pub(super) fn bn_stats_shape(training: bool, channels: usize) -> Vec<i64> {
+    vec![if training { channels as i64 } else { 0 }]
+}
+
+/// `layer_norm`'s statistics' shape: `shape` with its trailing dimensions whose product is
+/// `features` (the normalized ones) set to 1.
+pub(super) fn layer_stats_shape(shape: &[i64], features: usize) -> Vec<i64> {
+    let mut out = shape.to_vec();
+    let mut product = 1usize;
+    for d in out.iter_mut().rev() {
+        if product >= features {
+            break;
+        }
+        product *= (*d).max(0) as usize;
+        *d = 1;
+    }
+    out
+}
