@@ -77,8 +77,8 @@ impl Memory {
 
     /// The array view `t` (no negative strides) as `torch.from_numpy` shares it: on a storage
     /// holding exactly the array's bytes, at offset 0. That is `t` itself when it already
-    /// spans its whole storage; else a window of the memory (one already open at those bytes
-    /// is reused). An array of no bytes gets a storage of its own each time, as in PyTorch.
+    /// spans its whole storage and no tensor holds it; else a window of the memory (one
+    /// already open at those bytes is reused). An array of no bytes gets a storage of its own each time, as in PyTorch.
     /// A new window is opened on `engine`.
     pub(crate) fn window_of_array(&mut self, engine: &mut dyn Engine, t: &Tensor) -> R<Tensor> {
         let item = t.dtype.item_size();
@@ -97,7 +97,12 @@ impl Memory {
             return Ok(t.clone());
         };
         let start = (t.layout.offset.max(0) as usize).saturating_mul(item);
-        if start == 0 && extent == info.nbytes && extent > 0 {
+        // PyTorch wraps the array's memory in a storage of its own. Where a tensor holds
+        // that memory already (an array from `t.numpy()`), the two are distinct storages,
+        // which the memory walk counts apart (a window at the base's first byte, drawn as
+        // the base); an array NumPy made is the new tensor's alone.
+        let held = |id| crate::interp::runtime::accounting::objects_on(id) > 0;
+        if start == 0 && extent == info.nbytes && extent > 0 && !held(t.storage) {
             return Ok(t.clone());
         }
         let (base, at) = match info.window {
@@ -116,7 +121,7 @@ impl Memory {
                 offset: 0,
             },
         };
-        if at == 0 && extent == base_info.nbytes && extent > 0 {
+        if at == 0 && extent == base_info.nbytes && extent > 0 && !held(base) {
             return Ok(on(base));
         }
         if item == 0 || at % item != 0 {

@@ -111,13 +111,7 @@ fn nll_loss(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
                     w.shape().iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
                 )));
             }
-            Some(
-                ev.engine
-                    .values(&w)
-                    .into_iter()
-                    .map(Scalar::to_f64)
-                    .collect(),
-            )
+            Some(ev.nn_read_host(&w))
         }
         None => None,
     };
@@ -635,13 +629,7 @@ fn nll_grad(ev: &mut Evaluator, b: &Backward, reduction: Reduction, ignore_index
     let weights: Option<Vec<f64>> = match ev.saved_input(b, "weight")? {
         Value::Tensor(w) => {
             let w = w.borrow().tensor.clone();
-            Some(
-                ev.engine
-                    .values(&w)
-                    .into_iter()
-                    .map(Scalar::to_f64)
-                    .collect(),
-            )
+            Some(ev.nn_read_host(&w))
         }
         _ => None,
     };

@@ -1,0 +1,35 @@
+import torch
+a = torch.arange(12).reshape(3, 4)
+print(a.storage())
+print(a.stride(), a.storage_offset())
+b = a[1:, 1:]
+print(b.stride(), b.storage_offset())
+print(b.is_contiguous())
+print(a.data_ptr() == b.data_ptr())
+print(b.data_ptr() - a.data_ptr())
+c = a.t()
+print(c.is_contiguous())
+try:
+    c.view(12)
+except RuntimeError as e:
+    print(e)
+d = c.contiguous()
+print(d.data_ptr() == c.data_ptr())
+print(d.view(12))
+e = a.untyped_storage()
+print(len(e), e.nbytes())
+f = torch.tensor([1, 2, 3], dtype=torch.float32)
+g = f.numpy()
+g[0] = 100
+print(f)
+h = torch.from_numpy(g)
+h += 1
+print(g)
+x = torch.zeros(3, 3)
+x.storage().data_ptr() == x.data_ptr()
+y = x.expand(2, 3, 3)
+y.stride()
+y.is_contiguous()
+z = torch.empty_strided((2, 3), (1, 2))
+z.stride()
+z.storage().size()

@@ -1,0 +1,43 @@
+import torch
+import sys
+import numpy as np
+a = torch.randn(3, 4)
+print(sys.getsizeof(a))
+print(a.element_size() * a.nelement())
+b = a.T
+print(b.is_contiguous(), b.stride())
+c = a.mT
+print(c.shape)
+d = a.view(4, 3)
+print(d.data_ptr() == a.data_ptr())
+print(a.untyped_storage().data_ptr() == d.untyped_storage().data_ptr())
+e = a.reshape(2, 6)
+print(e._base is a)
+print(d._base is a, a._base)
+f = a.narrow(1, 1, 2)
+print(f.storage_offset(), f.stride(), f.is_contiguous())
+g = a.unsqueeze(0).expand(2, 3, 4)
+print(g.stride())
+h = torch.as_strided(a, (2, 2), (1, 4))
+print(h)
+i = a.flatten()
+print(i.data_ptr() == a.data_ptr())
+j = a.t().flatten()
+print(j.data_ptr() == a.data_ptr())
+k = a.chunk(2, dim=1)
+print([t.storage_offset() for t in k])
+l = torch.split(a, [1, 3], dim=1)
+print([t.shape for t in l])
+m = a.clone().detach()
+print(m.data_ptr() != a.data_ptr())
+n = a.numpy()
+print(n.strides, n.dtype)
+o = torch.from_numpy(np.arange(6, dtype=np.float32).reshape(2, 3))
+print(o.stride(), o.dtype)
+print(a.is_set_to(a), d.is_set_to(a))
+p = a[:, [0, 2]]
+print(p.is_contiguous(), p.data_ptr() == a.data_ptr())
+q = a[a > 0]
+print(q.dim())
+print(id(a) == id(a.data))
+print(a.data.data_ptr() == a.data_ptr())
