@@ -78,6 +78,20 @@ impl Evaluator {
             .map(|_| ())
     }
 
+    /// `next(it)` of an iterator object, counted as a step: `None` at `StopIteration`.
+    pub(crate) fn next_item(&mut self, it: &Rc<Instance>) -> R<Option<Value>> {
+        self.count_step()?;
+        match self.call_special(it, "__next__", vec![]) {
+            None => Err(ScriptError::Type(format!(
+                "iter() returned non-iterator of type '{}'",
+                it.class.name
+            ))),
+            Some(Ok(item)) => Ok(Some(item)),
+            Some(Err(e)) if e.class_name() == "StopIteration" => Ok(None),
+            Some(Err(e)) => Err(e),
+        }
+    }
+
     /// Iterating an instance: its `__iter__` (an object with `__next__`, run until
     /// `StopIteration`), else `__getitem__` with 0, 1, 2, ... until `IndexError`.
     pub(crate) fn iterate_instance(&mut self, object: &Rc<Instance>) -> R<Vec<Value>> {
@@ -93,20 +107,10 @@ impl Evaluator {
                     ))),
                 };
             };
-            loop {
-                self.count_step()?;
-                match self.call_special(it, "__next__", vec![]) {
-                    None => {
-                        return Err(ScriptError::Type(format!(
-                            "iter() returned non-iterator of type '{}'",
-                            it.class.name
-                        )))
-                    }
-                    Some(Ok(item)) => out.push(item),
-                    Some(Err(e)) if e.class_name() == "StopIteration" => return Ok(out),
-                    Some(Err(e)) => return Err(e),
-                }
+            while let Some(item) = self.next_item(it)? {
+                out.push(item);
             }
+            return Ok(out);
         }
         if !has_method(&object.class, "__getitem__") {
             return Err(ScriptError::Type(format!(

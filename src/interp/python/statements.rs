@@ -247,19 +247,10 @@ impl Evaluator {
         };
         self.pins.push(Value::Instance(Rc::clone(&it)));
         let result = loop {
-            if let Err(e) = self.count_step() {
-                break Err(e);
-            }
-            let item = match self.call_special(&it, "__next__", vec![]) {
-                None => {
-                    break Err(ScriptError::Type(format!(
-                        "iter() returned non-iterator of type '{}'",
-                        it.class.name
-                    )))
-                }
-                Some(Ok(item)) => item,
-                Some(Err(e)) if e.class_name() == "StopIteration" => break Ok(Flow::Next(None)),
-                Some(Err(e)) => break Err(e),
+            let item = match self.next_item(&it) {
+                Ok(Some(item)) => item,
+                Ok(None) => break Ok(Flow::Next(None)),
+                Err(e) => break Err(e),
             };
             let item = match index.as_mut() {
                 Some(i) => {

@@ -164,12 +164,10 @@ fn nll_loss(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     }
     drop(total);
     if smoothing > 0.0 {
-        let target = tensor_of(&target_v)?;
         return label_smoothed(
             ev,
             &log_probs,
             &target_v,
-            &target,
             weight.as_ref(),
             out,
             smoothing,
@@ -189,7 +187,6 @@ fn label_smoothed(
     ev: &mut Evaluator,
     log_probs: &Value,
     target_v: &Value,
-    target: &Tensor,
     weight: Option<&Value>,
     nll: Value,
     smoothing: f64,
@@ -243,7 +240,6 @@ fn label_smoothed(
         Reduction::Sum => m(ev, &smooth, "sum", vec![])?,
         Reduction::None => smooth,
     };
-    let _ = target;
     let kept_nll = scalar_times(ev, &nll, 1.0 - smoothing)?;
     drop(nll);
     let kept_smooth = scalar_times(ev, &ret, smoothing / classes as f64)?;
