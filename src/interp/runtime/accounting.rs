@@ -283,6 +283,12 @@ impl Evaluator {
         self.accounting.transient = 0;
     }
 
+    /// Notes that the op's internal copy in storage `id` (an input cast to the op's dtype),
+    /// which no tensor object ever held, was freed as the kernel returned.
+    pub(crate) fn release_raw(&mut self, id: StorageId) {
+        self.accounting.raw.retain(|r| *r != id);
+    }
+
     /// Notes a buffer of `nbytes` an ATen kernel allocates and frees while it runs (a wrapped
     /// Python scalar, its cast): alive now and during the op's next allocation.
     pub(crate) fn note_transient(&mut self, nbytes: u64) {

@@ -240,11 +240,8 @@ impl Evaluator {
                                 .any(|c| items.get(c).is_some_and(|i| i.needed));
                         if below {
                             ran.push(Rc::clone(node));
-                            self.send_grads(node, &grad, &children, &mut pending)?;
-                            // PyTorch releases a node's saved tensors as soon as it ran.
-                            if !run.retain_graph {
-                                node.freed.set(true);
-                            }
+                            let release = !run.retain_graph;
+                            self.send_grads(node, grad, &children, &mut pending, release)?;
                         }
                     }
                 }
@@ -267,21 +264,31 @@ impl Evaluator {
     }
 
     /// Runs `node`'s formula on `grad` and adds each input's gradient to what its item has.
+    /// The incoming gradient is dropped as the node returns; with `release`, the node's
+    /// saved tensors are freed too, as PyTorch's engine
+    /// releases them once the node ran, before it adds the outputs into the next input
+    /// buffers.
     fn send_grads(
         &mut self,
         node: &Rc<GradNode>,
-        grad: &Value,
+        grad: Value,
         children: &[usize],
         pending: &mut HashMap<(usize, usize), Value>,
+        release: bool,
     ) -> R<()> {
         let saves = node.formula.is_some_and(|f| !f.saves.is_empty());
         if saves && node.freed.get() {
             return Err(ScriptError::Runtime(FREED.into()));
         }
         let grads = match &node.custom {
-            Some(_) => self.custom_node_grads(node, grad)?,
-            None => self.node_grads(node, grad)?,
+            Some(_) => self.custom_node_grads(node, &grad)?,
+            None => self.node_grads(node, &grad)?,
         };
+        // The engine frees the node's incoming gradient as the node returns.
+        drop(grad);
+        if release {
+            node.freed.set(true);
+        }
         let tracked = node.operands.iter().zip(grads).filter_map(|(o, g)| {
             o.tracked.as_ref()?;
             Some(g)

@@ -2,7 +2,7 @@
 //! with and without logits, `mse_loss`): entries of the op table with their rules and
 //! backward formulas (the kernels are in the `losses` family of [`crate::interp::torch::ops`]).
 
-use crate::core::tensor::{Layout, MemoryFormat, Scalar, ScriptError, Tensor};
+use crate::core::tensor::{DType, Layout, MemoryFormat, Scalar, ScriptError, Tensor};
 use crate::interp::torch::autograd::backward::{scalar, unsupported};
 use crate::interp::torch::autograd::formulas::{Backward, Formula};
 use crate::interp::torch::autograd::{number as value_number, Grad, GradOp};
@@ -199,20 +199,27 @@ fn label_smoothed(
     let m = |ev: &mut Evaluator, v: &Value, name: &str, pos: Vec<Value>| {
         ev.call(Value::Method(Box::new(v.clone()), name.into()), pos, vec![])
     };
-    let ignore_mask = ev.binary(BinOp::Eq, target_v.clone(), Value::Int(ignore_index))?;
-    let summed = match weight {
+    // ATen's order: the smoothing sum (its weighted product freed after the negation), then
+    // the ignore mask; a mean's divisor before the sum it divides.
+    let (summed, weighted) = match weight {
         Some(w) => {
             let shape: Vec<Value> = (0..x.ndim())
                 .map(|d| Value::Int(if d == class_dim { classes } else { 1 }))
                 .collect();
             let w_view = m(ev, w, "view", shape)?;
             let weighted = ev.binary(BinOp::Mul, log_probs.clone(), w_view)?;
-            m(ev, &weighted, "sum", vec![Value::Int(class_dim as i64)])?
+            let summed = m(ev, &weighted, "sum", vec![Value::Int(class_dim as i64)])?;
+            (summed, Some(weighted))
         }
-        None => m(ev, log_probs, "sum", vec![Value::Int(class_dim as i64)])?,
+        None => (
+            m(ev, log_probs, "sum", vec![Value::Int(class_dim as i64)])?,
+            None,
+        ),
     };
     let smooth = ev.neg_value(&summed)?;
     drop(summed);
+    drop(weighted);
+    let ignore_mask = ev.binary(BinOp::Eq, target_v.clone(), Value::Int(ignore_index))?;
     m(
         ev,
         &smooth,
@@ -221,30 +228,28 @@ fn label_smoothed(
     )?;
     let ret = match reduction {
         Reduction::Mean => {
-            let total = m(ev, &smooth, "sum", vec![])?;
+            let kept = m(ev, &ignore_mask, "logical_not", vec![])?;
             let divisor = match weight {
                 Some(w) => {
-                    let kept = m(ev, &ignore_mask, "logical_not", vec![])?;
-                    let picked = m(ev, target_v, "masked_select", vec![kept])?;
+                    let picked = m(ev, target_v, "masked_select", vec![kept.clone()])?;
                     let flat = m(ev, &picked, "flatten", vec![])?;
                     let gathered = m(ev, w, "gather", vec![Value::Int(0), flat])?;
                     m(ev, &gathered, "sum", vec![])?
                 }
-                None => {
-                    let kept = m(ev, &ignore_mask, "logical_not", vec![])?;
-                    m(ev, &kept, "sum", vec![])?
-                }
+                None => m(ev, &kept, "sum", vec![])?,
             };
+            let total = m(ev, &smooth, "sum", vec![])?;
             ev.binary(BinOp::Div, total, divisor)?
         }
         Reduction::Sum => m(ev, &smooth, "sum", vec![])?,
-        Reduction::None => smooth,
+        Reduction::None => smooth.clone(),
     };
+    // The loss, the smoothing term and the mask are ATen's locals: freed after the sum.
     let kept_nll = scalar_times(ev, &nll, 1.0 - smoothing)?;
-    drop(nll);
     let kept_smooth = scalar_times(ev, &ret, smoothing / classes as f64)?;
-    drop(ret);
-    ev.binary(BinOp::Add, kept_nll, kept_smooth)
+    let out = ev.binary(BinOp::Add, kept_nll, kept_smooth);
+    drop((nll, ret, smooth, ignore_mask));
+    out
 }
 
 /// `tensor * factor` for a C++ `double`: a `MulBackward1` node, which keeps the number.
@@ -322,7 +327,12 @@ fn binary_cross_entropy(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     // output lives until the loss returns.
     let log_sigmoid = if logits {
         let t = ev.empty(x.shape(), x.dtype, MemoryFormat::Contiguous, name)?;
-        ev.note_kernel_events(&[t.numel().max(0) * x.dtype.item_size() as i64]);
+        let buffer = t.numel().max(0) * x.dtype.item_size() as i64;
+        let mut events = vec![buffer, -buffer];
+        if let Some(Value::Tensor(pw)) = &pos_weight {
+            events.extend(pos_weight_events(&pw.borrow().tensor, &y));
+        }
+        ev.note_kernel_events(&events);
         Some(Value::tensor(t, name, None))
     } else {
         None
@@ -372,6 +382,41 @@ fn binary_cross_entropy(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         ev.save_extras(&out, &kept);
     }
     Ok(out)
+}
+
+/// What ATen allocates for `log_weight = (pos_weight - 1).mul(target).add_(1)` before it
+/// scales the log-sigmoid: each scalar wrapped as an int64 and cast to the tensor's dtype,
+/// `pos_weight - 1`, and the broadcast product; both freed once the log-sigmoid is scaled.
+fn pos_weight_events(pos_weight: &Tensor, target: &Tensor) -> Vec<i64> {
+    let wrapped = |dtype: DType| -> [i64; 2] {
+        let cast = if dtype == DType::Int64 {
+            0
+        } else {
+            dtype.item_size() as i64
+        };
+        [8, cast]
+    };
+    let [w1, c1] = wrapped(pos_weight.dtype);
+    let shifted = pos_weight.numel().max(0) * pos_weight.dtype.item_size() as i64;
+    let dtype = DType::promote(pos_weight.dtype, target.dtype);
+    let numel = crate::core::tensor::layout::broadcast_shapes(pos_weight.shape(), target.shape())
+        .map_or(target.numel(), |s| s.iter().product());
+    let log_weight = numel.max(0) * dtype.item_size() as i64;
+    let [w2, c2] = wrapped(dtype);
+    vec![
+        w1,
+        c1,
+        shifted,
+        -c1,
+        -w1,
+        log_weight,
+        w2,
+        c2,
+        -c2,
+        -w2,
+        -shifted,
+        -log_weight,
+    ]
 }
 
 /// `binary_cross_entropy`'s node.
@@ -525,6 +570,11 @@ fn binary_cross_entropy_with_logits_backward(
     bce(ev, b, true)
 }
 
+/// ATen's `binary_cross_entropy[_with_logits]_backward`: one fresh tensor (the plain loss's
+/// kernel output, or the logits form's `sigmoid`), then in-place steps (fresh tensors while
+/// grad mode is on, for a double backward): times the incoming gradient, then the weight,
+/// then a mean's `div_(numel)`. With `pos_weight`, `t = pos_weight * y` and
+/// `(t + 1 - y) * sigmoid(x) - t`.
 fn bce(ev: &mut Evaluator, b: &Backward, logits: bool) -> R<Vec<Option<Value>>> {
     let mut out = b.none();
     if !b.needs(0) {
@@ -534,39 +584,53 @@ fn bce(ev: &mut Evaluator, b: &Backward, logits: bool) -> R<Vec<Option<Value>>> 
     let weight = ev.saved_input(b, "weight")?;
     let pos_weight = ev.saved_input(b, "pos_weight")?;
     let n = b.shape(0).iter().product::<i64>();
-    let v = if logits {
-        let s = ev.method(x, "sigmoid", vec![])?;
-        let d = if matches!(pos_weight, Value::Tensor(_)) {
-            // t = pos_weight * y; (t + 1 - y) * sigmoid(x) - t
-            let t = ev.binary(BinOp::Mul, pos_weight, y.clone())?;
-            let t1 = ev.binary(BinOp::Add, t.clone(), Value::Int(1))?;
-            let t1y = ev.binary(BinOp::Sub, t1, y)?;
-            let scaled = ev.binary(BinOp::Mul, t1y, s)?;
-            ev.binary(BinOp::Sub, scaled, t)?
+    let in_place = !ev.torch.grad_enabled;
+    let step = |ev: &mut Evaluator, v: Value, op: &str, arg: Value| -> R<Value> {
+        if in_place {
+            ev.method(v.clone(), &format!("{op}_"), vec![arg])?;
+            Ok(v)
         } else {
-            // sigmoid(x) - y
-            ev.binary(BinOp::Sub, s, y)?
-        };
-        let d = match &weight {
-            Value::Tensor(_) => ev.binary(BinOp::Mul, d, weight.clone())?,
-            _ => d,
-        };
-        ev.binary(BinOp::Mul, d, b.g())?
-    } else {
-        // grad * (x - y) / max((1 - x) * x, 1e-12) [* weight]
-        let d = ev.binary(BinOp::Sub, x.clone(), y)?;
-        let num = ev.binary(BinOp::Mul, b.g(), d)?;
-        let one_minus = ev.binary(BinOp::Sub, Value::Int(1), x.clone())?;
-        let den = ev.binary(BinOp::Mul, one_minus, x)?;
-        let den = ev.method(den, "clamp_min", vec![Value::Float(1e-12)])?;
-        let q = ev.binary(BinOp::Div, num, den)?;
-        match &weight {
-            Value::Tensor(_) => ev.binary(BinOp::Mul, q, weight.clone())?,
-            _ => q,
+            ev.method(v, op, vec![arg])
         }
     };
+    let v = if logits {
+        if matches!(pos_weight, Value::Tensor(_)) {
+            let t = ev.binary(BinOp::Mul, pos_weight, y.clone())?;
+            let t1 = ev.binary(BinOp::Add, t.clone(), Value::Int(1))?;
+            let t1y = step(ev, t1, "sub", y)?;
+            let s = ev.method(x, "sigmoid", vec![])?;
+            let scaled = step(ev, t1y, "mul", s)?;
+            step(ev, scaled, "sub", t)?
+        } else {
+            let s = ev.method(x, "sigmoid", vec![])?;
+            step(ev, s, "sub", y)?
+        }
+    } else {
+        // One kernel: grad * (x - y) / max((1 - x) * x, 1e-12), each step rounded.
+        let (num, den) = ev.uncounted(|ev| -> R<(Value, Value)> {
+            let d = ev.binary(BinOp::Sub, x.clone(), y)?;
+            let num = ev.binary(BinOp::Mul, b.g(), d)?;
+            let one_minus = ev.binary(BinOp::Sub, Value::Int(1), x.clone())?;
+            let den = ev.binary(BinOp::Mul, one_minus, x)?;
+            let den = ev.method(den, "clamp_min", vec![Value::Float(1e-12)])?;
+            Ok((num, den))
+        })?;
+        ev.binary(BinOp::Div, num, den)?
+    };
+    let v = if logits {
+        step(ev, v, "mul", b.g())?
+    } else {
+        v
+    };
+    let v = match &weight {
+        Value::Tensor(_) => step(ev, v, "mul", weight.clone())?,
+        _ => v,
+    };
     out[0] = Some(match reduction(b) {
-        Reduction::Mean => ev.binary(BinOp::Div, v, Value::Int(n))?,
+        Reduction::Mean => {
+            ev.method(v.clone(), "div_", vec![Value::Int(n)])?;
+            v
+        }
         _ => v,
     });
     Ok(out)

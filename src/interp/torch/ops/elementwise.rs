@@ -4,7 +4,7 @@
 use crate::core::tensor::layout::{
     broadcast_shapes, elementwise_output_strides, list_str, numel_of, OperandLayout,
 };
-use crate::core::tensor::{Category, DType, MemoryFormat, Scalar, ScriptError, Tensor};
+use crate::core::tensor::{Category, DType, MemoryFormat, Scalar, ScriptError, StorageId, Tensor};
 use crate::engines::{BinaryOp, Operand, UnaryOp};
 use crate::interp::torch::autograd::GradOp;
 use crate::interp::torch::ops::{
@@ -260,9 +260,21 @@ impl Evaluator {
         // On the CPU, TensorIterator first copies every input tensor of another dtype to the
         // common dtype (`.to(common)`, preserving its layout as `empty_like` does); the
         // copies decide the output's strides and are what the kernel reads.
-        let original_y = y;
+        let (original_x, original_y) = (x, y);
         let x = &self.promote_input(x, common)?;
         let y = &self.promote_input(y, common)?;
+        // The copies are freed as the kernel returns.
+        let copies: Vec<StorageId> = [(x, original_x), (y, original_y)]
+            .into_iter()
+            .filter_map(|(promoted, given)| match (promoted, given) {
+                (ElementwiseInput::Tensor(p), ElementwiseInput::Tensor(g))
+                    if p.storage != g.storage =>
+                {
+                    Some(p.storage)
+                }
+                _ => None,
+            })
+            .collect();
         // A Python number is wrapped in a 0-d tensor (int64, float64, bool or complex128) and,
         // where the op computes in another dtype, cast to it: both buffers live while the
         // kernel runs (what the allocator sees: the step's peak). The scalar's cast comes
@@ -365,6 +377,9 @@ impl Evaluator {
         }
         if out.is_some() {
             self.note_write(&out_tensor);
+        }
+        for id in copies {
+            self.release_raw(id);
         }
         self.end_transient();
         Ok(out_tensor)
