@@ -15,6 +15,7 @@ use crate::core::tensor::{DType, Scalar, ScriptError};
 use crate::interp::torch::autograd::custom_function::{output_nr, output_objects};
 use crate::interp::torch::autograd::formulas::Backward;
 use crate::interp::torch::autograd::objects::FREED;
+use crate::interp::torch::autograd::piece_group::{group_of, PieceGroups};
 use crate::interp::torch::autograd::{GradNode, Saved, SavedObject, SavedTensor};
 use crate::interp::value::{TensorRef, Value};
 use crate::interp::{Evaluator, R};
@@ -22,12 +23,13 @@ use crate::lang::ast::BinOp;
 
 /// Where a gradient goes: a node still to run, or a leaf's `.grad`.
 #[derive(Clone)]
-enum Target {
+pub(super) enum Target {
     Node(Rc<GradNode>),
     Leaf(TensorRef),
 }
 
-fn target_of(t: &TensorRef) -> Option<Target> {
+/// Where the gradient of `t` goes (none for a tensor outside every graph).
+pub(super) fn target_of(t: &TensorRef) -> Option<Target> {
     let object = t.try_borrow().ok()?;
     match &object.grad_fn {
         Some(node) => Some(Target::Node(Rc::clone(node))),
@@ -186,12 +188,22 @@ impl Evaluator {
         if let Some(keys) = &input_keys {
             mark_needed(&mut items, keys);
         }
+        let mut groups = PieceGroups::default();
+        for (k, it) in &items {
+            if let Target::Node(node) = &it.target {
+                if let Some(g) = group_of(node) {
+                    groups.expect(g, *k, it.deps);
+                }
+            }
+        }
         let mut captured: Vec<Option<Value>> = vec![None; run.inputs.map_or(0, |i| i.len())];
-        let mut ready: BinaryHeap<(u64, usize)> = root_keys
+        let mut ready: BinaryHeap<(u64, usize)> = BinaryHeap::new();
+        for k in root_keys
             .iter()
             .filter(|k| items.get(k).is_some_and(|i| i.deps == 0))
-            .map(|k| (priority(&items[k].target), *k))
-            .collect();
+        {
+            push_ready(&mut ready, &mut groups, &items, *k, false);
+        }
         let mut ran: Vec<Rc<GradNode>> = Vec::new();
         while let Some((_, k)) = ready.pop() {
             let Some(it) = items.get(&k) else {
@@ -204,6 +216,12 @@ impl Evaluator {
                 it.needed,
             );
             let custom = matches!(&target, Target::Node(n) if n.custom.is_some());
+            let group = match &target {
+                Target::Node(node) => group_of(node),
+                Target::Leaf(_) => None,
+            };
+            let release = !run.retain_graph;
+            let mut arrived = false;
             let grad = match &target {
                 Target::Node(node) if custom => self.custom_grads_in(node, k, &mut pending)?,
                 _ => pending.remove(&(k, 0)),
@@ -240,17 +258,29 @@ impl Evaluator {
                                 .any(|c| items.get(c).is_some_and(|i| i.needed));
                         if below {
                             ran.push(Rc::clone(node));
-                            let release = !run.retain_graph;
-                            self.send_grads(node, grad, &children, &mut pending, release)?;
+                            if let Some(g) = group {
+                                arrived = true;
+                                let piece = Some((Rc::clone(node), grad));
+                                if let Some(pieces) = groups.arrive(g, piece) {
+                                    self.send_joined(pieces, &children, &mut pending, release)?;
+                                }
+                            } else {
+                                self.send_grads(node, grad, &children, &mut pending, release)?;
+                            }
                         }
                     }
+                }
+            }
+            if let (Some(g), false) = (group, arrived) {
+                if let Some(pieces) = groups.arrive(g, None) {
+                    self.send_joined(pieces, &children, &mut pending, release)?;
                 }
             }
             for c in children {
                 if let Some(child) = items.get_mut(&c) {
                     child.deps = child.deps.saturating_sub(1);
                     if child.deps == 0 {
-                        ready.push((priority(&child.target), c));
+                        push_ready(&mut ready, &mut groups, &items, c, true);
                     }
                 }
             }
@@ -289,62 +319,32 @@ impl Evaluator {
         if release {
             node.freed.set(true);
         }
-        let tracked = node.operands.iter().zip(grads).filter_map(|(o, g)| {
-            o.tracked.as_ref()?;
-            Some(g)
-        });
-        // `children` has one key per tracked operand that reaches a node or a leaf.
-        let mut keys = children.iter();
-        for (operand, g) in node
-            .operands
-            .iter()
-            .filter(|o| o.tracked.is_some())
-            .zip(tracked)
-        {
-            let Some(t) = &operand.tracked else {
-                continue;
-            };
-            if target_of(t).is_none() {
-                continue;
-            }
-            let Some(&k) = keys.next() else {
-                break;
-            };
-            let Some(g) = g else {
-                continue;
-            };
-            let slot = (k, output_nr(t));
-            let sum = match pending.remove(&slot) {
-                Some(before) if self.can_accumulate_in_place(&before, &g) => {
-                    self.method(before.clone(), "add_", vec![g])?;
-                    before
-                }
-                Some(before) => self.binary(BinOp::Add, before, g)?,
-                None => g,
-            };
-            pending.insert(slot, sum);
-        }
-        Ok(())
+        self.deliver(node, grads, children, pending)
     }
 
-    /// `InputBuffer::accumulate`'s test for adding a second gradient into the first in
-    /// place: grad mode off (no `create_graph`), the buffer's only reference to a dense,
-    /// non-overlapping tensor whose storage no other tensor shares, of the same shape and
-    /// dtype as what is added.
-    fn can_accumulate_in_place(&self, before: &Value, g: &Value) -> bool {
-        let (Value::Tensor(b), Value::Tensor(n)) = (before, g) else {
-            return false;
-        };
-        if self.torch.grad_enabled || Rc::strong_count(b) != 1 {
-            return false;
+    /// Runs a split's pieces as its one node: their gradients joined into the input's, then
+    /// freed, then added to what the input's item has.
+    fn send_joined(
+        &mut self,
+        pieces: Vec<(Rc<GradNode>, Value)>,
+        children: &[usize],
+        pending: &mut HashMap<(usize, usize), Value>,
+        release: bool,
+    ) -> R<()> {
+        if pieces.iter().any(|(node, _)| node.freed.get()) {
+            return Err(ScriptError::Runtime(FREED.into()));
         }
-        let (Ok(b), Ok(n)) = (b.try_borrow(), n.try_borrow()) else {
-            return false;
-        };
-        b.tensor.layout.is_non_overlapping_and_dense()
-            && b.tensor.shape() == n.tensor.shape()
-            && b.tensor.dtype == n.tensor.dtype
-            && crate::interp::runtime::accounting::objects_on(b.tensor.storage) == 1
+        let joined = self.join_piece_grads(&pieces)?;
+        let nodes: Vec<Rc<GradNode>> = pieces.into_iter().map(|(node, _)| node).collect();
+        if release {
+            for node in &nodes {
+                node.freed.set(true);
+            }
+        }
+        match nodes.last() {
+            Some(last) => self.deliver(last, vec![joined], children, pending),
+            None => Ok(()),
+        }
     }
 
     /// The gradients of all the outputs of a custom function's node (item `k`), as a tuple
@@ -393,52 +393,6 @@ impl Evaluator {
             }
         }
         Ok(grad)
-    }
-
-    /// Adds `grad` into `leaf.grad` (in place, as AccumulateGrad does; out of place with
-    /// `create_graph`), or makes it the leaf's gradient: a dense copy in the leaf's dtype.
-    pub(crate) fn accumulate(
-        &mut self,
-        leaf: &TensorRef,
-        grad: Value,
-        create_graph: bool,
-    ) -> R<()> {
-        let existing = leaf.borrow().grad.clone();
-        match existing {
-            Some(g) if create_graph => {
-                if let Value::Tensor(sum) = self.binary(BinOp::Add, Value::Tensor(g), grad)? {
-                    leaf.borrow_mut().grad = Some(sum);
-                }
-            }
-            Some(g) => {
-                self.method(Value::Tensor(g), "add_", vec![grad])?;
-            }
-            None if steals(leaf, &grad) => {
-                // AccumulateGrad takes a gradient nothing else holds, in the leaf's layout,
-                // as it is (no copy).
-                if let Value::Tensor(g) = grad {
-                    g.borrow_mut().made_by = "grad".into();
-                    leaf.borrow_mut().grad = Some(g);
-                }
-            }
-            None => {
-                let dtype = leaf.borrow().tensor.dtype;
-                let copy = self.method(grad, "clone", vec![])?;
-                let copy = self.method(copy, "contiguous", vec![])?;
-                let copy = self.grad_in_dtype(copy, dtype)?;
-                if let Value::Tensor(g) = copy {
-                    let renamed = g.borrow().grad_fn.as_ref().map(copy_backwards);
-                    let mut object = g.borrow_mut();
-                    object.made_by = "grad".into();
-                    if let Some(node) = renamed {
-                        object.grad_fn = Some(node);
-                    }
-                    drop(object);
-                    leaf.borrow_mut().grad = Some(g);
-                }
-            }
-        }
-        Ok(())
     }
 
     /// `recv.name(*pos)`.
@@ -621,28 +575,6 @@ fn legacy_class(dtype: DType) -> &'static str {
     }
 }
 
-/// Whether AccumulateGrad takes `grad` as the leaf's first gradient without a copy: a
-/// tensor only the engine holds, outside any graph, of the leaf's dtype and layout, alone
-/// on its storage (`obeys_layout_contract` in ATen's `accumulate_grad.h`).
-fn steals(leaf: &TensorRef, grad: &Value) -> bool {
-    let Value::Tensor(g) = grad else {
-        return false;
-    };
-    if Rc::strong_count(g) != 1 || Rc::ptr_eq(g, leaf) {
-        return false;
-    }
-    let (Ok(g), Ok(leaf)) = (g.try_borrow(), leaf.try_borrow()) else {
-        return false;
-    };
-    g.grad_fn.is_none()
-        && !g.requires_grad
-        && g.tensor.dtype == leaf.tensor.dtype
-        && g.tensor.layout.shape == leaf.tensor.layout.shape
-        && g.tensor.layout.strides == leaf.tensor.layout.strides
-        && g.tensor.layout.offset == 0
-        && g.tensor.layout.is_contiguous()
-}
-
 fn item(target: Target, tensor: TensorRef) -> Item {
     Item {
         target,
@@ -659,6 +591,30 @@ fn priority(target: &Target) -> u64 {
     match target {
         Target::Leaf(_) => u64::MAX,
         Target::Node(node) => node.seq,
+    }
+}
+
+/// Queues item `k`, whose gradients are all in (`now`: its last just came). A split's piece
+/// waits for its group's other pieces, then all go at the group's place in the order.
+fn push_ready(
+    ready: &mut BinaryHeap<(u64, usize)>,
+    groups: &mut PieceGroups,
+    items: &HashMap<usize, Item>,
+    k: usize,
+    now: bool,
+) {
+    let Some(it) = items.get(&k) else { return };
+    let group = match &it.target {
+        Target::Node(node) => group_of(node),
+        Target::Leaf(_) => None,
+    };
+    match group {
+        Some(g) => {
+            for member in groups.ready(g, now).into_iter().flatten() {
+                ready.push((g as u64, member));
+            }
+        }
+        None => ready.push((priority(&it.target), k)),
     }
 }
 
@@ -692,13 +648,8 @@ fn mark_needed(items: &mut HashMap<usize, Item>, inputs: &[Option<usize>]) {
     }
 }
 
-/// The node of a leaf's first gradient under `create_graph`: PyTorch's `CopyBackwards`.
-fn copy_backwards(node: &Rc<GradNode>) -> Rc<GradNode> {
-    renamed(node, "CopyBackwards")
-}
-
 /// `node` under another name.
-fn renamed(node: &Rc<GradNode>, name: &str) -> Rc<GradNode> {
+pub(super) fn renamed(node: &Rc<GradNode>, name: &str) -> Rc<GradNode> {
     let copy = node.with_name(name);
     copy.freed.set(false);
     GradNode::shared(copy)

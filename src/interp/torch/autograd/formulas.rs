@@ -270,13 +270,15 @@ fn pow_with(ev: &mut Evaluator, b: &Backward, exponent: Value) -> R<Vec<Option<V
     if b.needs(0) {
         // grad * (exponent * self.pow(exponent - 1))
         let e1 = ev.binary(BinOp::Sub, exponent.clone(), Value::Int(1))?;
+        // The formula's temporaries live until it returns (one C++ expression).
         let p = ev.binary(BinOp::Pow, base.clone(), e1)?;
-        let d = ev.binary(BinOp::Mul, exponent.clone(), p)?;
+        let d = ev.binary(BinOp::Mul, exponent.clone(), p.clone())?;
         if !matches!(exponent, Value::Tensor(_)) {
             // A C++ `Scalar` times a tensor: `MulBackward1`, which keeps the number.
             ev.rename_node(&d, "MulBackward1");
         }
         let v = ev.binary(BinOp::Mul, b.g(), d)?;
+        drop(p);
         // `x ** 0` has a zero gradient everywhere (ATen: `zeros_like(self)`).
         let v = if number(&exponent) == Some(0.0) {
             ev.binary(BinOp::Mul, v, Value::Float(0.0))?

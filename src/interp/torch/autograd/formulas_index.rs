@@ -321,6 +321,14 @@ fn piece(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     if !b.needs(0) {
         return Ok(out);
     }
+    let (dim, start, g) = piece_place(ev, b)?;
+    out[0] = Some(embed(ev, g, &b.shape(0), dim, start)?);
+    Ok(out)
+}
+
+/// Where a piece's gradient goes in its input's: the split dim, the piece's start along it,
+/// and the gradient shaped as the piece (an `unbind` piece's unsqueezed).
+pub(crate) fn piece_place(ev: &mut Evaluator, b: &Backward) -> R<(usize, i64, Value)> {
     let shape = b.shape(0);
     let (Saved::Tensor(input), Saved::Tensor(result)) = (
         &b.node
@@ -352,8 +360,51 @@ fn piece(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     let stride = input.tensor.strides().get(dim).copied().unwrap_or(1);
     let delta = result.tensor.layout.offset - input.tensor.layout.offset;
     let start = if stride == 0 { 0 } else { delta / stride };
-    out[0] = Some(embed(ev, g, &shape, dim, start)?);
-    Ok(out)
+    Ok((dim, start, g))
+}
+
+/// The input's gradient from its pieces' (`split_backward`, `unbind_backward`): each
+/// piece's gradient at its place, zeros where no gradient reached a piece, concatenated.
+/// `placed` holds (dim, start, gradient) of the pieces that have one.
+pub(crate) fn join_pieces(
+    ev: &mut Evaluator,
+    shape: &[i64],
+    mut placed: Vec<(usize, i64, Value)>,
+) -> R<Option<Value>> {
+    let Some(dim) = placed.first().map(|(d, _, _)| *d) else {
+        return Ok(None);
+    };
+    placed.sort_by_key(|(_, start, _)| *start);
+    let mut parts = Vec::new();
+    let mut at = 0;
+    for (_, start, g) in &placed {
+        if *start > at {
+            parts.push(zero_block(ev, g, shape, dim, start - at)?);
+        }
+        let len = g
+            .as_tensor()
+            .map_or(1, |t| t.shape().get(dim).copied().unwrap_or(1));
+        parts.push(g.clone());
+        at = start + len;
+    }
+    let total = shape.get(dim).copied().unwrap_or(at);
+    if total > at {
+        if let Some((_, _, g)) = placed.last() {
+            parts.push(zero_block(ev, g, shape, dim, total - at)?);
+        }
+    }
+    drop(placed);
+    if parts.len() == 1 {
+        let only = parts.remove(0);
+        return ev.method(only, "contiguous", vec![]).map(Some);
+    }
+    call_torch(
+        ev,
+        "cat",
+        vec![Value::List(parts), Value::Int(dim as i64)],
+        vec![],
+    )
+    .map(Some)
 }
 
 /// `select(dim, index)` and `narrow(dim, start, length)`: the gradient in zeros.

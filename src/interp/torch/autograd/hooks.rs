@@ -72,6 +72,11 @@ impl AutogradState {
         self.next_seq.get()
     }
 
+    /// The sequence number the last node made got.
+    pub(crate) fn peek_seq(&self) -> u64 {
+        self.next_seq.get()
+    }
+
     /// A new node's sequence number (later nodes run first among the ready ones).
     pub(crate) fn next_seq(&self) -> u64 {
         let n = self.next_seq.get() + 1;

@@ -11,6 +11,7 @@
 //! non-tensor arguments the formula reads, and the inputs that require grad; ops whose
 //! backward is not modelled still get their node, and `backward()` through one says so.
 
+pub(crate) mod accumulate;
 pub(crate) mod api;
 pub(crate) mod backward;
 mod coverage;
@@ -26,6 +27,7 @@ pub(crate) mod hooks;
 pub(crate) mod nodes;
 pub(crate) mod objects;
 pub(crate) mod original_self;
+pub(crate) mod piece_group;
 pub(crate) mod saved_hooks;
 pub(crate) mod setitem;
 pub(crate) mod view_base;
@@ -423,6 +425,10 @@ impl Evaluator {
                     .find(|t| t.try_borrow().is_ok_and(|t| t.tensor.dtype == DType::Int64))
                     .cloned()
             });
+        // The pieces of one split share a group: the sequence number of the first.
+        let group = formula_of(&op)
+            .filter(|f| std::ptr::eq(*f, &formulas_index::PIECE))
+            .map(|_| self.torch.autograd.peek_seq() as i64 + 1);
         for t in outs {
             let same = tracked.iter().any(|i| Rc::ptr_eq(i, &t));
             // An op that returns its input (`contiguous()` of a contiguous tensor) records
@@ -507,7 +513,13 @@ impl Evaluator {
                 formula,
                 operands,
                 result,
-                args: kept_args(&op, formula),
+                args: {
+                    let mut args = kept_args(&op, formula);
+                    if let Some(g) = group {
+                        args.push((piece_group::GROUP_ARG.into(), Value::Int(g)));
+                    }
+                    args
+                },
                 out_dtype: out_tensor.dtype,
                 out_shape: out_tensor.shape().to_vec(),
                 freed: Cell::new(false),

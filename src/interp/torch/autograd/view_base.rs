@@ -87,7 +87,7 @@ pub(crate) fn is_view_op(op: &str) -> bool {
 }
 
 /// Whether tensor object `t` is a view (made by a view op, on a storage it shares).
-fn is_view(t: &TensorRef) -> bool {
+pub(crate) fn is_view(t: &TensorRef) -> bool {
     t.try_borrow()
         .is_ok_and(|o| o.copied_from.is_none() && VIEW_OPS.contains(&o.made_by.as_str()))
 }

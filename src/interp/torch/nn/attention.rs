@@ -253,15 +253,9 @@ fn flash_fits(q: &Tensor, k: &Tensor, v: &Tensor, mask: Option<&Value>, opts: &O
 /// head`), plus, for half types, a `q_split * kv_split` block in the input dtype. The query
 /// block is 32 rows (64 from 192 rows, 256 from 768), the key block up to 512.
 pub(crate) fn flash_scratch_bytes(dtype: DType, l: i64, s: i64, head: i64) -> (u64, u64) {
-    let q_split = if l >= 768 {
-        256
-    } else if l >= 192 {
-        64
-    } else {
-        32
-    };
-    let q_split = q_split.min(l).max(0) as u64;
-    let kv_split = s.clamp(0, 512) as u64;
+    let (block, q_split) = flash_split(l, s);
+    let q_split = q_split as u64;
+    let kv_split = (block as u64).checked_div(q_split).unwrap_or(0);
     let head = head.max(0) as u64;
     let accum = if dtype == DType::Float64 { 8 } else { 4 };
     let threads = ATEN_THREADS as u64;
@@ -272,6 +266,22 @@ pub(crate) fn flash_scratch_bytes(dtype: DType, l: i64, s: i64, head: i64) -> (u
         0
     };
     (threads * per_thread * accum, reduced)
+}
+
+/// The flash kernels' blocks for `l` query rows and `s` keys: the query block is 32 rows
+/// (64 from 192 rows, 256 from 768), the key block up to 512; returns (`q_split * kv_split`,
+/// `q_split`).
+fn flash_split(l: i64, s: i64) -> (i64, i64) {
+    let q_split = if l >= 768 {
+        256
+    } else if l >= 192 {
+        64
+    } else {
+        32
+    };
+    let q_split = q_split.min(l).max(0);
+    let kv_split = s.clamp(0, 512);
+    (q_split * kv_split, q_split)
 }
 
 /// The mask's value for query row `i`, key column `j` of batch `b`, head `h` (broadcast).
@@ -650,16 +660,68 @@ fn flash_backward(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
             }
         }
     }
+    // ATen allocates each gradient as zeros in (B, L, H, E) order and returns it transposed
+    // to (B, H, L, E): a head's rows interleave with the other heads', as in the forward's
+    // output, so a `transpose(1, 2)` and `view` behind it need no copy.
     for (i, values) in [dq, dk, dv].into_iter().enumerate() {
-        if !b.needs(i) {
-            continue;
+        let [n, h, rows, width] = [shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3]];
+        let mut scalars = Vec::with_capacity(values.len());
+        for bi in 0..n {
+            for r in 0..rows {
+                for hi in 0..h {
+                    let at = ((bi * h + hi) * rows + r) * width;
+                    scalars.extend(
+                        values[at as usize..(at + width) as usize]
+                            .iter()
+                            .map(|&x| q.dtype.round(Scalar::Float(x))),
+                    );
+                }
+            }
         }
-        let scalars: Vec<Scalar> = values
-            .iter()
-            .map(|&x| q.dtype.round(Scalar::Float(x)))
-            .collect();
-        let t = ev.tensor_from_values(&shapes[i], q.dtype, &scalars, name)?;
+        let base = ev.tensor_from_values(&[n, rows, h, width], q.dtype, &scalars, name)?;
+        let t = Tensor {
+            layout: crate::core::tensor::Layout {
+                shape: shapes[i].clone(),
+                strides: vec![rows * h * width, width, h * width, 1],
+                offset: 0,
+            },
+            ..base
+        };
         out[i] = Some(Value::tensor(t, name, None));
     }
+    // Then the kernel's buffers: a contiguous copy of the incoming gradient unless its
+    // (B, L, H, E) transpose is contiguous already, the per-thread `attn` and `grad_attn`
+    // blocks (and their reduced-precision twins for half types), one thread's `dsum` row.
+    let [gn, gh, gl, ge] = [shapes[0][0], shapes[0][1], shapes[0][2], evd as i64];
+    let transposed_contiguous = {
+        let st = grad.strides();
+        let dims = [(gn, st[0]), (gl, st[2]), (gh, st[1]), (ge, st[3])];
+        let mut expected = 1;
+        let mut ok = true;
+        for (size, stride) in dims.iter().rev() {
+            if *size != 1 && *stride != expected {
+                ok = false;
+            }
+            expected *= size;
+        }
+        ok
+    };
+    let item = q.dtype.item_size() as i64;
+    let copy = if transposed_contiguous {
+        0
+    } else {
+        grad.numel() * grad.dtype.item_size() as i64
+    };
+    let (block, _) = flash_split(l as i64, s as i64);
+    let accum = if q.dtype == DType::Float64 { 8 } else { 4 };
+    let threads = ATEN_THREADS as i64;
+    let buf = threads * 2 * block * accum;
+    let reduced = if matches!(q.dtype, DType::Float16 | DType::BFloat16) {
+        threads * 2 * block * item
+    } else {
+        0
+    };
+    let dsum = flash_split(l as i64, s as i64).1 * accum;
+    ev.note_kernel_events(&[copy, buf, reduced, dsum, -dsum, -reduced, -buf, -copy]);
     Ok(out)
 }

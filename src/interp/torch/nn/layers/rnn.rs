@@ -648,12 +648,17 @@ fn cell_forward(
         functional(ev, "linear", vec![x, attr(o, w), attr(o, b)], vec![])
     };
     // ATen's GRU cell projects the input first; the LSTM and plain cells the hidden state.
+    // (and chunks it before it projects the hidden state).
     let (x, hg) = if name == "GRUCell" {
-        let x = linear(ev, input, "weight_ih", "bias_ih")?;
-        (x, linear(ev, state[0].clone(), "weight_hh", "bias_hh")?)
+        (linear(ev, input, "weight_ih", "bias_ih")?, None)
     } else {
         let hg = linear(ev, state[0].clone(), "weight_hh", "bias_hh")?;
-        (linear(ev, input, "weight_ih", "bias_ih")?, hg)
+        (linear(ev, input, "weight_ih", "bias_ih")?, Some(hg))
+    };
+    let hidden = state[0].clone();
+    let mut hidden_gates = |ev: &mut Evaluator| match &hg {
+        Some(hg) => Ok(hg.clone()),
+        None => linear(ev, hidden.clone(), "weight_hh", "bias_hh"),
     };
     let mode = match name {
         "LSTMCell" => "LSTM",
@@ -669,7 +674,7 @@ fn cell_forward(
             }
         },
     };
-    let (mut hy, cy) = cell(ev, mode, x, &hg, &state[0], state.get(1))?;
+    let (mut hy, cy) = cell(ev, mode, x, &mut hidden_gates, &state[0], state.get(1))?;
     if !batched {
         hy = method(ev, &hy, "squeeze", vec![Value::Int(0)])?;
     }

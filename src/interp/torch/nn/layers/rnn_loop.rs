@@ -162,13 +162,15 @@ fn direction_holding(
     };
     for t in order {
         let x = &step_inputs[t as usize];
-        let hgates = functional(
-            ev,
-            "linear",
-            vec![h.clone(), w_hh.clone(), b_hh.clone()],
-            vec![],
-        )?;
-        let (nh, nc) = cell(ev, mode, x.clone(), &hgates, &h, c.as_ref())?;
+        let mut hidden_gates = |ev: &mut Evaluator| {
+            functional(
+                ev,
+                "linear",
+                vec![h.clone(), w_hh.clone(), b_hh.clone()],
+                vec![],
+            )
+        };
+        let (nh, nc) = cell(ev, mode, x.clone(), &mut hidden_gates, &h, c.as_ref())?;
         h = nh;
         c = nc;
         outs.push(h.clone());
@@ -182,14 +184,15 @@ fn direction_holding(
 }
 
 /// One time step of a cell from its input gates `x` (`linear(input, w_ih, b_ih)`) and hidden
-/// gates `hg` (`linear(h, w_hh, b_hh)`), as ATen's `SimpleCell`, `LSTMCell` and `GRUCell`
-/// compute it on the CPU: the gates added and activated in place on `unsafe_chunk` parts of
-/// `hg`, so the saved results keep `hg`'s buffer. The new `h` (and `c` for an LSTM).
+/// gates (`linear(h, w_hh, b_hh)`, which `hidden_gates` computes: the GRU chunks its input
+/// gates first), as ATen's `SimpleCell`, `LSTMCell` and `GRUCell` compute it on the CPU: the
+/// gates added and activated in place on `unsafe_chunk` parts of the hidden gates, so the
+/// saved results keep their buffer. The new `h` (and `c` for an LSTM).
 pub(super) fn cell(
     ev: &mut Evaluator,
     mode: &str,
     x: Value,
-    hg: &Value,
+    hidden_gates: &mut dyn FnMut(&mut Evaluator) -> R<Value>,
     h: &Value,
     c: Option<&Value>,
 ) -> R<(Value, Option<Value>)> {
@@ -201,6 +204,7 @@ pub(super) fn cell(
     };
     match (mode, c) {
         ("LSTM", Some(c)) => {
+            let hg = &hidden_gates(ev)?;
             // The input gates are a temporary of the add (freed after it).
             let gates = method(ev, hg, "add_", vec![x])?;
             let g = chunk(ev, &gates, 4)?;
@@ -217,6 +221,7 @@ pub(super) fn cell(
         }
         ("GRU", _) => {
             let xi = chunk(ev, &x, 3)?;
+            let hg = &hidden_gates(ev)?;
             let hh = chunk(ev, hg, 3)?;
             let r0 = method(ev, &hh[0], "add_", vec![xi[0].clone()])?;
             let reset = method(ev, &r0, "sigmoid_", vec![])?;
@@ -232,6 +237,7 @@ pub(super) fn cell(
         (mode, _) => {
             // `nonlinearity(linear_hh(h).add_(linear_ih(x)))`: the input gates, a temporary
             // of the whole expression, are freed after the activation.
+            let hg = &hidden_gates(ev)?;
             let pre = method(ev, hg, "add_", vec![x.clone()])?;
             let act = if mode == "RNN_RELU" { "relu" } else { "tanh" };
             let hy = method(ev, &pre, act, vec![])?;

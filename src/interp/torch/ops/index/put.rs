@@ -98,16 +98,9 @@ impl Evaluator {
         };
         let (view, slots) = self.apply_slicing(dst, index)?;
         if slots.iter().all(Option::is_none) {
-            let sum = self.tensor_binary(
-                crate::lang::ast::BinOp::Add,
-                &Value::tensor(view.clone(), "backward", None),
-                value,
-            )?;
-            let Value::Tensor(sum) = sum else {
-                return Ok(());
-            };
-            let sum = sum.borrow().tensor.clone();
-            return self.copy_into(&view, &sum, false);
+            // Basic indexing (`select_backward`, `slice_backward`): the gradient is copied
+            // into the zeros' view, no sum allocated.
+            return self.copy_into(&view, &src, false);
         }
         self.index_put(&view, slots, PutValue::Tensor(src), true)
     }
