@@ -640,7 +640,11 @@ pub(crate) fn shuffle(ev: &mut Evaluator, x: &Tensor, r: i64, down: bool) -> R<T
                 "pixel_shuffle expects a positive upscale_factor, but got {r}"
             )));
         }
-        let square = r.saturating_mul(r);
+        let Some(square) = r.checked_mul(r) else {
+            return Err(value_error(format!(
+                "upscale factor is too large, (upscale_factor)^2 overflowed: upscale_factor={r}"
+            )));
+        };
         if c % square != 0 {
             return Err(runtime(format!(
                 "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, but input.size(-3)={c} is not divisible by {square}"
