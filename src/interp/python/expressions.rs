@@ -4,7 +4,7 @@
 use crate::core::tensor::ScriptError;
 use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
-use crate::lang::ast::{ComprehensionKind, Expr, ExprKind, FStringPart, Generator, Target};
+use crate::lang::ast::{BinOp, ComprehensionKind, Expr, ExprKind, FStringPart, Generator, Target};
 
 impl Evaluator {
     /// Evaluates an expression.
@@ -120,6 +120,9 @@ impl Evaluator {
                     }
                     _ => self.eval(func)?,
                 };
+                if let Some(total) = self.sum_of_generator(&func, args, kwargs)? {
+                    return Ok(total);
+                }
                 let args = self.eval_all(args)?;
                 let mut kw: Vec<(String, Value)> = Vec::with_capacity(kwargs.len());
                 for (name, e) in kwargs {
@@ -182,7 +185,10 @@ impl Evaluator {
                 generators,
             } => {
                 let mut out = Vec::new();
-                self.scoped_comprehension(element, generators, &mut out)?;
+                self.scoped_comprehension(element, generators, &mut |_, v| {
+                    out.push(v);
+                    Ok(())
+                })?;
                 Ok(match kind {
                     ComprehensionKind::List | ComprehensionKind::Generator => Value::List(out),
                     ComprehensionKind::Dict => {
@@ -214,6 +220,48 @@ impl Evaluator {
                 Ok(Value::Dict(entries))
             }
         }
+    }
+
+    /// `sum(e for x in xs[, start])` as CPython runs it: the generator yields one element at
+    /// a time and each is added to the total before the next is made (a list of every
+    /// element would keep them all alive). `None` for any other call.
+    fn sum_of_generator(
+        &mut self,
+        func: &Value,
+        args: &[Expr],
+        kwargs: &[(String, Expr)],
+    ) -> R<Option<Value>> {
+        let Value::Method(receiver, name) = func else {
+            return Ok(None);
+        };
+        let [first, rest @ ..] = args else {
+            return Ok(None);
+        };
+        let ExprKind::Comprehension {
+            kind: ComprehensionKind::Generator,
+            element,
+            generators,
+        } = &first.kind
+        else {
+            return Ok(None);
+        };
+        if !matches!(**receiver, Value::None) || name != "sum" || rest.len() > 1 {
+            return Ok(None);
+        }
+        if !kwargs.is_empty() {
+            return Ok(None);
+        }
+        let start = match rest.first() {
+            Some(start) => self.eval(start)?,
+            None => Value::Int(0),
+        };
+        let mut running = Some(start);
+        self.scoped_comprehension(element, generators, &mut |ev, item| {
+            let before = running.take().unwrap_or(Value::Int(0));
+            running = Some(ev.binary(BinOp::Add, before, item)?);
+            Ok(())
+        })?;
+        Ok(Some(running.unwrap_or(Value::Int(0))))
     }
 
     /// Evaluates a list of expressions, unpacking `*x` items.
@@ -252,7 +300,7 @@ impl Evaluator {
         &mut self,
         element: &Expr,
         generators: &[Generator],
-        out: &mut Vec<Value>,
+        out: &mut dyn FnMut(&mut Evaluator, Value) -> R<()>,
     ) -> R<()> {
         let mut names = Vec::new();
         for g in generators {
@@ -277,16 +325,16 @@ impl Evaluator {
         result
     }
 
-    /// Runs the generators of a comprehension, pushing each element's value.
+    /// Runs the generators of a comprehension, handing each element's value to `out`.
     fn comprehension(
         &mut self,
         element: &Expr,
         generators: &[Generator],
-        out: &mut Vec<Value>,
+        out: &mut dyn FnMut(&mut Evaluator, Value) -> R<()>,
     ) -> R<()> {
         let Some((first, rest)) = generators.split_first() else {
-            out.push(self.eval(element)?);
-            return Ok(());
+            let v = self.eval(element)?;
+            return out(self, v);
         };
         let iterable = self.eval(&first.iter)?;
         for item in self.iterate(&iterable)? {

@@ -7,6 +7,7 @@ mod arith;
 mod complex;
 mod complex_math;
 mod complex_ops;
+mod composites;
 mod convert;
 mod einsum;
 mod elementwise;
@@ -79,6 +80,7 @@ pub(crate) static FAMILIES: &[&[OpDef]] = &[
     norms::OPS,
     activation::OPS,
     linalg::OPS,
+    composites::OPS,
     einsum::OPS,
     shape_helpers::OPS,
     crate::interp::torch::nn::functional::OPS,

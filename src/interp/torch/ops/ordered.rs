@@ -49,6 +49,14 @@ pub(crate) static OPS: &[OpDef] = &[
         ..OpDef::PLAIN
     },
     OpDef {
+        names: &["diff"],
+        schemas: &["Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None"],
+        forms: Forms::Both,
+        rule: diff,
+        grad: crate::interp::torch::autograd::Grad::UNTRACKED,
+        ..OpDef::PLAIN
+    },
+    OpDef {
         names: &["cumsum", "cumprod"],
         schemas: &["Tensor self, int dim, *, ScalarType? dtype=None"],
         forms: Forms::Both,
@@ -243,4 +251,67 @@ fn cumulative(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     }
     let out = ev.tensor_from_values(t.shape(), dtype, &values, &call.name)?;
     Ok(Value::tensor(out, &call.name, None))
+}
+
+/// `torch.diff(input, n=1, dim=-1, prepend=None, append=None)` as ATen composes it: the
+/// input concatenated with `prepend` and `append` along `dim`, then `n` times
+/// `a.narrow(dim, 1, len - 1) - a.narrow(dim, 0, len - 1)` (`logical_xor` for bool).
+fn diff(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    let input = call
+        .value("self")
+        .or_else(|| call.value("input"))
+        .cloned()
+        .unwrap_or(Value::None);
+    let t = call.self_tensor()?;
+    let n = ev.arg_int(call, "n", 1)?;
+    let dim = ev.arg_int(call, "dim", -1)?;
+    if t.ndim() == 0 {
+        return Err(ScriptError::Runtime(
+            "diff expects input to be at least one-dimensional".into(),
+        ));
+    }
+    if n < 0 {
+        return Err(ScriptError::Runtime(format!(
+            "order must be non-negative but got {n}"
+        )));
+    }
+    let d = wrap_dim(dim, t.ndim()).map_err(ScriptError::Index)?;
+    let mut parts = Vec::new();
+    if let Some(v @ Value::Tensor(_)) = call.value("prepend") {
+        parts.push(v.clone());
+    }
+    parts.push(input.clone());
+    if let Some(v @ Value::Tensor(_)) = call.value("append") {
+        parts.push(v.clone());
+    }
+    let mut a = if parts.len() > 1 {
+        crate::interp::torch::optim::call_torch(
+            ev,
+            "cat",
+            vec![Value::List(parts), Value::Int(d as i64)],
+            vec![],
+        )?
+    } else {
+        input
+    };
+    for _ in 0..n {
+        let len = a.as_tensor().map_or(0, |x| x.shape()[d]);
+        if len == 0 {
+            break;
+        }
+        let narrow = |ev: &mut Evaluator, a: &Value, start: i64| {
+            ev.method(
+                a.clone(),
+                "narrow",
+                vec![Value::Int(d as i64), Value::Int(start), Value::Int(len - 1)],
+            )
+        };
+        let (hi, lo) = (narrow(ev, &a, 1)?, narrow(ev, &a, 0)?);
+        a = if a.as_tensor().is_some_and(|x| x.dtype == DType::Bool) {
+            ev.method(hi, "logical_xor", vec![lo])?
+        } else {
+            ev.binary(crate::lang::ast::BinOp::Sub, hi, lo)?
+        };
+    }
+    Ok(a)
 }

@@ -75,6 +75,14 @@ pub(crate) static OPS: &[OpDef] = &[
         ..OpDef::PLAIN
     },
     OpDef {
+        names: &["bincount"],
+        schemas: &["Tensor self, Tensor? weights=None, int minlength=0"],
+        forms: Forms::Both,
+        rule: bincount,
+        grad: crate::interp::torch::autograd::Grad::UNTRACKED,
+        ..OpDef::PLAIN
+    },
+    OpDef {
         names: &["unique_consecutive"],
         schemas: &[
             "Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None",
@@ -579,6 +587,19 @@ fn unique(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             (s, out)
         }
     };
+    if w.is_none() && !consecutive && t.dtype != DType::Bool {
+        // ATen's sorted `_unique2`: the flattened input sorted (values, int64 indices, the
+        // sort's index range), then its outputs, and with counts the run offsets.
+        let (n, item, found) = (size as i64, t.dtype.item_size() as i64, uniques as i64);
+        let mut events = vec![n * item, n * 8, n * 8, -n * 8, found * item];
+        if return_inverse {
+            events.push(n * 8);
+        }
+        if return_counts {
+            events.extend([found * 8, (found + 1) * 8]);
+        }
+        ev.note_kernel_events(&events);
+    }
     let u = ev.tensor_from_values(&out_shape, t.dtype, &out_values, name)?;
     let u = Value::tensor(u, name, None);
     if !return_inverse && !return_counts {
@@ -598,4 +619,76 @@ fn unique(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         result.push(Value::tensor(c, name, None));
     }
     Ok(Value::Tuple(result))
+}
+
+/// `torch.bincount(input, weights=None, minlength=0)`: how often each value of a 1-d
+/// non-negative integer tensor occurs (int64), or the sum of its weights (float32 weights
+/// give float32, others float64), over `max(input) + 1` bins at least `minlength`.
+fn bincount(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    let t = call.self_tensor()?;
+    let minlength = ev.arg_int(call, "minlength", 0)?;
+    if minlength < 0 {
+        return Err(ScriptError::Runtime("minlength should be >= 0".into()));
+    }
+    let weights = match call.value("weights") {
+        Some(Value::Tensor(w)) => Some(w.borrow().tensor.clone()),
+        _ => None,
+    };
+    let integral = !t.dtype.is_floating() && !t.dtype.is_complex() && t.dtype != DType::Bool;
+    if t.ndim() != 1 || !integral {
+        return Err(ScriptError::Runtime(
+            "bincount only supports 1-d non-negative integral inputs.".into(),
+        ));
+    }
+    ev.check_work(t.numel(), "bincount")?;
+    let values: Vec<i64> = ev
+        .engine
+        .values(&t)
+        .into_iter()
+        .map(|v| v.to_f64() as i64)
+        .collect();
+    if values.iter().any(|&v| v < 0) {
+        return Err(ScriptError::Runtime(
+            "bincount only supports 1-d non-negative integral inputs.".into(),
+        ));
+    }
+    if let Some(w) = &weights {
+        if w.ndim() != 1 || w.numel() != t.numel() {
+            return Err(ScriptError::Runtime(
+                "weights should be 1-d and have the same length as input".into(),
+            ));
+        }
+    }
+    let bins = values.iter().max().map_or(0, |m| m + 1).max(minlength);
+    ev.check_work(bins, "bincount")?;
+    // `min()` and `max()` of a non-empty input: a 0-d int64 each.
+    if !values.is_empty() {
+        ev.note_kernel_events(&[8, -8, 8, -8]);
+    }
+    let out = match &weights {
+        None => {
+            let mut counts = vec![0i64; bins as usize];
+            for &v in &values {
+                counts[v as usize] += 1;
+            }
+            let counts: Vec<Scalar> = counts.into_iter().map(Scalar::Int).collect();
+            ev.tensor_from_values(&[bins], DType::Int64, &counts, "bincount")?
+        }
+        Some(w) => {
+            let dtype = if w.dtype == DType::Float32 {
+                DType::Float32
+            } else {
+                DType::Float64
+            };
+            let ws = ev.engine.values(w);
+            let mut sums = vec![0.0f64; bins as usize];
+            for (&v, wv) in values.iter().zip(&ws) {
+                let slot = &mut sums[v as usize];
+                *slot = dtype.round(Scalar::Float(*slot + wv.to_f64())).to_f64();
+            }
+            let sums: Vec<Scalar> = sums.into_iter().map(Scalar::Float).collect();
+            ev.tensor_from_values(&[bins], dtype, &sums, "bincount")?
+        }
+    };
+    Ok(Value::tensor(out, "bincount", None))
 }

@@ -1,0 +1,13 @@
+# Counting ops as tutorials use them: unique (sorted, inverse, counts), bincount (weights, minlength), diff (n, dim, prepend/append)
+import torch
+x = torch.tensor([1, 3, 1, 2, 3])
+torch.unique(x, return_counts=True)
+torch.unique(x)
+torch.unique(x, return_inverse=True, return_counts=True)
+torch.unique(torch.tensor([1.5, 0.5, 1.5]), sorted=True)
+torch.bincount(torch.tensor([0, 1, 1, 3]))
+torch.bincount(torch.tensor([0, 1, 1, 3]), weights=torch.tensor([0.5, 1.0, 2.0, 1.0]), minlength=6)
+torch.diff(torch.tensor([1, 4, 9, 16]))
+torch.diff(torch.arange(12.).reshape(3, 4), dim=0)
+torch.diff(torch.tensor([1, 4, 9]), n=2)
+torch.diff(torch.tensor([1, 4, 9]), prepend=torch.tensor([0]), append=torch.tensor([20, 30]))
