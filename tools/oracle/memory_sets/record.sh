@@ -9,7 +9,9 @@
 # selecting reductions' saved indices, DataLoader loops, pad_sequence), losses (cross_entropy's class
 # weights and label smoothing, BCE's weight and pos_weight, d2l's autograd, the nn.Module API),
 # tensor_ops (unique/bincount/diff, kron, cosine_similarity, einsum and friends, d2l's attention,
-# positional encoding and RNN from scratch, weight tying and hooks, a TransformerEncoder).  Needs a Python with torch 2.15 (PY, default /work/torchenv/venv/bin/python);
+# positional encoding and RNN from scratch, weight tying and hooks, a TransformerEncoder), upsample
+# (F.interpolate's modes, nn.Upsample and PixelShuffle, a U-Net decoder block, their errors).
+# Needs a Python with torch 2.15 (PY, default /work/torchenv/venv/bin/python);
 # never in CI.
 #
 #   tools/oracle/memory_sets/record.sh SET

@@ -112,6 +112,21 @@ impl Evaluator {
                     leaf.borrow_mut().grad = Some(g);
                 }
             }
+            None if dense_not_contiguous(leaf, &grad) => {
+                // `clone_obey_contract`: a channels-last (or otherwise permuted) dense leaf
+                // gets its gradient copied into its own strides.
+                let (shape, strides, dtype) = {
+                    let l = leaf.borrow();
+                    let layout = &l.tensor.layout;
+                    (layout.shape.clone(), layout.strides.clone(), l.tensor.dtype)
+                };
+                let t = self.empty_strided(&shape, &strides, dtype, "grad")?;
+                let copy = Value::tensor(t, "grad", None);
+                self.method(copy.clone(), "copy_", vec![grad])?;
+                if let Value::Tensor(g) = copy {
+                    leaf.borrow_mut().grad = Some(g);
+                }
+            }
             None => {
                 let dtype = leaf.borrow().tensor.dtype;
                 let copy = self.method(grad, "clone", vec![])?;
@@ -133,6 +148,22 @@ impl Evaluator {
     }
 }
 
+/// Whether a leaf's first gradient (outside any graph) is copied into the leaf's strides:
+/// the leaf is dense but not contiguous (channels-last), and the gradient's strides differ.
+fn dense_not_contiguous(leaf: &TensorRef, grad: &Value) -> bool {
+    let Value::Tensor(g) = grad else {
+        return false;
+    };
+    let (Ok(g), Ok(leaf)) = (g.try_borrow(), leaf.try_borrow()) else {
+        return false;
+    };
+    let layout = &leaf.tensor.layout;
+    g.grad_fn.is_none()
+        && !layout.is_contiguous()
+        && layout.is_non_overlapping_and_dense()
+        && g.tensor.layout.shape == layout.shape
+}
+
 /// Whether AccumulateGrad takes `grad` as the leaf's first gradient without a copy: a
 /// tensor only the engine holds, outside any graph, of the leaf's dtype and layout, alone
 /// on its storage (`obeys_layout_contract` in ATen's `accumulate_grad.h`).
@@ -152,7 +183,7 @@ fn steals(leaf: &TensorRef, grad: &Value) -> bool {
         && g.tensor.layout.shape == leaf.tensor.layout.shape
         && g.tensor.layout.strides == leaf.tensor.layout.strides
         && g.tensor.layout.offset == 0
-        && g.tensor.layout.is_contiguous()
+        && (g.tensor.layout.is_contiguous() || g.tensor.layout.is_non_overlapping_and_dense())
 }
 
 /// The node of a leaf's first gradient under `create_graph`: PyTorch's `CopyBackwards`.

@@ -26,6 +26,9 @@ mod pool_adaptive;
 mod pool_backward;
 mod pool_kernel;
 mod rnn_utils;
+pub(crate) mod upsample;
+mod upsample_backward;
+mod upsample_kernel;
 
 pub(crate) use clip::NN_UTILS;
 pub(crate) use rnn_utils::NN_UTILS_RNN;

@@ -223,12 +223,37 @@ impl Evaluator {
             "matmul",
         )?;
         self.engine.matmul(&out, a, b);
+        // `addmm_impl_cpu_` hands BLAS an operand as it is, or transposed, when its rows or
+        // its columns are contiguous with a leading dimension that fits; any other (an
+        // expanded gradient's zero strides) is first cloned contiguous, after the output.
+        let copies: Vec<i64> = [a, b]
+            .into_iter()
+            .filter(|t| !blas_ready(t))
+            .map(|t| t.numel() * t.dtype.item_size() as i64)
+            .collect();
+        if !copies.is_empty() && !self.torch.device.meta_op {
+            let mut events = copies.clone();
+            events.extend(copies.iter().rev().map(|c| -c));
+            self.note_kernel_events(&events);
+        }
         if a.dtype == DType::Float16 && !self.torch.device.meta_op {
             let (m, k, n) = (a.shape()[0], a.shape()[1], b.shape()[1]);
             self.note_kernel_events(&[half_gemm_workspace(m, k, n)]);
         }
         Ok(out)
     }
+}
+
+/// Whether BLAS takes matrix `t` without a copy: row-major (`strides[1] == 1` and a leading
+/// dimension of at least its columns, or a single row) or column-major likewise.
+fn blas_ready(t: &Tensor) -> bool {
+    let (sizes, strides) = (t.shape(), t.strides());
+    let [rows, cols] = [sizes[0], sizes[1]];
+    let [s0, s1] = [strides[0], strides[1]];
+    if rows == 0 || cols == 0 {
+        return true;
+    }
+    (s1 == 1 && (rows == 1 || s0 >= cols.max(1))) || (s0 == 1 && (cols == 1 || s1 >= rows.max(1)))
 }
 
 /// The scratch buffer oneDNN's float16 matrix product allocates after the output and frees

@@ -88,6 +88,7 @@ pub(crate) static FAMILIES: &[&[OpDef]] = &[
     crate::interp::torch::nn::baddbmm::OPS,
     crate::interp::torch::nn::conv::OPS,
     crate::interp::torch::nn::pool::OPS,
+    crate::interp::torch::nn::upsample::OPS,
     crate::interp::torch::nn::losses::OPS,
     crate::interp::torch::nn::norm::OPS,
     crate::interp::torch::nn::dense::OPS,

@@ -17,6 +17,7 @@ pub(crate) mod rnn;
 pub(crate) mod rnn_loop;
 pub(crate) mod rnn_mkldnn;
 pub(crate) mod transformer;
+pub(crate) mod upsample;
 
 use std::rc::Rc;
 
@@ -26,7 +27,7 @@ use crate::interp::value::{Instance, TensorRef, Value};
 use crate::interp::{Evaluator, R};
 
 /// Every layer family's table.
-pub(crate) fn tables() -> [&'static [ModuleDef]; 9] {
+pub(crate) fn tables() -> [&'static [ModuleDef]; 10] {
     [
         activation::MODULES,
         linear::MODULES,
@@ -37,6 +38,7 @@ pub(crate) fn tables() -> [&'static [ModuleDef]; 9] {
         lazy::MODULES,
         transformer::MODULES,
         activation_extra::MODULES,
+        upsample::MODULES,
     ]
 }
 
