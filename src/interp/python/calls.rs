@@ -423,6 +423,28 @@ impl Evaluator {
                 if name == "finfo" || name == "iinfo" {
                     return crate::interp::torch::typeinfo::type_info(&name, &pos, &kw);
                 }
+                if name == "Size" && kw.is_empty() && pos.len() <= 1 {
+                    // `torch.Size(iterable)`: a tuple of ints.
+                    let items = match pos.first() {
+                        Some(v) => self.iterate(v)?,
+                        None => vec![],
+                    };
+                    let mut dims = Vec::with_capacity(items.len());
+                    for item in &items {
+                        match item {
+                            Value::Int(n) => dims.push(*n),
+                            Value::Bool(b) => dims.push(i64::from(*b)),
+                            other => {
+                                return Err(ScriptError::Type(format!(
+                                    "torch.Size() takes an iterable of 'int' (item {} is '{}')",
+                                    dims.len(),
+                                    other.type_name()
+                                )))
+                            }
+                        }
+                    }
+                    return Ok(Value::Size(dims));
+                }
                 if let Some(result) = self.call_torch_env(&name, &pos, &kw) {
                     return result;
                 }
