@@ -257,11 +257,7 @@ fn cumulative(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
 /// input concatenated with `prepend` and `append` along `dim`, then `n` times
 /// `a.narrow(dim, 1, len - 1) - a.narrow(dim, 0, len - 1)` (`logical_xor` for bool).
 fn diff(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
-    let input = call
-        .value("self")
-        .or_else(|| call.value("input"))
-        .cloned()
-        .unwrap_or(Value::None);
+    let input = Value::Tensor(call.self_ref()?);
     let t = call.self_tensor()?;
     let n = ev.arg_int(call, "n", 1)?;
     let dim = ev.arg_int(call, "dim", -1)?;
