@@ -200,6 +200,12 @@ impl Evaluator {
             Value::List(_) if crate::interp::python::str_list::LIST_METHODS.contains(&name) => {
                 Ok(Value::Method(Box::new(object.clone()), name.to_string()))
             }
+            Value::Tuple(_) if matches!(name, "index" | "count") => {
+                Ok(Value::Method(Box::new(object.clone()), name.to_string()))
+            }
+            Value::Size(_) if matches!(name, "index" | "count" | "numel") => {
+                Ok(Value::Method(Box::new(object.clone()), name.to_string()))
+            }
             Value::Dict(_) | Value::OrderedDict(_)
                 if crate::interp::python::dict::DICT_METHODS.contains(&name) =>
             {
@@ -489,6 +495,20 @@ impl Evaluator {
             Value::Str(text) => self.call_str_method(&text, &name, &pos, &kw),
             // A list method called on a list that no name holds (the change is dropped).
             Value::List(items) => self.call_list_method(items, &name, &pos).map(|(v, _)| v),
+            Value::Size(dims) if name == "numel" => {
+                if !pos.is_empty() || !kw.is_empty() {
+                    return Err(ScriptError::Type(format!(
+                        "Size.numel() takes no arguments ({} given)",
+                        pos.len() + kw.len()
+                    )));
+                }
+                Ok(Value::Int(dims.iter().product()))
+            }
+            Value::Size(dims) => {
+                let items = dims.into_iter().map(Value::Int).collect();
+                self.call_tuple_method(items, &name, &pos)
+            }
+            Value::Tuple(items) => self.call_tuple_method(items, &name, &pos),
             Value::Dict(entries) => self.call_dict_method_of(entries, false, &name, &pos),
             Value::OrderedDict(entries) => self.call_dict_method_of(entries, true, &name, &pos),
             other => Err(ScriptError::Type(format!(

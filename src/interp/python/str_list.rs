@@ -545,6 +545,65 @@ impl Evaluator {
 
     /// Calls a list method on `items`, the list `object` evaluated to, storing a changed list
     /// back where it was read from (a name, or an item of an enclosing list).
+    /// `tuple.index(x)` / `tuple.count(x)` (and a `torch.Size`'s, as a tuple's).
+    pub(crate) fn call_tuple_method(
+        &mut self,
+        items: Vec<Value>,
+        name: &str,
+        pos: &[Value],
+    ) -> R<Value> {
+        let x = match (name, pos) {
+            ("count", [x]) | ("index", [x, ..]) if pos.len() <= 3 => x,
+            ("count", _) => {
+                return Err(ScriptError::Type(format!(
+                    "tuple.count() takes exactly one argument ({} given)",
+                    pos.len()
+                )))
+            }
+            (_, []) => {
+                return Err(ScriptError::Type(
+                    "index expected at least 1 argument, got 0".into(),
+                ))
+            }
+            _ => {
+                return Err(ScriptError::Type(format!(
+                    "index expected at most 3 arguments, got {}",
+                    pos.len()
+                )))
+            }
+        };
+        // `index(x, start, stop)`: the first position in `start..stop`.
+        let bound = |i: usize| -> R<usize> {
+            let n = items.len() as i64;
+            match pos.get(i) {
+                None => Ok(if i == 1 { 0 } else { items.len() }),
+                Some(Value::Int(k)) => {
+                    Ok((if *k < 0 { (k + n).max(0) } else { (*k).min(n) }) as usize)
+                }
+                Some(other) => Err(ScriptError::Type(format!(
+                    "slice indices must be integers or have an __index__ method, not {}",
+                    other.type_name()
+                ))),
+            }
+        };
+        let equal = |v: &Value| crate::interp::python::operators::values_equal(v, x);
+        match name {
+            "count" => Ok(Value::Int(items.iter().filter(|v| equal(v)).count() as i64)),
+            _ => match {
+                let (start, stop) = (bound(1)?, bound(2)?);
+                items
+                    .iter()
+                    .enumerate()
+                    .skip(start)
+                    .take(stop.saturating_sub(start))
+                    .find(|(_, v)| equal(v))
+            } {
+                Some((i, _)) => Ok(Value::Int(i as i64)),
+                None => Err(ScriptError::Value("tuple.index(x): x not in tuple".into())),
+            },
+        }
+    }
+
     pub(crate) fn call_list_method_on(
         &mut self,
         object: &Expr,
