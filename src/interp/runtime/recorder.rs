@@ -6,7 +6,6 @@
 
 use crate::core::trace::CreationKind;
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::rc::Rc;
 
 use crate::core::tensor::layout::ViewExplanation;
 use crate::core::tensor::{StorageId, Tensor};
@@ -14,6 +13,7 @@ use crate::core::trace::{
     Creation, Step, StorageRecord, TensorRecord, TraceScalar, Values, WriteRecord,
 };
 use crate::interp::runtime::memory::StorageInfo;
+use crate::interp::runtime::scope::BoundTensor;
 use crate::interp::runtime::write_log::WriteLog;
 use crate::interp::value::{TensorRef, Value};
 use crate::interp::{Evaluator, Limits, ALWAYS_RECORDED};
@@ -330,7 +330,7 @@ impl Evaluator {
     pub(crate) fn finish_step(
         &mut self,
         mut step: Step,
-        before: &[(String, Option<TensorRef>)],
+        before: &[(String, Option<BoundTensor>)],
     ) -> Step {
         let vars: Vec<(String, TensorRef)> = self
             .scope
@@ -378,8 +378,8 @@ impl Evaluator {
             let previous = before
                 .iter()
                 .find(|(n, _)| n == name)
-                .and_then(|(_, t)| t.clone());
-            let is_new = previous.map(|p| !Rc::ptr_eq(&p, t)).unwrap_or(true);
+                .and_then(|(_, t)| t.as_ref());
+            let is_new = previous.map(|p| !p.is(t)).unwrap_or(true);
             if is_new && step.error.is_none() {
                 let fresh = self.recorder.is_new(tensor.storage);
                 let (kind, of) = if !fresh {
@@ -387,7 +387,7 @@ impl Evaluator {
                         .iter()
                         .filter_map(|(n, bt)| bt.as_ref().map(|bt| (n, bt)))
                         .filter(|(_, bt)| {
-                            self.memory.memory_root(bt.borrow().tensor.storage)
+                            self.memory.memory_root(bt.storage)
                                 == self.memory.memory_root(tensor.storage)
                         })
                         .map(|(n, _)| n.clone())

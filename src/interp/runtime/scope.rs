@@ -2,7 +2,26 @@
 //! looking up a name happen here; what a name means when it is bound nowhere (`torch`, a
 //! builtin, an exception class) is Python's business (`python::expressions`).
 
-use crate::interp::value::{TensorRef, Value};
+use crate::core::tensor::StorageId;
+use crate::interp::value::{TensorObject, Value};
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+
+/// A tensor object a name held before a statement ran, without keeping it alive (a loop
+/// that rebinds the name frees the old tensor then, as Python does), and its storage.
+#[derive(Clone, Debug)]
+pub(crate) struct BoundTensor {
+    object: Weak<RefCell<TensorObject>>,
+    /// The storage it viewed.
+    pub storage: StorageId,
+}
+
+impl BoundTensor {
+    /// Whether `t` is the same tensor object.
+    pub(crate) fn is(&self, t: &Rc<RefCell<TensorObject>>) -> bool {
+        std::ptr::eq(self.object.as_ptr(), Rc::as_ptr(t))
+    }
+}
 
 /// The variables of a script: globals in first-assignment order, and a frame of locals per
 /// running function call, innermost last.
@@ -109,14 +128,17 @@ impl Scope {
     }
 
     /// Every global with the tensor object it holds (for telling new bindings apart).
-    pub(crate) fn tensor_bindings(&self) -> Vec<(String, Option<TensorRef>)> {
+    pub(crate) fn tensor_bindings(&self) -> Vec<(String, Option<BoundTensor>)> {
         self.globals
             .iter()
             .map(|(n, v)| {
                 (
                     n.clone(),
                     match v {
-                        Value::Tensor(t) => Some(t.clone()),
+                        Value::Tensor(t) => Some(BoundTensor {
+                            object: Rc::downgrade(t),
+                            storage: t.borrow().tensor.storage,
+                        }),
                         _ => None,
                     },
                 )

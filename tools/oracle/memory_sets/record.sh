@@ -10,7 +10,9 @@
 # weights and label smoothing, BCE's weight and pos_weight, d2l's autograd, the nn.Module API),
 # tensor_ops (unique/bincount/diff, kron, cosine_similarity, einsum and friends, d2l's attention,
 # positional encoding and RNN from scratch, weight tying and hooks, a TransformerEncoder), upsample
-# (F.interpolate's modes, nn.Upsample and PixelShuffle, a U-Net decoder block, their errors).
+# (F.interpolate's modes, nn.Upsample and PixelShuffle, a U-Net decoder block, their errors),
+# python_loops (loops that rebind a name: the old tensor freed while the statement runs),
+# batched_products (bmm's small-product loop and its BLAS path, values to the last bit).
 # Needs a Python with torch 2.15 (PY, default /work/torchenv/venv/bin/python);
 # never in CI.
 #
