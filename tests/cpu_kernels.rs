@@ -8,7 +8,7 @@
 use proptest::prelude::*;
 use stridescope::core::tensor::layout::contiguous_strides;
 use stridescope::core::tensor::{DType, Layout, Scalar, StorageId, Tensor};
-use stridescope::engines::{BinaryOp, CpuEngine, Engine, Operand, UnaryOp};
+use stridescope::engines::{BinaryOp, CpuEngine, Engine, Operand, Summation, UnaryOp};
 
 /// Words whose bytes are NaNs, infinities, denormals and -0 in float32 and float64, mixed
 /// with ordinary floats of both sizes.
@@ -258,18 +258,20 @@ proptest! {
             DType::Float32, DType::Float32, DType::Float64, DType::Int64, DType::Float16,
         ]),
         words in prop::collection::vec(word(), 1..40),
+        opmath in any::<bool>(),
     ) {
         let (m, k, n) = dims;
+        let sum = if opmath { Summation::Opmath } else { Summation::Wide };
         let a = layout(&[m, k], strides_for(&[m, k], modes.0, gaps.0, &free), offsets.0);
         let b = layout(&[k, n], strides_for(&[k, n], modes.1, gaps.1, &free), offsets.1);
         let dst = layout(&[m, n], strides_for(&[m, n], modes.2, 1, &free), offsets.2);
         let (mut fast, mut slow, ids) =
             engines(&[(&a, dtype), (&b, dtype), (&dst, dtype)], &words);
         let t = |i: usize, l: &Layout| Tensor { storage: ids[i], dtype, layout: l.clone() };
-        fast.matmul(&t(2, &dst), &t(0, &a), &t(1, &b));
-        slow.matmul_reference(&t(2, &dst), &t(0, &a), &t(1, &b));
+        fast.matmul(&t(2, &dst), &t(0, &a), &t(1, &b), sum);
+        slow.matmul_reference(&t(2, &dst), &t(0, &a), &t(1, &b), sum);
         prop_assert_eq!(results(&mut fast, &ids, dtype), results(&mut slow, &ids, dtype),
-            "{:?} {:?} @ {:?} -> {:?}", dtype, a, b, dst);
+            "{:?} {:?} {:?} @ {:?} -> {:?}", sum, dtype, a, b, dst);
     }
 }
 
@@ -304,8 +306,18 @@ fn large_products_equal_the_reference() {
             dtype,
             layout: l.clone(),
         };
-        fast.matmul(&t(2, &dst), &t(0, &a_layout), &t(1, &b_layout));
-        slow.matmul_reference(&t(2, &dst), &t(0, &a_layout), &t(1, &b_layout));
+        fast.matmul(
+            &t(2, &dst),
+            &t(0, &a_layout),
+            &t(1, &b_layout),
+            Summation::Wide,
+        );
+        slow.matmul_reference(
+            &t(2, &dst),
+            &t(0, &a_layout),
+            &t(1, &b_layout),
+            Summation::Wide,
+        );
         assert_eq!(
             results(&mut fast, &ids, dtype),
             results(&mut slow, &ids, dtype),

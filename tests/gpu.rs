@@ -13,7 +13,7 @@ use std::sync::MutexGuard;
 use proptest::prelude::*;
 use stridescope::core::tensor::{DType, Layout, Scalar, StorageId, Tensor};
 use stridescope::engines::gpu::GpuEngine;
-use stridescope::engines::{BinaryOp, CpuEngine, Engine, Operand, ReduceOp, UnaryOp};
+use stridescope::engines::{BinaryOp, CpuEngine, Engine, Operand, ReduceOp, Summation, UnaryOp};
 
 /// The same storages on both engines.
 struct Pair<'a> {
@@ -392,8 +392,8 @@ proptest! {
         let (ga, ca) = pair.view(sa, dtype, &la);
         let (gb, cb) = pair.view(sb, dtype, &lb);
         let (go, co) = pair.view(so, dtype, &lo);
-        pair.gpu.matmul(&go, &ga, &gb);
-        pair.cpu.matmul(&co, &ca, &cb);
+        pair.gpu.matmul(&go, &ga, &gb, Summation::Wide);
+        pair.cpu.matmul(&co, &ca, &cb, Summation::Wide);
         if !dtype.is_floating() {
             let log = pair.gpu.take_op_log();
             prop_assert!(log.iter().all(|r| r.engine == "gpu"), "{:?}", log);

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use crate::core::tensor::{DType, Scalar, StorageId, Tensor};
-use crate::engines::{BinaryOp, Engine, EngineError, Operand, ReduceOp, UnaryOp};
+use crate::engines::{BinaryOp, Engine, EngineError, Operand, ReduceOp, Summation, UnaryOp};
 
 /// The most bytes of a meta storage `read_storage` stands in for with zeros.
 pub const MAX_META_READ: usize = 256 << 20;
@@ -138,9 +138,9 @@ impl Engine for MetaEngine {
         }
     }
 
-    fn matmul(&mut self, dst: &Tensor, a: &Tensor, b: &Tensor) {
+    fn matmul(&mut self, dst: &Tensor, a: &Tensor, b: &Tensor, sum: Summation) {
         if !self.any_meta(&[dst, a, b]) {
-            self.inner.matmul(dst, a, b);
+            self.inner.matmul(dst, a, b, sum);
         }
     }
 

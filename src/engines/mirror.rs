@@ -10,7 +10,9 @@ use std::rc::Rc;
 
 use crate::core::tensor::{DType, Scalar, StorageId, Tensor};
 use crate::engines::gpu::GpuEngine;
-use crate::engines::{BinaryOp, CpuEngine, Engine, EngineError, Operand, ReduceOp, UnaryOp};
+use crate::engines::{
+    BinaryOp, CpuEngine, Engine, EngineError, Operand, ReduceOp, Summation, UnaryOp,
+};
 
 /// What a mirrored run did on the GPU.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -164,10 +166,10 @@ impl Engine for MirrorEngine {
         self.settle(dst, false);
     }
 
-    fn matmul(&mut self, dst: &Tensor, a: &Tensor, b: &Tensor) {
-        self.cpu.matmul(dst, a, b);
+    fn matmul(&mut self, dst: &Tensor, a: &Tensor, b: &Tensor, sum: Summation) {
+        self.cpu.matmul(dst, a, b, sum);
         let (d, x, y) = (self.on_gpu(dst), self.on_gpu(a), self.on_gpu(b));
-        self.gpu.borrow_mut().matmul(&d, &x, &y);
+        self.gpu.borrow_mut().matmul(&d, &x, &y, sum);
         self.settle(dst, false);
     }
 

@@ -135,6 +135,19 @@ pub fn run_real_pieces(engine: &mut dyn Engine, pieces: Vec<RealPiece>) {
     }
 }
 
+/// How a matrix product adds the terms of each dot product.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Summation {
+    /// As a BLAS `gemm` would at its best: each product and sum in `f64`, in `p` order from
+    /// zero, rounded once to the dtype (the matrix products of `mm`, `addmm`, `matmul`).
+    Wide,
+    /// As ATen's loop for small batched products (`bmm` whose `k * n * p` is under 400)
+    /// adds: in the dtype's opmath (`float` for float32, float16 and bfloat16; `double`
+    /// for float64), each product and each addition rounded to it, in `p` order from zero,
+    /// no fused multiply-add.
+    Opmath,
+}
+
 /// Where storages live and where the data-moving work of a script runs.
 ///
 /// Every view handed to an engine was validated by the evaluator: in bounds of its
@@ -170,8 +183,9 @@ pub trait Engine {
     /// Reduces `src` over `dims` into `dst`, whose shape is `src`'s with those dims of size 1
     /// (keepdim form; the evaluator squeezes afterwards).
     fn reduce(&mut self, op: ReduceOp, dst: &Tensor, src: &Tensor, dims: &[usize]);
-    /// `dst = a @ b` for 2-D views (`[m, k] @ [k, n] -> [m, n]`), all of one dtype.
-    fn matmul(&mut self, dst: &Tensor, a: &Tensor, b: &Tensor);
+    /// `dst = a @ b` for 2-D views (`[m, k] @ [k, n] -> [m, n]`), all of one dtype, its dot
+    /// products added as `sum` says.
+    fn matmul(&mut self, dst: &Tensor, a: &Tensor, b: &Tensor, sum: Summation);
     /// The elements of a view in logical row-major order.
     fn values(&mut self, view: &Tensor) -> Vec<Scalar>;
 }

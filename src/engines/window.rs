@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use crate::core::tensor::{DType, Scalar, StorageId, Tensor};
-use crate::engines::{BinaryOp, Engine, EngineError, Operand, ReduceOp, UnaryOp};
+use crate::engines::{BinaryOp, Engine, EngineError, Operand, ReduceOp, Summation, UnaryOp};
 
 /// Where a window looks: `nbytes` bytes of storage `base` from byte `byte_offset`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -172,9 +172,9 @@ impl Engine for WindowEngine {
         self.inner.reduce(op, &dst, &src, dims);
     }
 
-    fn matmul(&mut self, dst: &Tensor, a: &Tensor, b: &Tensor) {
+    fn matmul(&mut self, dst: &Tensor, a: &Tensor, b: &Tensor, sum: Summation) {
         let (dst, a, b) = (self.resolve(dst), self.resolve(a), self.resolve(b));
-        self.inner.matmul(&dst, &a, &b);
+        self.inner.matmul(&dst, &a, &b, sum);
     }
 
     fn values(&mut self, view: &Tensor) -> Vec<Scalar> {

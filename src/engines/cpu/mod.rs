@@ -10,7 +10,7 @@ mod typed;
 use std::collections::BTreeMap;
 
 use crate::core::tensor::{Category, DType, Layout, Scalar, StorageId, Tensor};
-use crate::engines::{BinaryOp, Engine, EngineError, Operand, ReduceOp, UnaryOp};
+use crate::engines::{BinaryOp, Engine, EngineError, Operand, ReduceOp, Summation, UnaryOp};
 
 /// Storages as byte vectors in host memory.
 #[derive(Default)]
@@ -116,11 +116,18 @@ impl CpuEngine {
 
     /// The `matmul` through [`Scalar`]s and the plain product loop, which the typed path
     /// and its register blocks reproduce bit for bit; kept as their oracle.
-    pub fn matmul_reference(&mut self, dst: &Tensor, a: &Tensor, b: &Tensor) {
-        self.matmul_with(dst, a, b, false);
+    pub fn matmul_reference(&mut self, dst: &Tensor, a: &Tensor, b: &Tensor, sum: Summation) {
+        self.matmul_with(dst, a, b, false, sum);
     }
 
-    fn matmul_with(&mut self, dst: &Tensor, a: &Tensor, b: &Tensor, typed_path: bool) {
+    fn matmul_with(
+        &mut self,
+        dst: &Tensor,
+        a: &Tensor,
+        b: &Tensor,
+        typed_path: bool,
+        sum: Summation,
+    ) {
         let (m, k) = (
             a.layout.shape[0].max(0) as usize,
             a.layout.shape[1].max(0) as usize,
@@ -131,7 +138,13 @@ impl CpuEngine {
             let bv = typed::read_matrix(self.bytes(b.storage), b);
             if let (Some((av, ar, ac)), Some((bv, br, bc))) = (av, bv) {
                 let matrix = |values, row, col| gemm::Matrix { values, row, col };
-                let out = gemm::matmul(matrix(&av, ar, ac), matrix(&bv, br, bc), m, k, n);
+                let (a, b) = (matrix(&av, ar, ac), matrix(&bv, br, bc));
+                let out = match sum {
+                    Summation::Opmath if dst.dtype != DType::Float64 => {
+                        gemm::matmul_float(a, b, m, k, n)
+                    }
+                    _ => gemm::matmul(a, b, m, k, n),
+                };
                 if typed::write(self.bytes_mut(dst.storage), dst, &out) {
                     return;
                 }
@@ -143,7 +156,24 @@ impl CpuEngine {
         if floating {
             let av: Vec<f64> = av.iter().map(|v| v.to_f64()).collect();
             let bv: Vec<f64> = bv.iter().map(|v| v.to_f64()).collect();
-            let out = gemm::matmul_reference(&av, &bv, m, k, n);
+            let out = match sum {
+                Summation::Opmath if dst.dtype != DType::Float64 => {
+                    let (a, b) = (
+                        gemm::Matrix {
+                            values: &av,
+                            row: k,
+                            col: 1,
+                        },
+                        gemm::Matrix {
+                            values: &bv,
+                            row: n,
+                            col: 1,
+                        },
+                    );
+                    gemm::matmul_float(a, b, m, k, n)
+                }
+                _ => gemm::matmul_reference(&av, &bv, m, k, n),
+            };
             self.scatter(dst, out.into_iter().map(Scalar::Float).collect::<Vec<_>>());
             return;
         }
@@ -579,8 +609,8 @@ impl Engine for CpuEngine {
         self.scatter(dst, results);
     }
 
-    fn matmul(&mut self, dst: &Tensor, a: &Tensor, b: &Tensor) {
-        self.matmul_with(dst, a, b, true);
+    fn matmul(&mut self, dst: &Tensor, a: &Tensor, b: &Tensor, sum: Summation) {
+        self.matmul_with(dst, a, b, true, sum);
     }
 
     fn values(&mut self, view: &Tensor) -> Vec<Scalar> {

@@ -43,7 +43,7 @@ use serde::Serialize;
 
 use crate::core::tensor::{DType, Scalar, StorageId, Tensor};
 use crate::engines::cpu::CpuEngine;
-use crate::engines::{BinaryOp, Engine, EngineError, Operand, ReduceOp, UnaryOp};
+use crate::engines::{BinaryOp, Engine, EngineError, Operand, ReduceOp, Summation, UnaryOp};
 
 /// Why the GPU engine could not start or could not run a request.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -705,7 +705,9 @@ impl Engine for GpuEngine {
         }
     }
 
-    fn matmul(&mut self, dst: &Tensor, a: &Tensor, b: &Tensor) {
+    /// The GPU kernel adds in float32 whichever `sum` is asked (its result is checked
+    /// against the CPU engine's within float32 rounding).
+    fn matmul(&mut self, dst: &Tensor, a: &Tensor, b: &Tensor, sum: Summation) {
         if dst.numel() <= 0 {
             return;
         }
@@ -715,7 +717,7 @@ impl Engine for GpuEngine {
                 self.log_gpu("matmul");
             }
             Err(reason) => self.on_cpu("matmul", reason, dst, &[a, b], |cpu, remap| {
-                cpu.matmul(&remap(dst), &remap(a), &remap(b))
+                cpu.matmul(&remap(dst), &remap(a), &remap(b), sum)
             }),
         }
     }

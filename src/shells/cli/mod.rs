@@ -14,7 +14,9 @@ use std::rc::Rc;
 
 use crate::core::tensor::{DType, Scalar, StorageId, Tensor};
 use crate::engines::gpu::GpuEngine;
-use crate::engines::{BinaryOp, CpuEngine, Engine, EngineError, Operand, ReduceOp, UnaryOp};
+use crate::engines::{
+    BinaryOp, CpuEngine, Engine, EngineError, Operand, ReduceOp, Summation, UnaryOp,
+};
 use crate::interp::{Evaluator, Limits};
 
 const USAGE: &str =
@@ -477,8 +479,8 @@ impl Engine for SharedGpu {
     fn reduce(&mut self, op: ReduceOp, dst: &Tensor, src: &Tensor, dims: &[usize]) {
         self.0.borrow_mut().reduce(op, dst, src, dims)
     }
-    fn matmul(&mut self, dst: &Tensor, a: &Tensor, b: &Tensor) {
-        self.0.borrow_mut().matmul(dst, a, b)
+    fn matmul(&mut self, dst: &Tensor, a: &Tensor, b: &Tensor, sum: Summation) {
+        self.0.borrow_mut().matmul(dst, a, b, sum)
     }
     fn values(&mut self, view: &Tensor) -> Vec<Scalar> {
         self.0.borrow_mut().values(view)

@@ -3,6 +3,7 @@
 
 use crate::core::tensor::layout::{broadcast_shapes, compute_view_strides, numel_of};
 use crate::core::tensor::{DType, Layout, MemoryFormat, ScriptError, Tensor};
+use crate::engines::Summation;
 use crate::interp::torch::ops::{complex, not_for_bool};
 use crate::interp::{Evaluator, R};
 
@@ -199,13 +200,19 @@ impl Evaluator {
             "matmul",
         )?;
         let out = self.empty(&[batch, n, p], a.dtype, MemoryFormat::Contiguous, "matmul")?;
+        // ATen's own loop for a small product (`k * n * p` under 400), BLAS otherwise.
+        let sum = if k.saturating_mul(n).saturating_mul(p) < 400 {
+            Summation::Opmath
+        } else {
+            Summation::Wide
+        };
         for i in 0..batch {
             let (ma, mb, mo) = (
                 self.select_unchecked(a, 0, i),
                 self.select_unchecked(b, 0, i),
                 self.select_unchecked(&out, 0, i),
             );
-            self.engine.matmul(&mo, &ma, &mb);
+            self.engine.matmul(&mo, &ma, &mb, sum);
         }
         Ok(out)
     }
@@ -222,7 +229,7 @@ impl Evaluator {
             MemoryFormat::Contiguous,
             "matmul",
         )?;
-        self.engine.matmul(&out, a, b);
+        self.engine.matmul(&out, a, b, Summation::Wide);
         // `addmm_impl_cpu_` hands BLAS an operand as it is, or transposed, when its rows or
         // its columns are contiguous with a leading dimension that fits; any other (an
         // expanded gradient's zero strides) is first cloned contiguous, after the output.

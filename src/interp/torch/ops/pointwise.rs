@@ -491,6 +491,14 @@ fn products(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
                     return Err(ScriptError::Runtime(format!("{which} must be a 3D tensor")));
                 }
             }
+            // No broadcasting: the batches and the inner sizes must agree as they are.
+            let (sa, sb) = (a.shape(), b.shape());
+            if sb[0] != sa[0] || sb[1] != sa[2] {
+                return Err(ScriptError::Runtime(format!(
+                    "Expected size for first two dimensions of batch2 tensor to be: [{}, {}] but got: [{}, {}].",
+                    sa[0], sa[2], sb[0], sb[1]
+                )));
+            }
             ev.matmul(&a, &b)?
         }
         _ => {
