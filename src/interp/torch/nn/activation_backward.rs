@@ -12,6 +12,7 @@ use crate::interp::torch::autograd::nodes::NodeQuery;
 use crate::interp::torch::autograd::number;
 use crate::interp::torch::nn::dense_backward::{arg, meta_grad, shape_dtype, Host};
 use crate::interp::torch::ops::erf;
+use crate::interp::torch::ops::vec_float::{kernel_exp, lane_sum, LANES};
 use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
 
@@ -449,11 +450,28 @@ fn cross_entropy_log_softmax(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<V
     };
     let round = |v: f64| dtype.round(Scalar::Float(v)).to_f64();
     let dim = softmax_dim(b, y.shape.len())?;
+    let last = dim + 1 >= y.shape.len();
+    let inner: usize = y
+        .shape
+        .get(dim + 1..)
+        .unwrap_or(&[])
+        .iter()
+        .product::<i64>()
+        .max(0) as usize;
+    // `grad - exp(result) * sum(grad)` in ATen's vectorized kernel: along the last dim the
+    // sum is `vec::reduce_all`'s and every exponential SLEEF's; along another dim whole
+    // vectors of the inner dims take SLEEF's, their tail the scalar one.
+    let in_float = dtype != DType::Float64;
     let mut dx = g.values.clone();
     for row in rows(&y.shape, dim) {
-        let sum = row.iter().fold(0.0, |a, &i| round(a + g.values[i]));
+        let sum = if last && dtype == DType::Float32 {
+            lane_sum(&row.iter().map(|&i| g.values[i]).collect::<Vec<_>>())
+        } else {
+            row.iter().fold(0.0, |a, &i| round(a + g.values[i]))
+        };
         for &i in &row {
-            let p = round(y.values[i].exp());
+            let vectorized = last || i % inner.max(1) < inner - inner % LANES;
+            let p = round(kernel_exp(y.values[i], in_float, vectorized));
             dx[i] = round(g.values[i] - round(p * sum));
         }
     }

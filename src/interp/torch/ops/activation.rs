@@ -5,6 +5,7 @@
 //! `softmax` writes a contiguous result (ATen's `host_softmax` allocates it so); the
 //! elementwise ones lay their result out as TensorIterator does.
 
+use super::vec_float::{self, lane_sum, LANES};
 use crate::core::tensor::layout::wrap_dim;
 use crate::core::tensor::{DType, Scalar, ScriptError, Tensor};
 use crate::interp::torch::registry::{Forms, OpCall, OpDef};
@@ -185,35 +186,6 @@ pub(crate) fn erf(x: f64) -> f64 {
     r.copysign(x)
 }
 
-/// Vector lanes of ATen's float kernels on the AVX-512 machines PyTorch is recorded on.
-const LANES: usize = 16;
-
-/// `vec::reduce_all` of a float32 sum: sequential below one vector; else lane-wise sums
-/// over whole vectors (the tail added into its first lanes), then a halving tree.
-fn lane_sum(values: &[f64]) -> f64 {
-    let f = |v: f64| f64::from(v as f32);
-    if values.len() < LANES {
-        return values
-            .iter()
-            .skip(1)
-            .fold(values.first().copied().unwrap_or(0.0), |a, &b| f(a + b));
-    }
-    let mut acc: Vec<f64> = values[..LANES].to_vec();
-    for chunk in values[LANES..].chunks(LANES) {
-        for (a, &v) in acc.iter_mut().zip(chunk) {
-            *a = f(*a + v);
-        }
-    }
-    let mut n = LANES;
-    while n > 1 {
-        n /= 2;
-        for i in 0..n {
-            acc[i] = f(acc[i] + acc[i + n]);
-        }
-    }
-    acc[0]
-}
-
 /// The `NotImplementedError` of a floating-only CPU kernel.
 fn float_kernel_only(dtype: DType, kernel: &str) -> R<()> {
     if !dtype.is_floating() {
@@ -297,8 +269,14 @@ impl Evaluator {
                     let max = (0..size)
                         .map(|k| values[at(k)])
                         .fold(f64::NEG_INFINITY, f64::max);
+                    // float kernels take SLEEF's exponential (`Vectorized<float>::exp`)
+                    // along the last dim (its tail a partial vector) and on whole vectors
+                    // of the inner dims; the inner dims' tail is a scalar loop (`std::exp`).
+                    let vectorized = last || i < inner - inner % LANES;
                     let exps: Vec<f64> = (0..size)
-                        .map(|k| step(step(values[at(k)] - max).exp()))
+                        .map(|k| {
+                            vec_float::kernel_exp(step(values[at(k)] - max), in_float, vectorized)
+                        })
                         .collect();
                     let sum = if last && in_float {
                         lane_sum(&exps)

@@ -37,6 +37,7 @@ mod rounding;
 mod shape_helpers;
 mod split;
 mod stats;
+pub(crate) mod vec_float;
 mod view_rules;
 mod views;
 
