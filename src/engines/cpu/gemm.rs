@@ -258,6 +258,23 @@ pub(super) fn matmul_reference(a: &[f64], b: &[f64], m: usize, k: usize, n: usiz
     out
 }
 
+/// `a @ b` for `a` (m x k) and `b` (k x n) as ATen's small batched-product loop adds in
+/// float (its opmath for float32, float16 and bfloat16): each product rounded to float32,
+/// added to a float32 sum in `p` order from zero (no fused multiply-add).
+pub(super) fn matmul_float(a: Matrix, b: Matrix, m: usize, k: usize, n: usize) -> Vec<f64> {
+    let mut out = Vec::with_capacity(m * n);
+    for i in 0..m {
+        for j in 0..n {
+            let mut acc = 0.0f32;
+            for p in 0..k {
+                acc += a.at(i, p) as f32 * b.at(p, j) as f32;
+            }
+            out.push(f64::from(acc));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,21 +304,4 @@ mod tests {
             assert_eq!(bits(&fast), bits(&slow), "{m}x{k}x{n}");
         }
     }
-}
-
-/// `a @ b` for `a` (m x k) and `b` (k x n) as ATen's small batched-product loop adds in
-/// float (its opmath for float32, float16 and bfloat16): each product rounded to float32,
-/// added to a float32 sum in `p` order from zero (no fused multiply-add).
-pub(super) fn matmul_float(a: Matrix, b: Matrix, m: usize, k: usize, n: usize) -> Vec<f64> {
-    let mut out = Vec::with_capacity(m * n);
-    for i in 0..m {
-        for j in 0..n {
-            let mut acc = 0.0f32;
-            for p in 0..k {
-                acc += a.at(i, p) as f32 * b.at(p, j) as f32;
-            }
-            out.push(f64::from(acc));
-        }
-    }
-    out
 }

@@ -589,18 +589,19 @@ impl Evaluator {
         let equal = |v: &Value| crate::interp::python::operators::values_equal(v, x);
         match name {
             "count" => Ok(Value::Int(items.iter().filter(|v| equal(v)).count() as i64)),
-            _ => match {
+            _ => {
                 let (start, stop) = (bound(1)?, bound(2)?);
-                items
+                let found = items
                     .iter()
                     .enumerate()
                     .skip(start)
                     .take(stop.saturating_sub(start))
-                    .find(|(_, v)| equal(v))
-            } {
-                Some((i, _)) => Ok(Value::Int(i as i64)),
-                None => Err(ScriptError::Value("tuple.index(x): x not in tuple".into())),
-            },
+                    .find(|(_, v)| equal(v));
+                match found {
+                    Some((i, _)) => Ok(Value::Int(i as i64)),
+                    None => Err(ScriptError::Value("tuple.index(x): x not in tuple".into())),
+                }
+            }
         }
     }
 

@@ -37,12 +37,18 @@ pub(crate) fn lane_sum(values: &[f64]) -> f64 {
     acc[0]
 }
 
-/// `1 / ln 2`, and `ln 2` split into a high part with a short mantissa and the rest.
+// SLEEF's constants as its source writes them (more digits than a float holds; the
+// compiler rounds them to the same floats SLEEF's does).
+/// `1 / ln 2`.
 const R_LN2: f32 = std::f32::consts::LOG2_E;
+/// `ln 2` split into a high part with a short mantissa and the rest.
+#[allow(clippy::excessive_precision)]
 const LN2_HIGH: f32 = 0.693_145_751_953_125;
+#[allow(clippy::excessive_precision)]
 const LN2_LOW: f32 = 1.428_606_765_330_187_045e-6;
 
 /// The minimax polynomial of `(exp(s) - 1 - s) / s²` on `[-ln2/2, ln2/2]`, highest first.
+#[allow(clippy::excessive_precision)]
 const POLYNOMIAL: [f32; 6] = [
     0.000_198_527_617_612_853_646_278_381,
     0.001_393_043_552_525_341_510_772_71,
