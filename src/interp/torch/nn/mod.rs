@@ -15,6 +15,7 @@ pub(crate) mod functional;
 pub(crate) mod init;
 pub(crate) mod layers;
 pub(crate) mod losses;
+pub(crate) mod losses_extra;
 pub(crate) mod module;
 pub(crate) mod norm;
 mod norm_backward;

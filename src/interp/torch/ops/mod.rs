@@ -90,6 +90,7 @@ pub(crate) static FAMILIES: &[&[OpDef]] = &[
     crate::interp::torch::nn::pool::OPS,
     crate::interp::torch::nn::upsample::OPS,
     crate::interp::torch::nn::losses::OPS,
+    crate::interp::torch::nn::losses_extra::OPS,
     crate::interp::torch::nn::norm::OPS,
     crate::interp::torch::nn::dense::OPS,
     crate::interp::torch::serialization::OPS,
