@@ -98,7 +98,8 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, Tensor min", "Tensor self, Scalar min"],
         forms: Forms::Method,
         rule: clamp_bound,
-        grad: Grad::by(backward::clamp_bound_node, None),
+        // Its node keeps a clone of the values it overwrote (`autograd::original_self`).
+        grad: Grad::by(backward::clamp_bound_node, Some(&backward::CLAMP_MIN)),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -106,7 +107,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, Tensor max", "Tensor self, Scalar max"],
         forms: Forms::Method,
         rule: clamp_bound,
-        grad: Grad::by(backward::clamp_bound_node, None),
+        grad: Grad::by(backward::clamp_bound_node, Some(&backward::CLAMP_MAX)),
         ..OpDef::PLAIN
     },
 ];

@@ -42,7 +42,7 @@ pub(crate) static OPS: &[OpDef] = &[
 
 /// PyTorch's `_Reduction.legacy_get_string`: the old `size_average`/`reduce` flags as a
 /// reduction's name, with its deprecation warning.
-pub(super) fn legacy_reduction(
+pub(crate) fn legacy_reduction(
     ev: &mut Evaluator,
     size_average: Option<&Value>,
     reduce: Option<&Value>,
@@ -66,7 +66,7 @@ pub(super) fn legacy_reduction(
 
 /// A loss's reduction as `functional.py` reads it: the legacy flags when either is given,
 /// else `reduction=` (`'mean'` when not given), checked as `_Reduction.get_enum` checks it.
-pub(super) fn reduction_arg(ev: &mut Evaluator, call: &OpCall) -> R<Reduction> {
+pub(crate) fn reduction_arg(ev: &mut Evaluator, call: &OpCall) -> R<Reduction> {
     let (size_average, reduce) = (call.value("size_average"), call.value("reduce"));
     if size_average.is_some() || reduce.is_some() {
         return Reduction::parse(legacy_reduction(ev, size_average, reduce)?);
@@ -164,7 +164,7 @@ pub(super) fn fresh(
 }
 
 /// `loss.mean()` / `loss.sum()` (or `loss` itself for `'none'`).
-pub(super) fn apply_reduction(ev: &mut Evaluator, loss: Value, reduction: Reduction) -> R<Value> {
+pub(crate) fn apply_reduction(ev: &mut Evaluator, loss: Value, reduction: Reduction) -> R<Value> {
     match reduction {
         Reduction::None => Ok(loss),
         Reduction::Mean => ev.method(loss, "mean", vec![]),

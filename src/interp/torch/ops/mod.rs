@@ -91,6 +91,8 @@ pub(crate) static FAMILIES: &[&[OpDef]] = &[
     crate::interp::torch::nn::upsample::OPS,
     crate::interp::torch::nn::losses::OPS,
     crate::interp::torch::nn::losses_extra::OPS,
+    crate::interp::torch::nn::losses_composed::OPS,
+    crate::interp::torch::nn::losses_margin::OPS,
     crate::interp::torch::nn::norm::OPS,
     crate::interp::torch::nn::dense::OPS,
     crate::interp::torch::serialization::OPS,
