@@ -715,11 +715,15 @@ fn clamp_bound(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         _ => ("max", "clamp_"),
     };
     let bound = call.value(param).cloned().unwrap_or(Value::None);
-    no_grad(ev, |ev| {
+    // The clone of an in-place target made for this op's node stays for it.
+    let original = ev.torch.autograd.original_self.take();
+    let out = no_grad(ev, |ev| {
         ev.call(
             Value::Method(Box::new(Value::Tensor(this)), method.into()),
             vec![],
             vec![(param.to_string(), bound)],
         )
-    })
+    });
+    ev.torch.autograd.original_self = original;
+    out
 }

@@ -122,17 +122,26 @@ fn multi_margin_loss(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             )));
         }
     }
-    let dtype = kernel_dtype(&x, "multi_margin_loss_cpu_kernel")?;
-    let targets = class_indices(ev, &t)?;
+    let per_row = reduction == Reduction::None && t.ndim() > 0;
+    let out_shape: &[i64] = if per_row { &[nframe as i64] } else { &[] };
+    // ATen sizes its output before the kernel's own checks.
+    let checked = kernel_dtype(&x, "multi_margin_loss_cpu_kernel").and_then(|dtype| {
+        let targets = class_indices(ev, &t)?;
+        if targets.iter().any(|&y| y < 0 || y >= dim as i64) {
+            return Err(ScriptError::Runtime("target out of range".into()));
+        }
+        Ok((dtype, targets))
+    });
+    let (dtype, targets) = match checked {
+        Ok(v) => v,
+        Err(e) => return failed_after(ev, &[(out_shape, x.dtype)], &[], e),
+    };
     let r = rounder(dtype);
     let xs = host_values(ev, &x);
     let ws = w.as_ref().map(|w| host_values(ev, w));
     let m = r(margin);
     let mut rows = Vec::with_capacity(nframe);
     for (row, &y) in targets.iter().enumerate().take(nframe) {
-        if y < 0 || y >= dim as i64 {
-            return Err(ScriptError::Runtime("target out of range".into()));
-        }
         let values = &xs[row * dim..(row + 1) * dim];
         let xy = values[y as usize];
         let mut sum = 0.0;
@@ -151,7 +160,6 @@ fn multi_margin_loss(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         }
         rows.push(r(sum / dim as f64));
     }
-    let per_row = reduction == Reduction::None && t.ndim() > 0;
     let out = if per_row {
         fresh(ev, &[nframe as i64], dtype, &rows, "multi_margin_loss")?
     } else {
@@ -180,6 +188,24 @@ fn multi_margin_loss(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     );
     ev.save_extras(&out, &[("weight", &saved_weight)]);
     Ok(out)
+}
+
+/// The error of a kernel that failed after allocating `buffers` (shape and dtype each,
+/// freed as it raised) and the scratch `events` after them.
+fn failed_after(
+    ev: &mut Evaluator,
+    buffers: &[(&[i64], DType)],
+    events: &[i64],
+    error: ScriptError,
+) -> R<Value> {
+    let mut held = Vec::new();
+    for (shape, dtype) in buffers {
+        let n = shape.iter().product::<i64>().max(0) as usize;
+        held.push(fresh(ev, shape, *dtype, &vec![0.0; n], "loss")?);
+    }
+    ev.note_kernel_events(events);
+    drop(held);
+    Err(error)
 }
 
 /// The reduced loss of ATen's `double` accumulator: the rows summed, a mean divided by
@@ -224,19 +250,29 @@ fn multilabel_margin_loss(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             sizes(x.shape())
         )));
     }
+    // ATen sizes its output and `is_target` first, then checks `target.min()` and
+    // `target.max()` (each a buffer, freed), then dispatches.
+    let accumulate = reduction != Reduction::None || t.ndim() <= 1;
+    let out_shape: &[i64] = if accumulate { &[] } else { &[nframe as i64] };
+    let buffers = [(out_shape, x.dtype), (t.shape(), x.dtype)];
     let listed = host_values(ev, &t);
-    if listed.iter().any(|&c| c < -1.0 || c >= dim as f64) {
-        return Err(ScriptError::Runtime(
-            "argument #2 'target' is out of range".into(),
-        ));
+    let out_of_range = || ScriptError::Runtime("argument #2 'target' is out of range".into());
+    if listed.iter().any(|&c| c < -1.0) {
+        return failed_after(ev, &buffers, &[8, -8], out_of_range());
     }
-    let dtype = kernel_dtype(&x, "multilabel_margin_loss_forward_out_frame")?;
-    let targets = class_indices(ev, &t)?;
+    if listed.iter().any(|&c| c >= dim as f64) {
+        return failed_after(ev, &buffers, &[8, -8, 8, -8], out_of_range());
+    }
+    let checked = kernel_dtype(&x, "multilabel_margin_loss_forward_out_frame")
+        .and_then(|dtype| Ok((dtype, class_indices(ev, &t)?)));
+    let (dtype, targets) = match checked {
+        Ok(v) => v,
+        Err(e) => return failed_after(ev, &buffers, &[8, -8, 8, -8], e),
+    };
     let r = rounder(dtype);
     let xs = host_values(ev, &x);
     let mut is_target = vec![0.0; nframe * dim];
     let mut rows = Vec::with_capacity(nframe);
-    let accumulate = reduction != Reduction::None || t.ndim() <= 1;
     for row in 0..nframe {
         let (values, listed) = (
             &xs[row * dim..(row + 1) * dim],
