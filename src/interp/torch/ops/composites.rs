@@ -190,6 +190,10 @@ fn pairwise_distance(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         vec![],
     );
     drop(diff);
+    // ATen's `at::norm(Tensor, Scalar p, int[] dim, bool keepdim)`.
+    if let Ok(out) = &out {
+        ev.rename_node(out, "NormBackward1");
+    }
     out
 }
 
