@@ -247,6 +247,18 @@ fn clamp(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
         ),
         _ => return Err(unsupported(b.node)),
     };
+    // One number bound: `clamp_backward` is `where(self >= min, grad, 0)` (`<= max`).
+    match (&low, &high) {
+        (Bound::Number(_), Bound::None) => {
+            let value = b.arg("min").cloned().unwrap_or(Value::None);
+            note_scalar_bound_buffers(ev, b, &low, &value);
+        }
+        (Bound::None, Bound::Number(_)) => {
+            let value = b.arg("max").cloned().unwrap_or(Value::None);
+            note_scalar_bound_buffers(ev, b, &high, &value);
+        }
+        _ => {}
+    }
     clamp_grads(ev, b, &low, &high, slots)
 }
 
@@ -275,7 +287,8 @@ fn note_scalar_bound_buffers(ev: &mut Evaluator, b: &Backward, bound: &Bound, va
         return;
     };
     let item = g.dtype.item_size() as i64;
-    let cast = if g.dtype == crate::core::tensor::DType::Float64 && matches!(value, Value::Float(_)) {
+    let cast = if g.dtype == crate::core::tensor::DType::Float64 && matches!(value, Value::Float(_))
+    {
         0
     } else {
         item

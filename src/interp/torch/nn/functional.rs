@@ -105,12 +105,7 @@ pub(crate) static OPS: &[OpDef] = &[
         softplus,
         Grad::formula(&crate::interp::torch::nn::activation_backward::SOFTPLUS),
     ),
-    functional(
-        &["logsigmoid"],
-        &["input"],
-        logsigmoid,
-        Grad::UNTRACKED,
-    ),
+    functional(&["logsigmoid"], &["input"], logsigmoid, Grad::UNTRACKED),
     functional(
         &["relu6"],
         &["input, inplace=False"],

@@ -95,7 +95,9 @@ fn ndim(v: &Value) -> usize {
 
 /// A tensor value's shape.
 fn shape(v: &Value) -> Vec<i64> {
-    v.as_tensor().map(|t| t.shape().to_vec()).unwrap_or_default()
+    v.as_tensor()
+        .map(|t| t.shape().to_vec())
+        .unwrap_or_default()
 }
 
 /// A float argument of a call (a number, or a one-element tensor), or `default`.
@@ -513,7 +515,12 @@ fn poisson_nll_loss(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         let stirling = ev.binary(BinOp::Add, less.clone(), half.clone())?;
         drop((less, t_log_t, log_target, half, log_scaled, scaled));
         let small = ev.binary(BinOp::Le, target.clone(), Value::Int(1))?;
-        let masked = m(ev, &stirling, "masked_fill", vec![small.clone(), Value::Int(0)])?;
+        let masked = m(
+            ev,
+            &stirling,
+            "masked_fill",
+            vec![small.clone(), Value::Int(0)],
+        )?;
         m(ev, &loss, "add_", vec![masked.clone()])?;
         drop((masked, small, stirling));
     }
@@ -551,7 +558,11 @@ fn gaussian_nll_loss(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             let below = ev.binary(BinOp::Lt, other, Value::Int(0))?;
             call_torch(ev, "any", vec![below], vec![])?
         }
-        None => return Err(ScriptError::Type("gaussian_nll_loss() missing 1 required positional argument: 'var'".into())),
+        None => {
+            return Err(ScriptError::Type(
+                "gaussian_nll_loss() missing 1 required positional argument: 'var'".into(),
+            ))
+        }
     };
     let (input_shape, var_shape) = (shape(&input), shape(&var));
     if var_shape != input_shape {

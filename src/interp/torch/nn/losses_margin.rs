@@ -310,21 +310,9 @@ fn multilabel_margin_loss(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         }
         fresh(ev, &[], dtype, &[sum], "multilabel_margin_loss")?
     } else {
-        fresh(
-            ev,
-            &[nframe as i64],
-            dtype,
-            &rows,
-            "multilabel_margin_loss",
-        )?
+        fresh(ev, &[nframe as i64], dtype, &rows, "multilabel_margin_loss")?
     };
-    let flags = fresh(
-        ev,
-        t.shape(),
-        dtype,
-        &is_target,
-        "multilabel_margin_loss",
-    )?;
+    let flags = fresh(ev, t.shape(), dtype, &is_target, "multilabel_margin_loss")?;
     // `target.min()` and `target.max()`, checked and freed.
     ev.note_kernel_events(&[8, -8, 8, -8]);
     let args = [("reduction", &reduction_enum(reduction))];
@@ -478,7 +466,11 @@ fn multilabel_margin_backward(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<
     let mut values = vec![0.0; nframe * dim];
     for row in 0..nframe {
         let span = row * dim..(row + 1) * dim;
-        let (xr, listed, fr) = (&xs[span.clone()], &targets[span.clone()], &flags[span.clone()]);
+        let (xr, listed, fr) = (
+            &xs[span.clone()],
+            &targets[span.clone()],
+            &flags[span.clone()],
+        );
         let gr = &mut values[span];
         for &c in listed.iter().take_while(|&&c| c >= 0) {
             let c = c as usize;

@@ -167,10 +167,7 @@ pub(crate) static MODULES: &[ModuleDef] = &[
 /// The spec of an instance's class.
 fn spec_of(o: &Rc<Instance>) -> &'static Spec {
     let name = native_of(&o.class).map_or("SmoothL1Loss", |d| d.name);
-    SPECS
-        .iter()
-        .find(|s| s.name == name)
-        .unwrap_or(&SPECS[0])
+    SPECS.iter().find(|s| s.name == name).unwrap_or(&SPECS[0])
 }
 
 /// A number argument as `float`.
