@@ -549,7 +549,7 @@ fn pointwise_backward(
     // broadcast scalar (all strides 0: the incoming gradient of a reduction).
     let dense = |t: &Tensor| t.layout.is_contiguous();
     let scalar = |t: &Tensor| t.layout.strides.iter().all(|&s| s == 0);
-    let g_scalar = g.as_ref().is_none_or(|g| scalar(g));
+    let g_scalar = g.as_ref().is_none_or(&scalar);
     let vectorized = match (dense(&x), dense(&t)) {
         (true, true) => g_scalar || g.as_ref().is_some_and(dense),
         (true, false) => scalar(&t) && g.as_ref().is_some_and(dense),
