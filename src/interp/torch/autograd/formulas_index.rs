@@ -49,11 +49,11 @@ fn where_(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
         if !b.needs(i) {
             continue;
         }
-        let zeros = zeros_like(ev, &b.g())?;
+        // `where(condition, grad, 0)` (the 0 a `scalar_tensor`, as `where` makes one).
         let (x, y) = if picks {
-            (b.g(), zeros)
+            (b.g(), Value::Int(0))
         } else {
-            (zeros, b.g())
+            (Value::Int(0), b.g())
         };
         let g = call_torch(ev, "where", vec![cond.clone(), x, y], vec![])?;
         out[i] = Some(ev.sum_to(g, &b.shape(i))?);

@@ -610,10 +610,13 @@ fn vector_norm(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
         let s = sgn(ev, &this)?;
         ev.binary(BinOp::Mul, s, g)?
     } else if p == 2.0 {
+        // `grad * (self / norm).masked_fill_(norm == 0, 0)`.
         let q = ev.binary(BinOp::Div, this, norm.clone())?;
         let zero = ev.binary(BinOp::Eq, norm, Value::Int(0))?;
-        let q = m(ev, &q, "masked_fill", vec![zero, Value::Int(0)])?;
-        ev.binary(BinOp::Mul, g, q)?
+        m(ev, &q, "masked_fill_", vec![zero.clone(), Value::Int(0)])?;
+        let v = ev.binary(BinOp::Mul, g, q)?;
+        drop(zero);
+        v
     } else if p.is_infinite() {
         let a = m(ev, &this, "abs", vec![])?;
         let eq = ev.binary(BinOp::Eq, a.clone(), norm)?;

@@ -474,12 +474,20 @@ impl Evaluator {
             } else {
                 inputs.iter().flat_map(|v| list_operands(v)).collect()
             };
+            // `where` keeps only its condition (bound first by the function, second by the
+            // method).
+            let is_where = formula.is_some_and(|f| std::ptr::eq(f, &formulas_index::WHERE));
+            let is_bool = |v: &Value| {
+                v.as_tensor()
+                    .is_some_and(|t| t.dtype == crate::core::tensor::DType::Bool)
+            };
             let mut operands: Vec<Operand> = before
                 .iter()
                 .enumerate()
                 .map(|(i, v)| {
                     let slot = formula.and_then(|f| f.inputs.get(i));
-                    self.grad_operand(v, slot.is_some_and(|s| saves(s)))
+                    let kept = slot.is_some_and(|s| saves(s)) && (!is_where || is_bool(v));
+                    self.grad_operand(v, kept)
                 })
                 .collect();
             // The values an in-place op overwrote, where its node keeps them: the clone

@@ -313,6 +313,14 @@ fn saved_slots(node: &GradNode) -> Vec<(&'static str, Slot)> {
             ("dim", Slot::Plain(arg("dim").unwrap_or(Value::Int(-1)))),
             ("self_sym_sizes", sizes(0)),
         ],
+        // The condition, whichever operand it was bound to.
+        "WhereBackward0" => {
+            let first = node
+                .operands
+                .first()
+                .is_some_and(|o| o.dtype == Some(DType::Bool));
+            vec![("condition", Slot::Operand(usize::from(!first)))]
+        }
         "MulBackward0" => vec![
             ("other", when(needs(0), Slot::Operand(1))),
             ("self", when(needs(1), Slot::Operand(0))),

@@ -98,7 +98,8 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, Tensor min", "Tensor self, Scalar min"],
         forms: Forms::Method,
         rule: clamp_bound,
-        grad: Grad::by(backward::clamp_bound_node, None),
+        // Its node keeps a clone of the values it overwrote (`autograd::original_self`).
+        grad: Grad::by(backward::clamp_bound_node, Some(&backward::CLAMP_MIN)),
         ..OpDef::PLAIN
     },
     OpDef {
@@ -106,7 +107,7 @@ pub(crate) static OPS: &[OpDef] = &[
         schemas: &["Tensor self, Tensor max", "Tensor self, Scalar max"],
         forms: Forms::Method,
         rule: clamp_bound,
-        grad: Grad::by(backward::clamp_bound_node, None),
+        grad: Grad::by(backward::clamp_bound_node, Some(&backward::CLAMP_MAX)),
         ..OpDef::PLAIN
     },
 ];
@@ -714,11 +715,15 @@ fn clamp_bound(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         _ => ("max", "clamp_"),
     };
     let bound = call.value(param).cloned().unwrap_or(Value::None);
-    no_grad(ev, |ev| {
+    // The clone of an in-place target made for this op's node stays for it.
+    let original = ev.torch.autograd.original_self.take();
+    let out = no_grad(ev, |ev| {
         ev.call(
             Value::Method(Box::new(Value::Tensor(this)), method.into()),
             vec![],
             vec![(param.to_string(), bound)],
         )
-    })
+    });
+    ev.torch.autograd.original_self = original;
+    out
 }

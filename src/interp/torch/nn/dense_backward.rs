@@ -247,19 +247,55 @@ fn clamp(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
         ),
         _ => return Err(unsupported(b.node)),
     };
+    // One number bound: `clamp_backward` is `where(self >= min, grad, 0)` (`<= max`).
+    match (&low, &high) {
+        (Bound::Number(_), Bound::None) => {
+            let value = b.arg("min").cloned().unwrap_or(Value::None);
+            note_scalar_bound_buffers(ev, b, &low, &value);
+        }
+        (Bound::None, Bound::Number(_)) => {
+            let value = b.arg("max").cloned().unwrap_or(Value::None);
+            note_scalar_bound_buffers(ev, b, &high, &value);
+        }
+        _ => {}
+    }
     clamp_grads(ev, b, &low, &high, slots)
 }
 
 fn clamp_min(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     let bound_value = ev.saved_input(b, "min")?;
     let low = bound(b, "min", Some(&bound_value), ev);
+    note_scalar_bound_buffers(ev, b, &low, &bound_value);
     clamp_grads(ev, b, &low, &Bound::None, (Some(1), None))
 }
 
 fn clamp_max(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     let bound_value = ev.saved_input(b, "max")?;
     let high = bound(b, "max", Some(&bound_value), ev);
+    note_scalar_bound_buffers(ev, b, &high, &bound_value);
     clamp_grads(ev, b, &Bound::None, &high, (None, Some(1)))
+}
+
+/// The buffers of `where(self >= min, grad, scalar_tensor(0))` (`<= max`) for a number
+/// bound: the 0-d zero, the comparison's wrapped number (and its cast to the dtype) and its
+/// bool mask; the zero and the mask are alive while the gradient is allocated.
+fn note_scalar_bound_buffers(ev: &mut Evaluator, b: &Backward, bound: &Bound, value: &Value) {
+    if !matches!(bound, Bound::Number(_)) || !b.needs(0) {
+        return;
+    }
+    let Some(g) = b.grad.as_tensor() else {
+        return;
+    };
+    let item = g.dtype.item_size() as i64;
+    let cast = if g.dtype == crate::core::tensor::DType::Float64 && matches!(value, Value::Float(_))
+    {
+        0
+    } else {
+        item
+    };
+    let mask = g.numel().max(0);
+    ev.note_kernel_events(&[item, 8, cast, mask, -8, -cast]);
+    ev.note_transient((item + mask) as u64);
 }
 
 // ----- addmm -----

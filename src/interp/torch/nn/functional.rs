@@ -105,15 +105,7 @@ pub(crate) static OPS: &[OpDef] = &[
         softplus,
         Grad::formula(&crate::interp::torch::nn::activation_backward::SOFTPLUS),
     ),
-    functional(
-        &["logsigmoid"],
-        &["input"],
-        logsigmoid,
-        Grad::named(
-            "LogSigmoidBackward0",
-            &crate::interp::torch::nn::activation_backward::LOGSIGMOID,
-        ),
-    ),
+    functional(&["logsigmoid"], &["input"], logsigmoid, Grad::UNTRACKED),
     functional(
         &["relu6"],
         &["input, inplace=False"],
@@ -333,9 +325,39 @@ fn softplus(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
 }
 
 /// `F.logsigmoid(input)`.
+/// `log_sigmoid(Tensor self)`'s node.
+const LOGSIGMOID_GRAD: Grad = Grad::named(
+    "LogSigmoidBackward0",
+    &crate::interp::torch::nn::activation_backward::LOGSIGMOID,
+);
+
+/// `F.logsigmoid(input)`: ATen's `log_sigmoid_forward`, whose second output `buffer`
+/// (`exp(-|x|)`, allocated after the result) its node keeps (freed at once without one).
 fn logsigmoid(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let input = tensor_arg(call, "input")?;
-    ev.activation(&input, Activation::LogSigmoid, false)
+    let out = ev.activation(&input, Activation::LogSigmoid, false)?;
+    let x = input.borrow().tensor.clone();
+    let input = Value::Tensor(input);
+    ev.record_grad(
+        crate::interp::torch::autograd::GradOp::Named {
+            name: "logsigmoid",
+            grad: &LOGSIGMOID_GRAD,
+            args: &[],
+        },
+        &[&input],
+        &out,
+    );
+    if ev.torch.device.meta_op {
+        return Ok(out);
+    }
+    let r = super::losses_extra::rounder(x.dtype);
+    let values: Vec<f64> = super::losses_extra::host_values(ev, &x)
+        .into_iter()
+        .map(|v| r(r(-v.abs()).exp()))
+        .collect();
+    let buffer = super::losses_extra::fresh(ev, x.shape(), x.dtype, &values, "log_sigmoid")?;
+    ev.save_extras(&out, &[("buffer", &buffer)]);
+    Ok(out)
 }
 
 /// `F.hardtanh` is a clamp (`F.relu6` is `hardtanh(0, 6)`), in place or not.

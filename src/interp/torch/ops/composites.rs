@@ -174,10 +174,11 @@ fn pairwise_distance(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         .filter_map(|x| x.as_tensor().map(|t| t.ndim()))
         .max()
         .unwrap_or(0);
+    // One C++ expression: the difference lives until `norm` returns.
     let diff = ev.binary(BinOp::Sub, x1, x2)?;
-    let shifted = ev.binary(BinOp::Add, diff, Value::Float(eps))?;
+    let shifted = ev.binary(BinOp::Add, diff.clone(), Value::Float(eps))?;
     let last = if nd == 0 { 0 } else { nd as i64 - 1 };
-    call_torch(
+    let out = call_torch(
         ev,
         "norm",
         vec![
@@ -187,7 +188,13 @@ fn pairwise_distance(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
             Value::Bool(keepdim),
         ],
         vec![],
-    )
+    );
+    drop(diff);
+    // ATen's `at::norm(Tensor, Scalar p, int[] dim, bool keepdim)`.
+    if let Ok(out) = &out {
+        ev.rename_node(out, "NormBackward1");
+    }
+    out
 }
 
 /// `torch.triu_indices(row, col, offset=0)` and `tril_indices`: a 2 x N int64 tensor of

@@ -1,5 +1,5 @@
 //! Floating-point functions of one tensor: `sqrt`, `rsqrt`, `exp`, `log`, `log2`, `log10`,
-//! `sin`, `cos`, `tan`, `tanh`, `sigmoid` (and their in-place `_` forms). Integer and bool
+//! `sin`, `cos`, `tan`, `tanh`, `sigmoid` (and their in-place `_` forms), and `xlogy`. Integer and bool
 //! inputs promote to the default float dtype. The engine has no kernels for them, so they are
 //! computed in the evaluator from `engine.values()` in double precision, rounded once to the
 //! dtype, and written into a fresh storage laid out as TensorIterator lays out the output
@@ -102,7 +102,77 @@ pub(crate) static OPS: &[OpDef] = &[
         grad: Grad::formula(&crate::interp::torch::autograd::formulas_pointwise::POINTWISE),
         ..OpDef::PLAIN
     },
+    OpDef {
+        names: &["xlogy"],
+        schemas: &["Tensor self, Tensor other, *, Tensor? out=None"],
+        forms: Forms::Both,
+        rule: xlogy,
+        grad: Grad::formula(&XLOGY_BACKWARD),
+        ..OpDef::PLAIN
+    },
 ];
+
+/// `xlogy(Tensor self, Tensor other)`: `self * log(other)`, 0 where `self` is 0, NaN where
+/// `other` is (ATen's scalar kernel: `std::log` of the dtype, then the product); integer
+/// operands promote to the default float dtype.
+fn xlogy(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
+    use super::host_pointwise::operand;
+    let (Some(a), Some(b)) = (
+        operand(ev, call.value("self")),
+        operand(ev, call.value("other")),
+    ) else {
+        return Err(ScriptError::Type(
+            "xlogy(): argument 'other' (position 2) must be Tensor".into(),
+        ));
+    };
+    let dtype_of = |i: &super::ElementwiseInput| match i {
+        super::ElementwiseInput::Tensor(t) => t.dtype,
+        super::ElementwiseInput::Number(_) => DType::Float32,
+    };
+    let common = DType::promote(dtype_of(&a), dtype_of(&b));
+    let dtype = if common.is_floating() {
+        common
+    } else {
+        DType::Float32
+    };
+    let single = dtype != DType::Float64;
+    ev.pointwise_result(call, &[a, b], dtype, "xlogy", |v| {
+        let (x, y) = (v[0].to_f64(), v[1].to_f64());
+        Scalar::Float(if y.is_nan() {
+            f64::NAN
+        } else if x == 0.0 {
+            0.0
+        } else if single {
+            f64::from(x as f32 * (y as f32).ln())
+        } else {
+            x * y.ln()
+        })
+    })
+}
+
+/// `xlogy(Tensor self, Tensor other)`: `self: grad * xlogy(self != 0, other)`, `other: grad *
+/// self / other`.
+static XLOGY_BACKWARD: Formula = Formula {
+    inputs: &["self", "other"],
+    saves: &["self", "other"],
+    args: &[],
+    backward: xlogy_backward,
+};
+
+fn xlogy_backward(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
+    let mut out = b.none();
+    let (x, y) = (ev.saved_input(b, "self")?, ev.saved_input(b, "other")?);
+    if b.needs(0) {
+        let nonzero = ev.binary(BinOp::Ne, x.clone(), Value::Int(0))?;
+        let xl = ev.method(nonzero, "xlogy", vec![y.clone()])?;
+        out[0] = Some(ev.binary(BinOp::Mul, b.g(), xl)?);
+    }
+    if b.needs(1) {
+        let gx = ev.binary(BinOp::Mul, b.g(), x)?;
+        out[1] = Some(ev.binary(BinOp::Div, gx, y)?);
+    }
+    Ok(out)
+}
 
 /// `expm1(Tensor self)`: `grad * (result + 1)`.
 static EXPM1_BACKWARD: Formula = Formula {

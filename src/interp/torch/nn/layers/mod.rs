@@ -11,6 +11,7 @@ pub(crate) mod conv;
 pub(crate) mod lazy;
 pub(crate) mod linear;
 pub(crate) mod loss;
+pub(crate) mod loss_more;
 mod mha_parts;
 pub(crate) mod norm;
 pub(crate) mod rnn;
@@ -27,7 +28,7 @@ use crate::interp::value::{Instance, TensorRef, Value};
 use crate::interp::{Evaluator, R};
 
 /// Every layer family's table.
-pub(crate) fn tables() -> [&'static [ModuleDef]; 10] {
+pub(crate) fn tables() -> [&'static [ModuleDef]; 11] {
     [
         activation::MODULES,
         linear::MODULES,
@@ -39,6 +40,7 @@ pub(crate) fn tables() -> [&'static [ModuleDef]; 10] {
         transformer::MODULES,
         activation_extra::MODULES,
         upsample::MODULES,
+        loss_more::MODULES,
     ]
 }
 
