@@ -12,7 +12,9 @@
 # positional encoding and RNN from scratch, weight tying and hooks, a TransformerEncoder), upsample
 # (F.interpolate's modes, nn.Upsample and PixelShuffle, a U-Net decoder block, their errors),
 # python_loops (loops that rebind a name: the old tensor freed while the statement runs),
-# batched_products (bmm's small-product loop and its BLAS path, values to the last bit).
+# batched_products (bmm's small-product loop and its BLAS path, values to the last bit),
+# losses_more (SmoothL1/Huber, KL, ranking and embedding losses, Poisson/Gaussian NLL,
+# multi-margin and multi-label losses, the legacy size_average/reduce flags).
 # Needs a Python with torch 2.15 (PY, default /work/torchenv/venv/bin/python);
 # never in CI.
 #
