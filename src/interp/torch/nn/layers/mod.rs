@@ -7,6 +7,7 @@
 
 pub(crate) mod activation;
 pub(crate) mod activation_extra;
+pub(crate) mod activation_more;
 pub(crate) mod conv;
 pub(crate) mod lazy;
 pub(crate) mod linear;
@@ -27,7 +28,7 @@ use crate::interp::value::{Instance, TensorRef, Value};
 use crate::interp::{Evaluator, R};
 
 /// Every layer family's table.
-pub(crate) fn tables() -> [&'static [ModuleDef]; 10] {
+pub(crate) fn tables() -> [&'static [ModuleDef]; 11] {
     [
         activation::MODULES,
         linear::MODULES,
@@ -39,6 +40,7 @@ pub(crate) fn tables() -> [&'static [ModuleDef]; 10] {
         transformer::MODULES,
         activation_extra::MODULES,
         upsample::MODULES,
+        activation_more::MODULES,
     ]
 }
 
