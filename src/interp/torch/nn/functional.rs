@@ -145,7 +145,8 @@ pub(crate) static OPS: &[OpDef] = &[
         &["pad"],
         &["input, pad, mode='constant', value=None"],
         pad,
-        Grad::NONE,
+        // The rule records the node of the mode's op (`nn/pad.rs`).
+        Grad::UNTRACKED,
     ),
     functional(
         &["normalize"],
@@ -410,7 +411,6 @@ fn unfold(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
 /// `F.pad(input, pad, mode='constant', value=None)`.
 fn pad(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let input = tensor_arg(call, "input")?;
-    let t = input.borrow().tensor.clone();
     let pad = match call.value("pad") {
         Some(v) => {
             let v = v.clone();
@@ -423,7 +423,7 @@ fn pad(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         _ => "constant".into(),
     };
     let value = call.value("value").and_then(|v| ev.scalar_of(v));
-    ev.pad(&t, &pad, &mode, value)
+    ev.pad_tracked(&input, &pad, &mode, value)
 }
 
 /// `F.normalize(input, p=2.0, dim=1, eps=1e-12, out=None)`.

@@ -23,6 +23,7 @@ mod norm_backward;
 mod norm_kernel;
 mod norm_rows;
 mod orthogonal;
+mod pad;
 pub(crate) mod pool;
 mod pool_adaptive;
 mod pool_backward;

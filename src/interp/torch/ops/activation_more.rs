@@ -376,9 +376,10 @@ impl Evaluator {
             let out_t = self.tensor_from_values(&shape, dtype, &round(&out), "rrelu")?;
             Value::tensor(out_t, "rrelu", None)
         };
-        // The eval path's slope: `(lower + upper) / 2` of two wrapped double scalars.
+        // The eval path's slope: `(lower + upper) / 2` of two wrapped double scalars (their
+        // `add`, `div`, and the `to` of the divisor), all freed at the end.
         if !training {
-            self.note_kernel_events(&[8, 8, 8, -8, -8, -8]);
+            self.note_kernel_events(&[8, 8, 8, 8, 8, 8, -8, -8, -8, -8, -8, -8]);
         }
         let (name, grad) = if inplace {
             ("rrelu_", &RRELU_INPLACE_GRAD)

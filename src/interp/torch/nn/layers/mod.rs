@@ -14,6 +14,7 @@ pub(crate) mod linear;
 pub(crate) mod loss;
 mod mha_parts;
 pub(crate) mod norm;
+pub(crate) mod padding;
 pub(crate) mod rnn;
 pub(crate) mod rnn_loop;
 pub(crate) mod rnn_mkldnn;
@@ -28,7 +29,7 @@ use crate::interp::value::{Instance, TensorRef, Value};
 use crate::interp::{Evaluator, R};
 
 /// Every layer family's table.
-pub(crate) fn tables() -> [&'static [ModuleDef]; 11] {
+pub(crate) fn tables() -> [&'static [ModuleDef]; 12] {
     [
         activation::MODULES,
         linear::MODULES,
@@ -41,6 +42,7 @@ pub(crate) fn tables() -> [&'static [ModuleDef]; 11] {
         activation_extra::MODULES,
         upsample::MODULES,
         activation_more::MODULES,
+        padding::MODULES,
     ]
 }
 
