@@ -154,12 +154,6 @@ pub(crate) static OPS: &[OpDef] = &[
         normalize,
         Grad::NONE,
     ),
-    functional(
-        &["unfold"],
-        &["input, kernel_size, dilation=1, padding=0, stride=1"],
-        unfold,
-        Grad::NONE,
-    ),
 ];
 
 /// The first argument, which must be a tensor (PyTorch's message names it at position 1).
@@ -374,38 +368,6 @@ fn one_hot(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         None => -1,
     };
     ev.one_hot(&t, classes)
-}
-
-/// `F.unfold(input, kernel_size, dilation=1, padding=0, stride=1)` (im2col).
-fn unfold(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
-    let input = tensor_arg(call, "input")?;
-    let t = input.borrow().tensor.clone();
-    let mut pairs = [[1i64; 2]; 4];
-    let params = [
-        ("kernel_size", 1),
-        ("dilation", 1),
-        ("padding", 0),
-        ("stride", 1),
-    ];
-    for (pair, (param, default)) in pairs.iter_mut().zip(params) {
-        *pair = match call.value(param) {
-            Some(v) => {
-                let v = v.clone();
-                match ev.int_list(&v, "unfold", "kernel_size")?.as_slice() {
-                    [one] => [*one, *one],
-                    [a, b] => [*a, *b],
-                    _ => {
-                        return Err(ScriptError::Type(
-                            "unfold(): expected an int or a pair of ints".into(),
-                        ))
-                    }
-                }
-            }
-            None => [default, default],
-        };
-    }
-    let [kernel, dilation, padding, stride] = pairs;
-    ev.im2col(&t, kernel, dilation, padding, stride)
 }
 
 /// `F.pad(input, pad, mode='constant', value=None)`.

@@ -12,6 +12,7 @@ mod conv_memory;
 pub(crate) mod dense;
 pub(crate) mod dense_backward;
 mod dropout;
+pub(crate) mod fold;
 pub(crate) mod functional;
 pub(crate) mod functional_more;
 pub(crate) mod init;

@@ -87,6 +87,7 @@ pub(crate) static FAMILIES: &[&[OpDef]] = &[
     shape_helpers::OPS,
     crate::interp::torch::nn::functional::OPS,
     crate::interp::torch::nn::functional_more::OPS,
+    crate::interp::torch::nn::fold::OPS,
     crate::interp::torch::nn::attention::OPS,
     crate::interp::torch::nn::baddbmm::OPS,
     crate::interp::torch::nn::conv::OPS,

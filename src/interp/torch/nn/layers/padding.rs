@@ -2,7 +2,8 @@
 //! `ConstantPad1d/2d/3d`, `ReflectionPad1d/2d/3d`, `ReplicationPad1d/2d/3d`,
 //! `CircularPad1d/2d/3d`): each keeps `padding` as a tuple (`_ntuple`: an int repeated, an
 //! iterable as a tuple) and calls `F.pad`; `Softmax2d` (`activation.py`), `F.softmax` over
-//! dim -3 of a 3-D or 4-D input.
+//! dim -3 of a 3-D or 4-D input; `Unfold` and `Fold` (`fold.py`), which keep their
+//! arguments as given and call `F.unfold`/`F.fold`.
 
 use std::rc::Rc;
 
@@ -39,7 +40,69 @@ pub(crate) static MODULES: &[ModuleDef] = &[
         forward: Some(softmax2d_forward),
         ..ModuleDef::new("Softmax2d", "torch.nn.modules.activation")
     },
+    ModuleDef {
+        init: Some(fold_init),
+        forward: Some(fold_forward),
+        extra_repr: Some(fold_repr),
+        ..ModuleDef::new("Unfold", FOLD)
+    },
+    ModuleDef {
+        init: Some(fold_init),
+        forward: Some(fold_forward),
+        extra_repr: Some(fold_repr),
+        ..ModuleDef::new("Fold", FOLD)
+    },
 ];
+
+const FOLD: &str = "torch.nn.modules.fold";
+
+/// The attributes of `Fold` (`output_size` first) or `Unfold`, in their repr's order.
+fn fold_params(o: &Rc<Instance>) -> &'static [&'static str] {
+    if kind(o) == "Fold" {
+        &["output_size", "kernel_size", "dilation", "padding", "stride"]
+    } else {
+        &["kernel_size", "dilation", "padding", "stride"]
+    }
+}
+
+fn fold_init(
+    ev: &mut Evaluator,
+    o: &Rc<Instance>,
+    pos: Vec<Value>,
+    kw: Vec<(String, Value)>,
+) -> R<()> {
+    let params = if kind(o) == "Fold" {
+        "output_size, kernel_size, dilation=1, padding=0, stride=1"
+    } else {
+        "kernel_size, dilation=1, padding=0, stride=1"
+    };
+    let args = bind_python(params, &format!("{}.__init__", kind(o)), &pos, &kw)?;
+    ev.module_init(o, &[], &[])?;
+    let attrs = fold_params(o).iter().map(|&n| (n, arg(&args, n))).collect();
+    set_attrs(o, attrs);
+    Ok(())
+}
+
+fn fold_forward(
+    ev: &mut Evaluator,
+    o: &Rc<Instance>,
+    pos: Vec<Value>,
+    kw: Vec<(String, Value)>,
+) -> R<Value> {
+    let name = kind(o);
+    let args = bind_python("input", &format!("{name}.forward"), &pos, &kw)?;
+    let mut call = vec![arg(&args, "input")];
+    call.extend(fold_params(o).iter().map(|&n| attr(o, n)));
+    functional(ev, &name.to_lowercase(), call, vec![])
+}
+
+fn fold_repr(ev: &mut Evaluator, o: &Rc<Instance>) -> R<String> {
+    let mut parts = Vec::new();
+    for &n in fold_params(o) {
+        parts.push(format!("{n}={}", fmt(ev, &attr(o, n))?));
+    }
+    Ok(parts.join(", "))
+}
 
 /// The class name of a layer's nearest built-in class.
 fn kind(o: &Rc<Instance>) -> &'static str {
