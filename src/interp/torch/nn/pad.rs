@@ -139,12 +139,12 @@ impl Evaluator {
             let end = out_shape[dim];
             if l > 0 {
                 let dst = self.pad_slice(&out, dim, 0, l)?;
-                let src = self.pad_slice(&out, dim, end - l - r.max(0), end - r.max(0))?;
+                let src = self.pad_slice(&as_now(&out), dim, end - l - r.max(0), end - r.max(0))?;
                 self.pad_method(&dst, "copy_", vec![src])?;
             }
             if r > 0 {
                 let dst = self.pad_slice(&out, dim, end - r, end)?;
-                let src = self.pad_slice(&out, dim, l.max(0), l.max(0) + r)?;
+                let src = self.pad_slice(&as_now(&out), dim, l.max(0), l.max(0) + r)?;
                 self.pad_method(&dst, "copy_", vec![src])?;
             }
         }
@@ -173,6 +173,23 @@ impl Evaluator {
         self.torch.autograd.from_script = false;
         out
     }
+}
+
+/// The tensor `v` as it is now: an object on its storage with its present node, so that a
+/// view read from it keeps leading to that node after a later write into `v` gives `v` a
+/// new one (PyTorch's `SliceBackward0` of the source leads to the `CopySlices` before).
+fn as_now(v: &Value) -> Value {
+    let Value::Tensor(t) = v else {
+        return v.clone();
+    };
+    let object = t.borrow();
+    let now = Value::tensor(object.tensor.clone(), "inplace", None);
+    if let Value::Tensor(n) = &now {
+        let mut n = n.borrow_mut();
+        n.grad_fn = object.grad_fn.clone();
+        n.requires_grad = object.requires_grad;
+    }
+    now
 }
 
 fn constant_backward(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
