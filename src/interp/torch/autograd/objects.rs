@@ -421,7 +421,10 @@ fn saved_slots(node: &GradNode) -> Vec<(&'static str, Slot)> {
             ("self", Slot::Operand(0)),
         ],
         "HardshrinkBackward0" | "SoftshrinkBackward0" => vec![
-            ("lambd", Slot::Plain(arg("lambd").unwrap_or(Value::Float(0.5)))),
+            (
+                "lambd",
+                Slot::Plain(arg("lambd").unwrap_or(Value::Float(0.5))),
+            ),
             ("self", Slot::Operand(0)),
         ],
         _ => {

@@ -46,7 +46,12 @@ fn masked(
     if x.values.len() != g.values.len() {
         return Err(unsupported(b.node));
     }
-    let values: Vec<f64> = x.values.iter().zip(&g.values).map(|(&x, &g)| f(x, g)).collect();
+    let values: Vec<f64> = x
+        .values
+        .iter()
+        .zip(&g.values)
+        .map(|(&x, &g)| f(x, g))
+        .collect();
     out[0] = Some(ev.host_tensor(&g.shape, g.dtype, &values)?);
     Ok(out)
 }
@@ -92,7 +97,12 @@ pub(crate) static SOFTSHRINK: Formula = Formula {
 fn shrink(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
     let dtype = shape_dtype(b.grad).1;
     let l = step(dtype)(arg(b, "lambd", 0.5));
-    masked(ev, b, "self", |x, g| if x >= -l && x <= l { 0.0 } else { g })
+    masked(
+        ev,
+        b,
+        "self",
+        |x, g| if x >= -l && x <= l { 0.0 } else { g },
+    )
 }
 
 /// `glu(Tensor self, int dim=-1)`: `glu_backward(grad, self, dim)`.
@@ -182,5 +192,10 @@ fn rrelu_with(ev: &mut Evaluator, b: &Backward, slot: &str) -> R<Vec<Option<Valu
         return masked(ev, b, "noise", move |noise, g| r(noise * g));
     }
     let slope = r((lower + upper) / 2.0);
-    masked(ev, b, slot, move |x, g| if x > 0.0 { g } else { r(g * slope) })
+    masked(
+        ev,
+        b,
+        slot,
+        move |x, g| if x > 0.0 { g } else { r(g * slope) },
+    )
 }

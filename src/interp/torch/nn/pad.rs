@@ -197,10 +197,7 @@ fn constant_backward(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> 
     if !b.needs(0) {
         return Ok(out);
     }
-    let g = b
-        .grad
-        .as_tensor()
-        .ok_or_else(|| unsupported(b.node))?;
+    let g = b.grad.as_tensor().ok_or_else(|| unsupported(b.node))?;
     let negated: Vec<i64> = tuple_ints(b, "pad").iter().map(|p| -p).collect();
     out[0] = Some(ev.pad(&g, &negated, "constant", None)?);
     Ok(out)

@@ -298,7 +298,10 @@ impl Evaluator {
         let mut layout = t.layout.clone();
         layout.offset += start * layout.strides[d];
         layout.shape[d] = len;
-        Ok(Tensor { layout, ..t.clone() })
+        Ok(Tensor {
+            layout,
+            ..t.clone()
+        })
     }
 
     /// `rrelu(self, lower, upper, training)` / `rrelu_`: `rrelu_with_noise` on a fresh
@@ -360,7 +363,10 @@ impl Evaluator {
             }
         } else {
             let slope = r((lower + upper) / 2.0);
-            out = x.iter().map(|&v| if v > 0.0 { v } else { r(v * slope) }).collect();
+            out = x
+                .iter()
+                .map(|&v| if v > 0.0 { v } else { r(v * slope) })
+                .collect();
             // The noise stays as `empty_like` left it: uninitialized (zeros here).
             noise = vec![0.0; x.len()];
         }

@@ -438,7 +438,11 @@ impl Evaluator {
         let item = input.dtype.item_size() as i64;
         let in_bytes = input.numel().max(0) * item;
         let out_bytes = numel_of(shape).max(0) * item;
-        let copy = if input.layout.is_contiguous() { 0 } else { in_bytes };
+        let copy = if input.layout.is_contiguous() {
+            0
+        } else {
+            in_bytes
+        };
         if self.torch.device.meta_op || out_bytes > in_bytes {
             // `empty_like(input)` and the contiguous copy, held while the output grows.
             self.note_transient((in_bytes + copy) as u64);
@@ -488,10 +492,34 @@ impl Evaluator {
     ) -> R<Value> {
         let pair = |v: [i64; 2]| format!("({}, {})", v[0], v[1]);
         let checks = [
-            (kernel, 1, "kernel size should be greater than zero", "kernel_height", "kernel_width"),
-            (stride, 1, "stride should be greater than zero", "stride_height", "stride_width"),
-            (dilation, 1, "dilation should be greater than zero", "dilation_height", "dilation_width"),
-            (padding, 0, "padding should be non-negative", "pad_height", "pad_width"),
+            (
+                kernel,
+                1,
+                "kernel size should be greater than zero",
+                "kernel_height",
+                "kernel_width",
+            ),
+            (
+                stride,
+                1,
+                "stride should be greater than zero",
+                "stride_height",
+                "stride_width",
+            ),
+            (
+                dilation,
+                1,
+                "dilation should be greater than zero",
+                "dilation_height",
+                "dilation_width",
+            ),
+            (
+                padding,
+                0,
+                "padding should be non-negative",
+                "pad_height",
+                "pad_width",
+            ),
         ];
         for (v, least, what, a, b) in checks {
             if v.iter().any(|&x| x < least) {
@@ -560,7 +588,11 @@ impl Evaluator {
             let col = &values[b * (planes * length) as usize..];
             let im = &mut out[b * image..(b + 1) * image];
             for c_col in 0..planes {
-                let (kj, ki, c_im) = (c_col % kernel[1], (c_col / kernel[1]) % kernel[0], c_col / block);
+                let (kj, ki, c_im) = (
+                    c_col % kernel[1],
+                    (c_col / kernel[1]) % kernel[0],
+                    c_col / block,
+                );
                 for y in 0..bh {
                     let iy = y * stride[0] - padding[0] + ki * dilation[0];
                     for x in 0..bw {

@@ -59,7 +59,13 @@ const FOLD: &str = "torch.nn.modules.fold";
 /// The attributes of `Fold` (`output_size` first) or `Unfold`, in their repr's order.
 fn fold_params(o: &Rc<Instance>) -> &'static [&'static str] {
     if kind(o) == "Fold" {
-        &["output_size", "kernel_size", "dilation", "padding", "stride"]
+        &[
+            "output_size",
+            "kernel_size",
+            "dilation",
+            "padding",
+            "stride",
+        ]
     } else {
         &["kernel_size", "dilation", "padding", "stride"]
     }
@@ -135,7 +141,11 @@ fn pad_init(
 ) -> R<()> {
     let name = kind(o);
     let constant = name.starts_with("ConstantPad");
-    let params = if constant { "padding, value" } else { "padding" };
+    let params = if constant {
+        "padding, value"
+    } else {
+        "padding"
+    };
     let args = bind_python(params, &format!("{name}.__init__"), &pos, &kw)?;
     ev.module_init(o, &[], &[])?;
     let given = arg(&args, "padding");
