@@ -3,7 +3,7 @@
 //! `pairwise_distance`, and the index factories `triu_indices`/`tril_indices`.
 
 use crate::core::tensor::{DType, Scalar, ScriptError};
-use crate::interp::torch::autograd::Grad;
+use crate::interp::torch::autograd::{Grad, GradOp};
 use crate::interp::torch::optim::call_torch;
 use crate::interp::torch::registry::{Forms, OpCall, OpDef};
 use crate::interp::value::Value;
@@ -177,18 +177,41 @@ fn pairwise_distance(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let diff = ev.binary(BinOp::Sub, x1, x2)?;
     let shifted = ev.binary(BinOp::Add, diff, Value::Float(eps))?;
     let last = if nd == 0 { 0 } else { nd as i64 - 1 };
-    call_torch(
+    // ATen's `at::norm(Tensor, Scalar p, int[] dim, bool keepdim)`, whose node is
+    // `NormBackward1` (a script's `torch.norm` goes through `linalg.vector_norm`).
+    let enabled = std::mem::replace(&mut ev.torch.grad_enabled, false);
+    let out = call_torch(
         ev,
         "norm",
         vec![
-            shifted,
+            shifted.clone(),
             Value::Float(p),
             Value::Int(last),
             Value::Bool(keepdim),
         ],
         vec![],
-    )
+    );
+    ev.torch.grad_enabled = enabled;
+    let out = out?;
+    let args = [
+        ("p", Value::Float(p)),
+        ("dim", Value::Tuple(vec![Value::Int(last)])),
+        ("keepdim", Value::Bool(keepdim)),
+    ];
+    let named: Vec<(&str, &Value)> = args.iter().map(|(n, v)| (*n, v)).collect();
+    let op = GradOp::Named {
+        name: "norm",
+        grad: &NORM_DIM,
+        args: &named,
+    };
+    ev.record_grad(op, &[&shifted], &out);
+    Ok(out)
 }
+
+const NORM_DIM: Grad = Grad::named(
+    "NormBackward1",
+    &crate::interp::torch::autograd::formulas_reduce::VECTOR_NORM,
+);
 
 /// `torch.triu_indices(row, col, offset=0)` and `tril_indices`: a 2 x N int64 tensor of
 /// the rows and columns of the upper (lower) triangle, row by row.
