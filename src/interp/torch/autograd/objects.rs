@@ -416,6 +416,25 @@ fn saved_slots(node: &GradNode) -> Vec<(&'static str, Slot)> {
             ("tensor", when(needs(0), Slot::Operand(1))),
         ],
         "SelectBackward0" | "SliceBackward0" => index_slots(node).unwrap_or_default(),
+        // `F.glu`'s and the shrinks' defaults, passed by the Python function.
+        "GluBackward0" => vec![
+            (
+                "dim",
+                Slot::Plain(match arg("dim") {
+                    Some(Value::Int(d)) => sym_int(d),
+                    Some(v) => v,
+                    None => sym_int(-1),
+                }),
+            ),
+            ("self", Slot::Operand(0)),
+        ],
+        "HardshrinkBackward0" | "SoftshrinkBackward0" => vec![
+            (
+                "lambd",
+                Slot::Plain(arg("lambd").unwrap_or(Value::Float(0.5))),
+            ),
+            ("self", Slot::Operand(0)),
+        ],
         _ => {
             let mut slots = generic_slots(node);
             let formula = node.formula.map(|f| f as *const _);

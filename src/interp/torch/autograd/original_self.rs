@@ -29,7 +29,7 @@ fn keeps_original_self(name: &str, tracked: &[bool]) -> bool {
         "abs" | "absolute" | "log" | "log2" | "log10" | "log1p" | "sin" | "cos" | "sinh"
         | "cosh" | "asin" | "arcsin" | "acos" | "arccos" | "atan" | "arctan" | "erf" | "sgn"
         | "clamp" | "clip" | "clamp_min" | "clamp_max" | "pow" | "square" | "atan2" | "arctan2"
-        | "hypot" | "xlogy" | "lgamma" | "digamma" | "erfinv" => any,
+        | "hypot" | "xlogy" | "lgamma" | "digamma" | "erfinv" | "threshold" => any,
         _ => false,
     }
 }

@@ -137,18 +137,13 @@ pub(crate) static OPS: &[OpDef] = &[
         &["pad"],
         &["input, pad, mode='constant', value=None"],
         pad,
-        Grad::NONE,
+        // The rule records the node of the mode's op (`nn/pad.rs`).
+        Grad::UNTRACKED,
     ),
     functional(
         &["normalize"],
         &["input, p=2.0, dim=1, eps=1e-12, out=None"],
         normalize,
-        Grad::NONE,
-    ),
-    functional(
-        &["unfold"],
-        &["input, kernel_size, dilation=1, padding=0, stride=1"],
-        unfold,
         Grad::NONE,
     ),
 ];
@@ -397,42 +392,9 @@ fn one_hot(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     ev.one_hot(&t, classes)
 }
 
-/// `F.unfold(input, kernel_size, dilation=1, padding=0, stride=1)` (im2col).
-fn unfold(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
-    let input = tensor_arg(call, "input")?;
-    let t = input.borrow().tensor.clone();
-    let mut pairs = [[1i64; 2]; 4];
-    let params = [
-        ("kernel_size", 1),
-        ("dilation", 1),
-        ("padding", 0),
-        ("stride", 1),
-    ];
-    for (pair, (param, default)) in pairs.iter_mut().zip(params) {
-        *pair = match call.value(param) {
-            Some(v) => {
-                let v = v.clone();
-                match ev.int_list(&v, "unfold", "kernel_size")?.as_slice() {
-                    [one] => [*one, *one],
-                    [a, b] => [*a, *b],
-                    _ => {
-                        return Err(ScriptError::Type(
-                            "unfold(): expected an int or a pair of ints".into(),
-                        ))
-                    }
-                }
-            }
-            None => [default, default],
-        };
-    }
-    let [kernel, dilation, padding, stride] = pairs;
-    ev.im2col(&t, kernel, dilation, padding, stride)
-}
-
 /// `F.pad(input, pad, mode='constant', value=None)`.
 fn pad(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let input = tensor_arg(call, "input")?;
-    let t = input.borrow().tensor.clone();
     let pad = match call.value("pad") {
         Some(v) => {
             let v = v.clone();
@@ -445,7 +407,7 @@ fn pad(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         _ => "constant".into(),
     };
     let value = call.value("value").and_then(|v| ev.scalar_of(v));
-    ev.pad(&t, &pad, &mode, value)
+    ev.pad_tracked(&input, &pad, &mode, value)
 }
 
 /// `F.normalize(input, p=2.0, dim=1, eps=1e-12, out=None)`.

@@ -1,6 +1,7 @@
 //! `torch.nn`: the functional API (entries of the op table) and the layers built on it.
 
 pub(crate) mod activation_backward;
+pub(crate) mod activation_more_backward;
 pub(crate) mod attention;
 pub(crate) mod baddbmm;
 mod clip;
@@ -11,7 +12,9 @@ mod conv_memory;
 pub(crate) mod dense;
 pub(crate) mod dense_backward;
 mod dropout;
+pub(crate) mod fold;
 pub(crate) mod functional;
+pub(crate) mod functional_more;
 pub(crate) mod init;
 pub(crate) mod layers;
 pub(crate) mod losses;
@@ -24,6 +27,7 @@ mod norm_backward;
 mod norm_kernel;
 mod norm_rows;
 mod orthogonal;
+mod pad;
 pub(crate) mod pool;
 mod pool_adaptive;
 mod pool_backward;

@@ -2,6 +2,7 @@
 //! with PyTorch's rules and error messages. Data movement goes through the engine.
 
 mod activation;
+mod activation_more;
 mod addc;
 mod arith;
 mod complex;
@@ -80,11 +81,14 @@ pub(crate) static FAMILIES: &[&[OpDef]] = &[
     stats::OPS,
     norms::OPS,
     activation::OPS,
+    activation_more::OPS,
     linalg::OPS,
     composites::OPS,
     einsum::OPS,
     shape_helpers::OPS,
     crate::interp::torch::nn::functional::OPS,
+    crate::interp::torch::nn::functional_more::OPS,
+    crate::interp::torch::nn::fold::OPS,
     crate::interp::torch::nn::attention::OPS,
     crate::interp::torch::nn::baddbmm::OPS,
     crate::interp::torch::nn::conv::OPS,

@@ -295,6 +295,22 @@ impl Evaluator {
         padding: [i64; 2],
         stride: [i64; 2],
     ) -> R<Value> {
+        let out = self.im2col_checked(t, kernel, dilation, padding, stride);
+        if out.is_err() {
+            // The kernel's `empty_like(input)` was made before its checks refused.
+            self.note_transient((t.numel().max(0) * t.dtype.item_size() as i64) as u64);
+        }
+        out
+    }
+
+    fn im2col_checked(
+        &mut self,
+        t: &Tensor,
+        kernel: [i64; 2],
+        dilation: [i64; 2],
+        padding: [i64; 2],
+        stride: [i64; 2],
+    ) -> R<Value> {
         // ATen's `im2col_shape_check`, in its order: (values, smallest allowed, message, names).
         let checks = [
             (
@@ -404,7 +420,199 @@ impl Evaluator {
         } else {
             vec![rows, cols]
         };
-        let result = self.tensor_from_values(&shape, t.dtype, &out, "unfold")?;
+        let result = self.resized_result(t, &shape, &out, "unfold")?;
         Ok(Value::tensor(result, "unfold", None))
+    }
+
+    /// The result of `im2col`/`col2im` as ATen makes it: `empty_like(input)`, the input made
+    /// contiguous (a copy of one that is not, freed as the kernel returns), then the output
+    /// `resize_`d to `shape`: its storage grows (a new one, the old freed) only when the
+    /// output needs more bytes, so a smaller output keeps the input's byte count.
+    pub(crate) fn resized_result(
+        &mut self,
+        input: &Tensor,
+        shape: &[i64],
+        values: &[Scalar],
+        what: &str,
+    ) -> R<Tensor> {
+        let item = input.dtype.item_size() as i64;
+        let in_bytes = input.numel().max(0) * item;
+        let out_bytes = numel_of(shape).max(0) * item;
+        let copy = if input.layout.is_contiguous() {
+            0
+        } else {
+            in_bytes
+        };
+        if self.torch.device.meta_op || out_bytes > in_bytes {
+            // `empty_like(input)` and the contiguous copy, held while the output grows.
+            self.note_transient((in_bytes + copy) as u64);
+            return self.tensor_from_values(shape, input.dtype, values, what);
+        }
+        let tmp = self.uncounted(|ev| ev.tensor_from_values(shape, input.dtype, values, what))?;
+        let mut bytes = self.engine.read_storage(tmp.storage);
+        bytes.resize(in_bytes as usize, 0);
+        if copy > 0 {
+            self.note_transient(copy as u64);
+        }
+        let storage = self.allocate_with(bytes, input.dtype, what)?;
+        Ok(Tensor { storage, ..tmp })
+    }
+}
+
+impl Evaluator {
+    /// `F.fold(input, output_size, kernel_size, dilation, padding, stride)` (ATen's
+    /// `col2im`): the columns of a `[N, C·kh·kw, L]` (or `[C·kh·kw, L]`) input summed back
+    /// into a `[N, C, H, W]` image, in `col2im`'s loop order (float steps of the dtype).
+    /// Each pair is (height, width).
+    pub(crate) fn col2im(
+        &mut self,
+        t: &Tensor,
+        output: [i64; 2],
+        kernel: [i64; 2],
+        dilation: [i64; 2],
+        padding: [i64; 2],
+        stride: [i64; 2],
+    ) -> R<Value> {
+        let out = self.col2im_checked(t, output, kernel, dilation, padding, stride);
+        if out.is_err() {
+            // The kernel's `empty_like(input)` was made before its checks refused.
+            self.note_transient((t.numel().max(0) * t.dtype.item_size() as i64) as u64);
+        }
+        out
+    }
+
+    fn col2im_checked(
+        &mut self,
+        t: &Tensor,
+        output: [i64; 2],
+        kernel: [i64; 2],
+        dilation: [i64; 2],
+        padding: [i64; 2],
+        stride: [i64; 2],
+    ) -> R<Value> {
+        let pair = |v: [i64; 2]| format!("({}, {})", v[0], v[1]);
+        let checks = [
+            (
+                kernel,
+                1,
+                "kernel size should be greater than zero",
+                "kernel_height",
+                "kernel_width",
+            ),
+            (
+                stride,
+                1,
+                "stride should be greater than zero",
+                "stride_height",
+                "stride_width",
+            ),
+            (
+                dilation,
+                1,
+                "dilation should be greater than zero",
+                "dilation_height",
+                "dilation_width",
+            ),
+            (
+                padding,
+                0,
+                "padding should be non-negative",
+                "pad_height",
+                "pad_width",
+            ),
+        ];
+        for (v, least, what, a, b) in checks {
+            if v.iter().any(|&x| x < least) {
+                return Err(ScriptError::Runtime(format!(
+                    "{what}, but got {a}: {} {b}: {}",
+                    v[0], v[1]
+                )));
+            }
+        }
+        let s = t.shape().to_vec();
+        let ok = match s.len() {
+            2 => s[0] != 0 && s[1] != 0,
+            3 => s[1] != 0 && s[2] != 0,
+            _ => false,
+        };
+        if !ok {
+            return Err(ScriptError::Runtime(format!(
+                "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero dimensions for input, but got: {}",
+                list_str(&s)
+            )));
+        }
+        let batched = s.len() == 3;
+        let (n, planes, length) = if batched {
+            (s[0], s[1], s[2])
+        } else {
+            (1, s[0], s[1])
+        };
+        let block = kernel[0] * kernel[1];
+        if planes % block != 0 {
+            return Err(ScriptError::Runtime(format!(
+                "Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got input.size(1)={planes} and kernel_size={}.",
+                pair(kernel)
+            )));
+        }
+        let blocks = |size: i64, i: usize| {
+            (size + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1).div_euclid(stride[i]) + 1
+        };
+        let (bh, bw) = (blocks(output[0], 0), blocks(output[1], 1));
+        if length != bh * bw {
+            return Err(ScriptError::Runtime(format!(
+                "Given output_size={}, kernel_size={}, dilation={}, padding={}, stride={}, expected size of input's dimension 2 to match the calculated number of sliding blocks {bh} * {bw} = {}, but got input.size(2)={length}.",
+                pair(output), pair(kernel), pair(dilation), pair(padding), pair(stride), bh * bw
+            )));
+        }
+        if bh < 1 || bw < 1 {
+            return Err(ScriptError::Runtime(format!(
+                "Given output_size={}, kernel_size={}, dilation={}, padding={}, stride={}, calculated shape of the array of sliding blocks as ({bh}, {bw}), which is too small (non-positive)",
+                pair(output), pair(kernel), pair(dilation), pair(padding), pair(stride)
+            )));
+        }
+        if !t.dtype.is_floating() {
+            return Err(ScriptError::NotImplemented(format!(
+                "\"col2im_out_cpu\" not implemented for '{}'",
+                t.dtype.scalar_type_name()
+            )));
+        }
+        let channels = planes / block;
+        let (h, w) = (output[0], output[1]);
+        self.check_work(n * planes * length, "fold")?;
+        let dtype = t.dtype;
+        let values: Vec<f64> = self.engine.values(t).iter().map(|v| v.to_f64()).collect();
+        let image = (channels * h * w).max(0) as usize;
+        let mut out = vec![0.0f64; n.max(0) as usize * image];
+        let round = |v: f64| dtype.round(Scalar::Float(v)).to_f64();
+        for b in 0..n.max(0) as usize {
+            let col = &values[b * (planes * length) as usize..];
+            let im = &mut out[b * image..(b + 1) * image];
+            for c_col in 0..planes {
+                let (kj, ki, c_im) = (
+                    c_col % kernel[1],
+                    (c_col / kernel[1]) % kernel[0],
+                    c_col / block,
+                );
+                for y in 0..bh {
+                    let iy = y * stride[0] - padding[0] + ki * dilation[0];
+                    for x in 0..bw {
+                        let ix = x * stride[1] - padding[1] + kj * dilation[1];
+                        if (0..h).contains(&iy) && (0..w).contains(&ix) {
+                            let at = ((c_im * h + iy) * w + ix) as usize;
+                            let v = col[((c_col * bh + y) * bw + x) as usize];
+                            im[at] = round(im[at] + v);
+                        }
+                    }
+                }
+            }
+        }
+        let shape: Vec<i64> = if batched {
+            vec![n, channels, h, w]
+        } else {
+            vec![channels, h, w]
+        };
+        let scalars: Vec<Scalar> = out.into_iter().map(Scalar::Float).collect();
+        let result = self.resized_result(t, &shape, &scalars, "fold")?;
+        Ok(Value::tensor(result, "fold", None))
     }
 }

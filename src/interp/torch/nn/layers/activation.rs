@@ -76,6 +76,10 @@ pub(crate) static LAYERS: &[LayerDef] = &[
         "min_val=-1.0, max_val=1.0, inplace=False",
         "hardtanh",
     ),
+    layer("Softsign", "", "softsign"),
+    layer("Tanhshrink", "", "tanhshrink"),
+    layer("Threshold", "threshold, value, inplace=False", "threshold"),
+    layer("GLU", "dim=-1", "glu"),
 ];
 
 fn find(name: &str) -> Option<&'static LayerDef> {
@@ -124,6 +128,10 @@ pub(crate) static MODULES: &[ModuleDef] = &[
     activation("Softmin"),
     activation("ReLU6"),
     activation("Hardtanh"),
+    activation("Softsign"),
+    activation("Tanhshrink"),
+    activation("Threshold"),
+    activation("GLU"),
 ];
 
 /// The entry of [`LAYERS`] of a module (its nearest built-in class).

@@ -7,6 +7,7 @@
 
 pub(crate) mod activation;
 pub(crate) mod activation_extra;
+pub(crate) mod activation_more;
 pub(crate) mod conv;
 pub(crate) mod lazy;
 pub(crate) mod linear;
@@ -14,6 +15,7 @@ pub(crate) mod loss;
 pub(crate) mod loss_more;
 mod mha_parts;
 pub(crate) mod norm;
+pub(crate) mod padding;
 pub(crate) mod rnn;
 pub(crate) mod rnn_loop;
 pub(crate) mod rnn_mkldnn;
@@ -28,7 +30,7 @@ use crate::interp::value::{Instance, TensorRef, Value};
 use crate::interp::{Evaluator, R};
 
 /// Every layer family's table.
-pub(crate) fn tables() -> [&'static [ModuleDef]; 11] {
+pub(crate) fn tables() -> [&'static [ModuleDef]; 13] {
     [
         activation::MODULES,
         linear::MODULES,
@@ -41,6 +43,8 @@ pub(crate) fn tables() -> [&'static [ModuleDef]; 11] {
         activation_extra::MODULES,
         upsample::MODULES,
         loss_more::MODULES,
+        activation_more::MODULES,
+        padding::MODULES,
     ]
 }
 
