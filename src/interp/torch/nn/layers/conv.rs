@@ -1,6 +1,5 @@
-//! The convolutions (`torch/nn/modules/conv.py`: `Conv1d`, `Conv2d`, `ConvTranspose2d`)
-//! and the pooling layers (`pooling.py`: `MaxPool1d`, `MaxPool2d`, `AvgPool2d`,
-//! `AdaptiveAvgPool2d`).
+//! The convolutions (`torch/nn/modules/conv.py`: `Conv1d`, `Conv2d`, `ConvTranspose2d`);
+//! the pooling layers are in [`crate::interp::torch::nn::layers::pooling`].
 
 use std::rc::Rc;
 
@@ -15,7 +14,6 @@ use crate::interp::value::{Instance, Value};
 use crate::interp::{Evaluator, R};
 
 const CONV: &str = "torch.nn.modules.conv";
-const POOL: &str = "torch.nn.modules.pooling";
 
 /// A convolution class.
 const fn conv(name: &'static str) -> ModuleDef {
@@ -30,26 +28,9 @@ const fn conv(name: &'static str) -> ModuleDef {
     }
 }
 
-/// A pooling class.
-const fn pool(name: &'static str) -> ModuleDef {
-    ModuleDef {
-        init: Some(pool_init),
-        forward: Some(pool_forward),
-        extra_repr: Some(pool_repr),
-        ..ModuleDef::new(name, POOL)
-    }
-}
-
 /// The layer classes of this family.
-pub(crate) static MODULES: &[ModuleDef] = &[
-    conv("Conv1d"),
-    conv("Conv2d"),
-    conv("ConvTranspose2d"),
-    pool("MaxPool1d"),
-    pool("MaxPool2d"),
-    pool("AvgPool2d"),
-    pool("AdaptiveAvgPool2d"),
-];
+pub(crate) static MODULES: &[ModuleDef] =
+    &[conv("Conv1d"), conv("Conv2d"), conv("ConvTranspose2d")];
 
 /// The class name of a layer's nearest built-in class.
 fn kind(o: &Rc<Instance>) -> &'static str {
@@ -265,86 +246,4 @@ fn conv_repr(ev: &mut Evaluator, o: &Rc<Instance>) -> R<String> {
         s.push_str(&format!(", padding_mode={}", fmt(ev, &mode)?));
     }
     Ok(s)
-}
-
-/// Each pooling class's `__init__` signature.
-fn pool_signature(kind: &str) -> &'static str {
-    match kind {
-        "AvgPool2d" => "kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None",
-        "AdaptiveAvgPool2d" => "output_size",
-        _ => "kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False",
-    }
-}
-
-fn pool_init(
-    ev: &mut Evaluator,
-    o: &Rc<Instance>,
-    pos: Vec<Value>,
-    kw: Vec<(String, Value)>,
-) -> R<()> {
-    let kind = kind(o);
-    let args = bind_python(pool_signature(kind), &format!("{kind}.__init__"), &pos, &kw)?;
-    ev.module_init(o, &[], &[])?;
-    let mut attrs: Vec<(String, Value)> = args;
-    if let Some(i) = attrs.iter().position(|(n, _)| n == "stride") {
-        if matches!(attrs[i].1, Value::None) {
-            attrs[i].1 = arg(&attrs, "kernel_size");
-        }
-    }
-    set_attrs(
-        o,
-        attrs.iter().map(|(n, v)| (n.as_str(), v.clone())).collect(),
-    );
-    Ok(())
-}
-
-fn pool_forward(
-    ev: &mut Evaluator,
-    o: &Rc<Instance>,
-    pos: Vec<Value>,
-    kw: Vec<(String, Value)>,
-) -> R<Value> {
-    let kind = kind(o);
-    let args = bind_python("input", &format!("{kind}.forward"), &pos, &kw)?;
-    let input = arg(&args, "input");
-    let names: &[&str] = match kind {
-        "AvgPool2d" => &[
-            "kernel_size",
-            "stride",
-            "padding",
-            "ceil_mode",
-            "count_include_pad",
-            "divisor_override",
-        ],
-        "AdaptiveAvgPool2d" => &["output_size"],
-        _ => &[
-            "kernel_size",
-            "stride",
-            "padding",
-            "dilation",
-            "ceil_mode",
-            "return_indices",
-        ],
-    };
-    let function = match kind {
-        "MaxPool1d" => "max_pool1d",
-        "MaxPool2d" => "max_pool2d",
-        "AvgPool2d" => "avg_pool2d",
-        _ => "adaptive_avg_pool2d",
-    };
-    let kw = names.iter().map(|n| (n.to_string(), attr(o, n))).collect();
-    functional(ev, function, vec![input], kw)
-}
-
-fn pool_repr(ev: &mut Evaluator, o: &Rc<Instance>) -> R<String> {
-    let names: &[&str] = match kind(o) {
-        "AvgPool2d" => &["kernel_size", "stride", "padding"],
-        "AdaptiveAvgPool2d" => &["output_size"],
-        _ => &["kernel_size", "stride", "padding", "dilation", "ceil_mode"],
-    };
-    let mut parts = Vec::new();
-    for n in names {
-        parts.push(format!("{n}={}", fmt(ev, &attr(o, n))?));
-    }
-    Ok(parts.join(", "))
 }

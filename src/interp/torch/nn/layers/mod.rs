@@ -8,11 +8,13 @@
 pub(crate) mod activation;
 pub(crate) mod activation_extra;
 pub(crate) mod conv;
+pub(crate) mod embedding_bag;
 pub(crate) mod lazy;
 pub(crate) mod linear;
 pub(crate) mod loss;
 mod mha_parts;
 pub(crate) mod norm;
+pub(crate) mod pooling;
 pub(crate) mod rnn;
 pub(crate) mod rnn_loop;
 pub(crate) mod rnn_mkldnn;
@@ -27,7 +29,7 @@ use crate::interp::value::{Instance, TensorRef, Value};
 use crate::interp::{Evaluator, R};
 
 /// Every layer family's table.
-pub(crate) fn tables() -> [&'static [ModuleDef]; 10] {
+pub(crate) fn tables() -> [&'static [ModuleDef]; 12] {
     [
         activation::MODULES,
         linear::MODULES,
@@ -39,6 +41,8 @@ pub(crate) fn tables() -> [&'static [ModuleDef]; 10] {
         transformer::MODULES,
         activation_extra::MODULES,
         upsample::MODULES,
+        pooling::MODULES,
+        embedding_bag::MODULES,
     ]
 }
 
