@@ -219,10 +219,12 @@ fn local_response_norm(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         let div = ev.method(pooled, "squeeze", vec![Value::Int(1)])?;
         ev.method(div, "view", vec![Value::Size(shape.clone())])?
     };
-    let div = ev.method(div, "mul", vec![alpha])?;
-    let div = ev.method(div, "add", vec![k])?;
-    let div = ev.method(div, "pow", vec![beta])?;
-    ev.method(input, "div", vec![div])
+    // `div = div.mul(alpha).add(k).pow(beta)`: the old `div` is held until the chain ends.
+    let scaled = ev.method(div.clone(), "mul", vec![alpha])?;
+    let shifted = ev.method(scaled, "add", vec![k])?;
+    let powered = ev.method(shifted, "pow", vec![beta])?;
+    drop(div);
+    ev.method(input, "div", vec![powered])
 }
 
 /// `pad(div, pad)` (constant, zeros): ATen's `constant_pad_nd`, which `F.pad` runs.

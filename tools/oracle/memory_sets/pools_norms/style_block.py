@@ -2,43 +2,38 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-# 风格迁移网络中的残差块：Conv + InstanceNorm2d + ReLU
+# 条件实例归一化（conditional instance norm）：冻结编码器，只为新风格训练 γ 和 β
 _ = torch.manual_seed(2)
+encoder = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU())
+for p in encoder.parameters():
+    p.requires_grad_(False)
 
-class ResidualBlock(nn.Module):
-    def __init__(self, ch):
-        super().__init__()
-        self.conv1 = nn.Conv2d(ch, ch, 3, padding=1)
-        self.in1 = nn.InstanceNorm2d(ch, affine=True)
-        self.conv2 = nn.Conv2d(ch, ch, 3, padding=1)
-        self.in2 = nn.InstanceNorm2d(ch, affine=True)
-
-    def forward(self, x):
-        y = F.relu(self.in1(self.conv1(x)))
-        y = self.in2(self.conv2(y))
-        return x + y
-
-block = ResidualBlock(4)
-block
-x = torch.randn(2, 4, 6, 6)
-out = block(x)
-out.shape
-out.grad_fn.name()
-out.grad_fn.next_functions[1][0].name()
-opt = torch.optim.Adam(block.parameters(), lr=1e-3)
-target = torch.zeros(2, 4, 6, 6)
-loss = F.mse_loss(out, target)
-loss.backward()
-block.in1.weight.grad
-opt.step()
-# 不带仿射参数、跟踪运行统计量的 InstanceNorm
-norm = nn.InstanceNorm1d(3, track_running_stats=True)
+norm = nn.InstanceNorm2d(16, affine=True)
 norm
+img = torch.randn(2, 3, 8, 8)
+with torch.no_grad():
+    feat = encoder(img)
+y = norm(feat)
+y.shape
+y.grad_fn.name()
+y.grad_fn.next_functions[0][0].name()
+bn_node = y.grad_fn.next_functions[0][0]
+bn_node._saved_input.shape, bn_node._saved_weight.shape
+style_target = torch.randn(2, 16, 8, 8)
+opt = torch.optim.Adam(norm.parameters(), lr=1e-2)
+loss = F.mse_loss(F.relu(y), style_target)
+loss.backward()
+norm.weight.grad[:4]
+opt.step()
+opt.zero_grad()
+# 不带仿射参数、跟踪运行统计量的 InstanceNorm
+track = nn.InstanceNorm1d(3, track_running_stats=True)
+track
 seq = torch.randn(5, 3, 10)
-z = norm(seq)
-norm.running_mean, norm.running_var, norm.num_batches_tracked
-norm.eval()
-z2 = norm(seq)
+z = track(seq)
+track.running_mean, track.running_var, track.num_batches_tracked
+track.eval()
+z2 = track(seq)
 z2[0, 0, :4]
 # 函数式接口
 w = torch.ones(3, requires_grad=True)
@@ -50,3 +45,4 @@ w.grad
 F.instance_norm(torch.randn(4, 3, 1))
 nn.InstanceNorm3d(2)(torch.randn(2, 2, 3, 4, 5)).shape
 nn.InstanceNorm2d(3, affine=True)(torch.randn(2, 4, 5, 5))
+nn.InstanceNorm2d(3)(torch.randn(3, 5, 5)).shape
