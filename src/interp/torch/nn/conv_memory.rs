@@ -1,7 +1,7 @@
 //! The buffers PyTorch's CPU convolution allocates inside itself (what the allocator sees,
-//! measured with `torch.profiler` on the AVX2 machines that record the fixtures; `/tmp/team/alloc_rules.md` §5b): a
+//! measured with `torch.profiler` on an AVX-512 box, the 3-d and transposed ones on an AVX2 box; `/tmp/team/alloc_rules.md` §5b): a
 //! float32 convolution (1-d, 2-d or 3-d) runs oneDNN (`mkldnn_convolution`), which reorders the weight
-//! (and the input, the bias) into blocks of 8 channels and writes a blocked output before
+//! (and the input, the bias) into blocks of 16 channels and writes a blocked output before
 //! copying it to the plain result; the slow path (one small image) unfolds the input into
 //! columns first.
 
@@ -9,9 +9,11 @@ use crate::core::tensor::DType;
 use crate::interp::torch::nn::conv::Params;
 use crate::interp::Evaluator;
 
-/// `c` rounded up to oneDNN's channel block (8 floats: the recording machines run AVX2).
-fn up8(c: i64) -> i64 {
-    (c + 7) / 8 * 8
+/// `c` rounded up to oneDNN's channel block: 16 floats on an AVX-512 machine (where the
+/// `memory` set was recorded; an AVX2 machine blocks by 8, which gives the same sizes when
+/// the channels are multiples of 16, as the `pools_norms` set's are).
+fn up16(c: i64) -> i64 {
+    (c + 15) / 16 * 16
 }
 
 /// The buffers of one forward convolution: the events before the result is allocated
@@ -75,9 +77,9 @@ fn buffers(x: &[i64], w: &[i64], out: &[i64], bias: bool, p: &Params) -> Option<
     }
     let depthwise = p.groups > 1 && p.groups == cin;
     let grouped = p.groups > 1 && !depthwise;
-    let reorder_in = cin % 8 == 0 || (kd == 1 && kh == 1 && kw == 1) || depthwise;
-    let bias_buf = if bias && cout % 8 != 0 {
-        4 * up8(cout) + 128
+    let reorder_in = cin % 16 == 0 || (kd == 1 && kh == 1 && kw == 1) || depthwise;
+    let bias_buf = if bias && cout % 16 != 0 {
+        4 * up16(cout) + 128
     } else {
         0
     };
@@ -85,17 +87,17 @@ fn buffers(x: &[i64], w: &[i64], out: &[i64], bias: bool, p: &Params) -> Option<
     let input = if grouped {
         n * cin * d * h * wd * f
     } else if reorder_in {
-        n * up8(cin) * d * h * wd * f
+        n * up16(cin) * d * h * wd * f
     } else {
         0
     };
     let cin_w = if reorder_in && p.groups == 1 {
-        up8(cin)
+        up16(cin)
     } else {
         cin / p.groups.max(1)
     };
-    let weight = up8(cout) * cin_w * kd * kh * kw * f;
-    let blocked = n * up8(cout) * od * ho * wo * f;
+    let weight = up16(cout) * cin_w * kd * kh * kw * f;
+    let blocked = n * up16(cout) * od * ho * wo * f;
     Some(Buffers {
         before: vec![bias_buf, input, weight, blocked],
         during: blocked,
@@ -107,9 +109,9 @@ fn buffers(x: &[i64], w: &[i64], out: &[i64], bias: bool, p: &Params) -> Option<
 /// `[Cout * k, input positions]` (the 3-d one after an input-sized buffer, with a row of
 /// ones for the bias); oneDNN, when a stride is above 1, takes a scratch buffer (its size
 /// as measured: 98480 bytes, 61616 when the output's last size is even), a plain copy of
-/// the input, the weight with Cout padded to 8 and the output, then allocates the result
-/// and a clone of it; with all strides 1 it blocks the input, weight and output by 8
-/// channels as a convolution does.
+/// the input, the weight with Cout padded to the block and the output, then allocates the result
+/// and a clone of it; with all strides 1 it blocks the input, weight and output as a
+/// convolution does.
 fn transposed_buffers(
     x: &[i64],
     w: &[i64],
@@ -143,17 +145,17 @@ fn transposed_buffers(
             before: vec![
                 scratch,
                 n * cin * in_positions * f,
-                up8(cout) * cin * k * f,
+                up16(cout) * cin * k * f,
                 output,
             ],
             during: 2 * output,
         });
     }
-    let blocked = n * up8(cout) * out_positions * f;
+    let blocked = n * up16(cout) * out_positions * f;
     Some(Buffers {
         before: vec![
-            n * up8(cin) * in_positions * f,
-            up8(cout) * up8(cin) * k * f,
+            n * up16(cin) * in_positions * f,
+            up16(cout) * up16(cin) * k * f,
             blocked,
         ],
         during: blocked,
@@ -171,18 +173,39 @@ pub(crate) fn begin(
     bias: bool,
     p: &Params,
 ) {
-    if dtype != DType::Float32 {
-        return;
-    }
-    let buffers = if p.transposed {
-        transposed_buffers(x, w, out, bias, p)
+    // `padding='same'` with an even kernel: ATen pads a copy of the input on the side that
+    // needs more (`constant_pad_nd`) and convolves it with the symmetric padding.
+    let (x, p, padded) = if p.pad != p.pad_after {
+        let mut shape = x.to_vec();
+        for (i, (b, a)) in p.pad.iter().zip(&p.pad_after).enumerate() {
+            if let Some(d) = shape.get_mut(i + 2) {
+                *d += a - b;
+            }
+        }
+        let bytes = shape.iter().product::<i64>() * dtype.item_size() as i64;
+        let symmetric = Params {
+            pad_after: p.pad.clone(),
+            ..p.clone()
+        };
+        (shape, symmetric, bytes)
     } else {
-        buffers(x, w, out, bias, p)
+        (x.to_vec(), p.clone(), 0)
     };
-    if let Some(b) = buffers {
-        ev.note_kernel_events(&b.before);
-        ev.note_transient(b.during as u64);
-    }
+    let buffers = if dtype != DType::Float32 {
+        None
+    } else if p.transposed {
+        transposed_buffers(&x, w, out, bias, &p)
+    } else {
+        buffers(&x, w, out, bias, &p)
+    };
+    let b = buffers.unwrap_or(Buffers {
+        before: vec![],
+        during: 0,
+    });
+    let mut before = vec![padded];
+    before.extend(b.before);
+    ev.note_kernel_events(&before);
+    ev.note_transient((padded + b.during) as u64);
 }
 
 /// Ends the buffers [`begin`] noted (the result was allocated).
