@@ -162,6 +162,44 @@ fn transposed_buffers(
     })
 }
 
+/// The buffers of a float32 convolution's backward on ATen's slow kernels (one small image,
+/// not oneDNN), as measured: `(after the input's gradient, after the weight's and bias's)`,
+/// the bytes each part holds at its most on top of the gradients already allocated. Each
+/// part works on a contiguous copy of the output's gradient `g` when `g` is not contiguous
+/// (`clone`), and unfolds into columns: the convolution's input `[Cin * k, output
+/// positions]` (not for the 2-d input gradient), the transposed one's output `[Cout * k,
+/// input positions]`. `None` on oneDNN (not modelled) or another dtype.
+pub(crate) fn backward_buffers(
+    x: &[i64],
+    w: &[i64],
+    g: &[i64],
+    dtype: DType,
+    clone: bool,
+    p: &Params,
+) -> Option<(i64, i64)> {
+    if dtype != DType::Float32 || uses_mkldnn(x, w, p) {
+        return None;
+    }
+    let [n, cin, d, h, wd] = five(x)?;
+    let [_, _, kd, kh, kw] = five(w)?;
+    let [_, gc, od, ho, wo] = five(g)?;
+    let f = 4;
+    let k = kd * kh * kw;
+    let clone = if clone {
+        n * gc * od * ho * wo * f
+    } else {
+        0
+    };
+    if p.transposed {
+        // (g is the transposed convolution's output: its channels are Cout.)
+        let columns = gc * k * d * h * wd * f;
+        return Some((clone + columns, clone + columns));
+    }
+    let columns = cin * k * od * ho * wo * f;
+    let first = if x.len() == 5 { clone + columns } else { clone };
+    Some((first, clone + columns))
+}
+
 /// Notes the convolution's buffers before its result is allocated; the result's allocation
 /// then sees what is still alive ([`end`] ends them).
 pub(crate) fn begin(
