@@ -195,7 +195,15 @@ pub(crate) fn backward_buffers(
         let columns = gc * k * d * h * wd * f;
         return Some((clone + columns, clone + columns));
     }
-    let columns = cin * k * od * ho * wo * f;
+    // (A 1x1 kernel with stride 1 and no padding reads the input as it is.)
+    let one_by_one = k == 1
+        && p.stride.iter().all(|&s| s == 1)
+        && p.pad.iter().chain(&p.pad_after).all(|&q| q == 0);
+    let columns = if one_by_one {
+        0
+    } else {
+        cin * k * od * ho * wo * f
+    };
     let first = if x.len() == 5 { clone + columns } else { clone };
     Some((first, clone + columns))
 }
