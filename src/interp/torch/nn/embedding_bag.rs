@@ -378,8 +378,14 @@ fn outputs(
     let offsets_len = tensor(offsets)?.numel();
     let values: Vec<Scalar> = out.into_iter().map(Scalar::Float).collect();
     let result = ev.tensor_from_values(&[b, d as i64], w.dtype, &values, "embedding_bag")?;
-    // `offset2bag`: `n + 1` zeros, ones added at the offsets, a cumulative sum, resized to n.
-    let offset2bag = if p.mode != SUM || !matches!(psw, Value::None) {
+    // `offset2bag`: `n + 1` zeros, ones added at the offsets, a cumulative sum, resized to n;
+    // empty on ATen's fast path for sums (`embedding_bag_fast_path_sum`: float weights with
+    // unit stride, per-sample weights, if any, with unit stride, no padding index).
+    let psw_strided = match psw {
+        Value::Tensor(t) => t.borrow().tensor.strides().first().is_some_and(|&s| s != 1),
+        _ => false,
+    };
+    let offset2bag = if p.mode != SUM || psw_strided || p.padding_idx >= 0 {
         let mut t = ev.tensor_from_values(&[n + 1], DType::Int64, &bag_of, "embedding_bag")?;
         t.layout = Layout::contiguous(&[n]);
         let scratch = 8 * (n + 1);
