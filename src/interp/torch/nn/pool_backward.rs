@@ -154,6 +154,10 @@ fn pool_backward(ev: &mut Evaluator, b: &Backward, which: Which) -> R<Vec<Option
         "backward",
     )?;
     out[0] = Some(Value::tensor(t, "backward", None));
+    if !g.layout.is_contiguous() {
+        // The CPU kernels read `grad_output.contiguous()`, a copy taken after the gradient.
+        ev.note_kernel_events(&[g.numel() * g.dtype.item_size() as i64]);
+    }
     Ok(out)
 }
 
