@@ -52,7 +52,12 @@ pub(crate) static OPS: &[OpDef] = &[
     torch_fn(&["conv_transpose2d"], &[CONV_T2D]),
     torch_fn(&["conv3d"], &[CONV3D, CONV3D_STR]),
     torch_fn(&["conv_transpose3d"], &[CONV_T3D]),
-    functional(&["conv1d", "conv2d", "conv3d"], &[PY_CONV], conv, Grad::UNTRACKED),
+    functional(
+        &["conv1d", "conv2d", "conv3d"],
+        &[PY_CONV],
+        conv,
+        Grad::UNTRACKED,
+    ),
     functional(
         &["conv_transpose1d", "conv_transpose2d", "conv_transpose3d"],
         &[PY_CONV_T],

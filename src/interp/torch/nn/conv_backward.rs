@@ -103,11 +103,27 @@ fn convolution_backward(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>
     let buffers = conv_memory::backward_buffers(&xs, weight.shape(), &gs, dtype, clone, &params);
     if dtype.is_floating() {
         let grads = compute(ev, &geo, &params, [&input, &weight, &grad], Scalar::to_f64)?;
-        finish(ev, b, grads, (dtype, format), &mut out, Scalar::Float, buffers)?;
+        finish(
+            ev,
+            b,
+            grads,
+            (dtype, format),
+            &mut out,
+            Scalar::Float,
+            buffers,
+        )?;
     } else {
         let of = Scalar::to_wrapped_int;
         let grads = compute(ev, &geo, &params, [&input, &weight, &grad], of)?;
-        finish(ev, b, grads, (dtype, format), &mut out, Scalar::Int, buffers)?;
+        finish(
+            ev,
+            b,
+            grads,
+            (dtype, format),
+            &mut out,
+            Scalar::Int,
+            buffers,
+        )?;
     }
     Ok(out)
 }

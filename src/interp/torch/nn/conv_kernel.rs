@@ -343,7 +343,11 @@ mod tests {
     use super::*;
 
     fn geo(x: [usize; 2], k: [usize; 2], s: usize, p: usize) -> Geometry {
-        let y = [1, (x[0] + 2 * p - k[0]) / s + 1, (x[1] + 2 * p - k[1]) / s + 1];
+        let y = [
+            1,
+            (x[0] + 2 * p - k[0]) / s + 1,
+            (x[1] + 2 * p - k[1]) / s + 1,
+        ];
         Geometry {
             n: 1,
             groups: 1,

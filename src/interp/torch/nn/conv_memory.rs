@@ -185,11 +185,7 @@ pub(crate) fn backward_buffers(
     let [_, gc, od, ho, wo] = five(g)?;
     let f = 4;
     let k = kd * kh * kw;
-    let clone = if clone {
-        n * gc * od * ho * wo * f
-    } else {
-        0
-    };
+    let clone = if clone { n * gc * od * ho * wo * f } else { 0 };
     if p.transposed {
         // (g is the transposed convolution's output: its channels are Cout.)
         let columns = gc * k * d * h * wd * f;

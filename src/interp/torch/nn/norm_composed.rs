@@ -102,7 +102,8 @@ fn instance_norm(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let momentum = call.value("momentum").cloned().unwrap_or(Value::Float(0.1));
     let eps = call.value("eps").cloned().unwrap_or(Value::Float(1e-5));
     let defined = |v: &Value| !matches!(v, Value::None);
-    if !use_stats && !(defined(&running_mean) && defined(&running_var)) {
+    let running = defined(&running_mean) && defined(&running_var);
+    if !use_stats && !running {
         return Err(ScriptError::Runtime(
             "Expected running_mean and running_var to be defined when use_input_stats is false"
                 .into(),

@@ -224,7 +224,7 @@ fn unpool_output_size(
     let n = kernel.len();
     let sh = x.shape();
     let mut default = Vec::with_capacity(n);
-    for d in 0..n {
+    for (d, &k) in kernel.iter().enumerate() {
         let at = sh.len() as i64 - n as i64 + d as i64;
         let size = usize::try_from(at)
             .ok()
@@ -233,7 +233,7 @@ fn unpool_output_size(
             .ok_or_else(|| ScriptError::Index("tuple index out of range".into()))?;
         let s = stride.get(d).copied().unwrap_or(1);
         let p = padding.get(d).copied().unwrap_or(0);
-        default.push((size - 1) * s + kernel[d] - 2 * p);
+        default.push((size - 1) * s + k - 2 * p);
     }
     let Some((mut size, shown)) = given else {
         return Ok(default);
