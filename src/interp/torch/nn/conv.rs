@@ -1,4 +1,4 @@
-//! Convolutions: `conv1d`, `conv2d`, `conv_transpose1d`, `conv_transpose2d` (`torch.` and
+//! Convolutions: `conv1d`, `conv2d`, `conv3d`, `conv_transpose1d/2d/3d` (`torch.` and
 //! `torch.nn.functional.`), with ATen's checks and messages in its order, the output's
 //! memory format (channels_last when the input or the weight suggests it), and the
 //! `ConvolutionBackward0` node whose formula is in
@@ -24,6 +24,9 @@ const CONV1D: &str = "Tensor input, Tensor weight, Tensor? bias=None, int[1] str
 const CONV1D_STR: &str = "Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, str padding=\"valid\", int[1] dilation=1, int groups=1";
 const CONV2D: &str = "Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] dilation=1, int groups=1";
 const CONV2D_STR: &str = "Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, str padding=\"valid\", int[2] dilation=1, int groups=1";
+const CONV3D: &str = "Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] dilation=1, int groups=1";
+const CONV3D_STR: &str = "Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, str padding=\"valid\", int[3] dilation=1, int groups=1";
+const CONV_T3D: &str = "Tensor input, Tensor weight, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] output_padding=0, int groups=1, int[3] dilation=1";
 const CONV_T1D: &str = "Tensor input, Tensor weight, Tensor? bias=None, int[1] stride=1, int[1] padding=0, int[1] output_padding=0, int groups=1, int[1] dilation=1";
 const CONV_T2D: &str = "Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1, int[2] padding=0, int[2] output_padding=0, int groups=1, int[2] dilation=1";
 const PY_CONV: &str = "input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1";
@@ -47,9 +50,16 @@ pub(crate) static OPS: &[OpDef] = &[
     torch_fn(&["conv2d"], &[CONV2D, CONV2D_STR]),
     torch_fn(&["conv_transpose1d"], &[CONV_T1D]),
     torch_fn(&["conv_transpose2d"], &[CONV_T2D]),
-    functional(&["conv1d", "conv2d"], &[PY_CONV], conv, Grad::UNTRACKED),
+    torch_fn(&["conv3d"], &[CONV3D, CONV3D_STR]),
+    torch_fn(&["conv_transpose3d"], &[CONV_T3D]),
     functional(
-        &["conv_transpose1d", "conv_transpose2d"],
+        &["conv1d", "conv2d", "conv3d"],
+        &[PY_CONV],
+        conv,
+        Grad::UNTRACKED,
+    ),
+    functional(
+        &["conv_transpose1d", "conv_transpose2d", "conv_transpose3d"],
         &[PY_CONV_T],
         conv,
         Grad::UNTRACKED,
@@ -151,11 +161,14 @@ fn padding(ev: &mut Evaluator, call: &OpCall, transposed: bool, dims: usize) -> 
     }
 }
 
-/// `F.conv1d`, `F.conv2d`, `F.conv_transpose1d`, `F.conv_transpose2d` and their `torch.`
-/// forms.
+/// `F.conv1d/2d/3d`, `F.conv_transpose1d/2d/3d` and their `torch.` forms.
 fn conv(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let transposed = call.name.starts_with("conv_transpose");
-    let dims: usize = if call.name.ends_with("1d") { 1 } else { 2 };
+    let dims: usize = match call.name.chars().rev().nth(1) {
+        Some('1') => 1,
+        Some('3') => 3,
+        _ => 2,
+    };
     let input = tensor_at(call, "input", 1)?;
     let weight = tensor_at(call, "weight", 2)?;
     let bias = match call.value("bias") {
@@ -418,21 +431,64 @@ fn check_shape(x: &Tensor, w: &Tensor, bias: Option<&Tensor>, p: &Params) -> R<(
     Ok(())
 }
 
-/// The checks of the kernels ATen dispatches to (`slow_conv2d`, `slow_conv_transpose2d`,
-/// mkldnn): kernel sizes, dilation, output padding, output size, dtypes.
+/// The checks of the kernels ATen dispatches to (`slow_conv2d`, `slow_conv3d`,
+/// `slow_conv_transpose2d/3d`, mkldnn): kernel sizes, dilation, output padding, output size,
+/// dtypes.
 fn check_kernel(x: &Tensor, w: &Tensor, p: &Params, out: &[i64]) -> R<()> {
     let ws = w.shape();
+    let three = ws.len() == 5;
+    if three && ws[2..].iter().any(|&k| k <= 0) {
+        return Err(runtime(format!(
+            "kernel size should be greater than zero, but got: {} x {} x {} (TxHxW)",
+            ws[2], ws[3], ws[4]
+        )));
+    }
     let kernel = if ws.len() == 4 {
         [ws[2], ws[3]]
     } else {
-        [1, ws[2]]
+        [1, ws.get(2).copied().unwrap_or(1)]
     };
-    if kernel.iter().any(|&k| k <= 0) {
+    if !three && kernel.iter().any(|&k| k <= 0) {
         return Err(runtime(format!(
             "kernel size should be greater than zero, but got kernel_height: {} kernel_width: {}",
             kernel[0], kernel[1]
         )));
     }
+    if p.transposed {
+        check_transposed(x, p, out, three)?;
+    }
+    if x.dtype != w.dtype {
+        let mkldnn = x.dtype == DType::Float32 && conv_memory::uses_mkldnn(x.shape(), ws, p);
+        if mkldnn || (!p.transposed && matches!(x.dtype, DType::Float16 | DType::BFloat16)) {
+            return Err(runtime(format!(
+                "Input type ({}) and weight type ({}) should be the same or input should be a MKLDNN tensor and weight is a dense tensor",
+                x.dtype.legacy_type_name(),
+                w.dtype.legacy_type_name()
+            )));
+        }
+        return Err(runtime(format!(
+            "expected scalar type {} but found {}",
+            x.dtype.scalar_type_name(),
+            w.dtype.scalar_type_name()
+        )));
+    }
+    if x.dtype == DType::Bool || x.dtype.is_complex() {
+        let kernel = match (p.transposed, three) {
+            (true, true) => "slow_conv_transpose3d_out_cpu",
+            (true, false) => "slow_conv_transpose2d_out_cpu",
+            (false, true) => "compute_columns3d",
+            (false, false) => "slow_conv2d_cpu",
+        };
+        return Err(ScriptError::NotImplemented(format!(
+            "\"{kernel}\" not implemented for '{}'",
+            x.dtype.scalar_type_name()
+        )));
+    }
+    Ok(())
+}
+
+/// A transposed convolution's checks: dilation, output padding, output size.
+fn check_transposed(x: &Tensor, p: &Params, out: &[i64], three: bool) -> R<()> {
     let pair = |v: &[i64], fill: i64| -> [i64; 2] {
         if v.len() == 2 {
             [v[0], v[1]]
@@ -440,7 +496,21 @@ fn check_kernel(x: &Tensor, w: &Tensor, p: &Params, out: &[i64]) -> R<()> {
             [fill, v.first().copied().unwrap_or(fill)]
         }
     };
-    if p.transposed {
+    if three {
+        let (d, s, op) = (&p.dilation, &p.stride, &p.output_padding);
+        if d.iter().any(|&x| x <= 0) {
+            return Err(runtime(format!(
+                "dilation should be greater than zero, but got dilation_depth: {}, dilation_height: {}, dilation_width: {}",
+                d[0], d[1], d[2]
+            )));
+        }
+        if (0..3).any(|i| !(op[i] < s[i] || op[i] < d[i])) {
+            return Err(runtime(format!(
+                "output padding must be smaller than either stride or dilation, but got output_padding_depth: {} output_padding_height: {} output_padding_width: {} stride_depth: {} stride_height: {} stride_width: {} dilation_depth: {} dilation_height: {} dilation_width: {}",
+                op[0], op[1], op[2], s[0], s[1], s[2], d[0], d[1], d[2]
+            )));
+        }
+    } else {
         let d = pair(&p.dilation, 1);
         if d.iter().any(|&x| x <= 0) {
             return Err(runtime(format!(
@@ -456,45 +526,19 @@ fn check_kernel(x: &Tensor, w: &Tensor, p: &Params, out: &[i64]) -> R<()> {
                 op[0], op[1], s[0], s[1], d[0], d[1]
             )));
         }
-        if out.iter().skip(2).any(|&n| n < 1) {
-            let xs = x.shape();
-            let sizes = |v: &[i64]| {
-                v.iter()
-                    .skip(2)
-                    .map(i64::to_string)
-                    .collect::<Vec<_>>()
-                    .join(" x ")
-            };
-            return Err(runtime(format!(
-                "Given input size per channel: ({}). Calculated output size per channel: ({}). Output size is too small",
-                sizes(xs),
-                sizes(out)
-            )));
-        }
     }
-    if x.dtype != w.dtype {
-        if !p.transposed && matches!(x.dtype, DType::Float16 | DType::BFloat16) {
-            return Err(runtime(format!(
-                "Input type ({}) and weight type ({}) should be the same or input should be a MKLDNN tensor and weight is a dense tensor",
-                x.dtype.legacy_type_name(),
-                w.dtype.legacy_type_name()
-            )));
-        }
-        return Err(runtime(format!(
-            "expected scalar type {} but found {}",
-            x.dtype.scalar_type_name(),
-            w.dtype.scalar_type_name()
-        )));
-    }
-    if x.dtype == DType::Bool || x.dtype.is_complex() {
-        let kernel = if p.transposed {
-            "slow_conv_transpose2d_out_cpu"
-        } else {
-            "slow_conv2d_cpu"
+    if out.iter().skip(2).any(|&n| n < 1) {
+        let sizes = |v: &[i64]| {
+            v.iter()
+                .skip(2)
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(" x ")
         };
-        return Err(ScriptError::NotImplemented(format!(
-            "\"{kernel}\" not implemented for '{}'",
-            x.dtype.scalar_type_name()
+        return Err(runtime(format!(
+            "Given input size per channel: ({}). Calculated output size per channel: ({}). Output size is too small",
+            sizes(x.shape()),
+            sizes(out)
         )));
     }
     Ok(())
@@ -503,31 +547,32 @@ fn check_kernel(x: &Tensor, w: &Tensor, p: &Params, out: &[i64]) -> R<()> {
 /// The geometry of a checked convolution on a batched input `x` (x and y swap roles for a
 /// transposed one: see [`kernel`]), and the output's shape.
 pub(crate) fn geometry(xs: &[i64], ws: &[i64], p: &Params) -> (Geometry, Vec<i64>) {
-    let spatial = |v: &[i64]| -> [usize; 2] {
-        match v.len() {
-            4 => [v[2] as usize, v[3] as usize],
-            3 => [1, v[2] as usize],
-            _ => [1, 1],
+    // Every convolution is a 3-d one: missing leading spatial dimensions are 1.
+    let spatial = |v: &[i64]| -> [usize; 3] {
+        let mut out = [1usize; 3];
+        let dims = v.len().saturating_sub(2).min(3);
+        for i in 0..dims {
+            out[3 - dims + i] = v[2 + i].max(0) as usize;
         }
+        out
     };
-    let pair = |v: &[i64], fill: i64| -> [i64; 2] {
-        if v.len() == 2 {
-            [v[0], v[1]]
-        } else {
-            [fill, v.first().copied().unwrap_or(fill)]
-        }
+    let triple = |v: &[i64], fill: i64| -> [i64; 3] {
+        let mut out = [fill; 3];
+        let n = v.len().min(3);
+        out[3 - n..].copy_from_slice(&v[v.len() - n..]);
+        out
     };
     let (s, d, pb, pa, op) = (
-        pair(&p.stride, 1),
-        pair(&p.dilation, 1),
-        pair(&p.pad, 0),
-        pair(&p.pad_after, 0),
-        pair(&p.output_padding, 0),
+        triple(&p.stride, 1),
+        triple(&p.dilation, 1),
+        triple(&p.pad, 0),
+        triple(&p.pad_after, 0),
+        triple(&p.output_padding, 0),
     );
     let k = spatial(ws);
     let input = spatial(xs);
-    let mut other = [0i64; 2];
-    for i in 0..2 {
+    let mut other = [1i64; 3];
+    for i in 0..3 {
         let kk = k[i] as i64;
         other[i] = if p.transposed {
             (input[i] as i64 - 1) * s[i] - pb[i] - pa[i] + d[i] * (kk - 1) + op[i] + 1
@@ -543,9 +588,9 @@ pub(crate) fn geometry(xs: &[i64], ws: &[i64], p: &Params) -> (Geometry, Vec<i64
         (ws[0], input, other.map(|n| n.max(0) as usize), xs[1], ws[0])
     };
     let mut out = vec![xs[0], out_channels];
-    let dims = xs.len() - 2;
-    out.extend_from_slice(&other[2 - dims..]);
-    let u = |v: [i64; 2]| v.map(|n| n.max(0) as usize);
+    let dims = xs.len().saturating_sub(2).min(3);
+    out.extend_from_slice(&other[3 - dims..]);
+    let u = |v: [i64; 3]| v.map(|n| n.max(0) as usize);
     let geo = Geometry {
         n: xs[0].max(0) as usize,
         groups: g as usize,

@@ -6,6 +6,7 @@ use crate::core::tensor::{DType, MemoryFormat, Scalar, ScriptError, Tensor};
 use crate::interp::torch::autograd::formulas::{Backward, Formula};
 use crate::interp::torch::nn::conv::{geometry, host, host_tensor, Params};
 use crate::interp::torch::nn::conv_kernel::{self as kernel, Elem, Geometry};
+use crate::interp::torch::nn::conv_memory;
 use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
 
@@ -97,13 +98,32 @@ fn convolution_backward(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>
         }
         return Ok(out);
     }
+    let gs = batched(grad.shape(), spatial);
+    let clone = !grad.layout.is_contiguous();
+    let buffers = conv_memory::backward_buffers(&xs, weight.shape(), &gs, dtype, clone, &params);
     if dtype.is_floating() {
         let grads = compute(ev, &geo, &params, [&input, &weight, &grad], Scalar::to_f64)?;
-        finish(ev, b, grads, (dtype, format), &mut out, Scalar::Float)?;
+        finish(
+            ev,
+            b,
+            grads,
+            (dtype, format),
+            &mut out,
+            Scalar::Float,
+            buffers,
+        )?;
     } else {
         let of = Scalar::to_wrapped_int;
         let grads = compute(ev, &geo, &params, [&input, &weight, &grad], of)?;
-        finish(ev, b, grads, (dtype, format), &mut out, Scalar::Int)?;
+        finish(
+            ev,
+            b,
+            grads,
+            (dtype, format),
+            &mut out,
+            Scalar::Int,
+            buffers,
+        )?;
     }
     Ok(out)
 }
@@ -150,7 +170,9 @@ fn compute<T: Elem>(
 
 /// The gradients as tensors of their operands' shapes, for the operands that need them.
 /// The input's and weight's gradients come in the convolution's memory format
-/// (channels_last when the input or the weight suggests it), the bias's dense.
+/// (channels_last when the input or the weight suggests it), the bias's dense. `buffers`:
+/// the kernel's scratch after the input's gradient and after the weight's
+/// ([`conv_memory::backward_buffers`]).
 fn finish<T: Copy>(
     ev: &mut Evaluator,
     b: &Backward,
@@ -158,6 +180,7 @@ fn finish<T: Copy>(
     (dtype, format): (DType, MemoryFormat),
     out: &mut [Option<Value>],
     to: fn(T) -> Scalar,
+    buffers: Option<(i64, i64)>,
 ) -> R<()> {
     for (i, values) in grads.into_iter().enumerate() {
         if !b.needs(i) {
@@ -172,6 +195,12 @@ fn finish<T: Copy>(
         };
         let t = host_tensor(ev, &shape, format, dtype, &values, "backward")?;
         out[i] = Some(Value::tensor(t, "backward", None));
+        match (i, buffers) {
+            (0, Some((after_input, _))) => ev.note_kernel_events(&[after_input]),
+            (1, Some((_, after_weight))) if !b.needs(2) => ev.note_kernel_events(&[after_weight]),
+            (2, Some((_, after_weight))) if b.needs(1) => ev.note_kernel_events(&[after_weight]),
+            _ => {}
+        }
     }
     Ok(())
 }

@@ -1,14 +1,14 @@
 //! The arithmetic of convolutions on host values, as im2col + matrix products (the way
 //! ATen's `slow_conv2d` lowers them), for the forward and the backward of `conv1d`,
-//! `conv2d` and `conv_transpose2d`.
+//! `conv3d` and the transposed convolutions.
 //!
 //! Every convolution relates two spaces: `x` (the convolution's input, the transposed
 //! convolution's output) and `y` (the convolution's output, the transposed convolution's
 //! input), by `x_pos = y_pos * stride - pad + k * dilation`, through a weight indexed
-//! `[y channel, x channel within its group, kh, kw]`. Three kernels follow from it:
+//! `[y channel, x channel within its group, kd, kh, kw]`. Three kernels follow from it:
 //! [`y_from_x`] (a convolution), [`x_from_y`] (its input's gradient, or a transposed
-//! convolution) and [`weight_from`] (the weight's gradient). One-dimensional convolutions
-//! are two-dimensional ones of height 1.
+//! convolution) and [`weight_from`] (the weight's gradient). Every convolution is a
+//! three-dimensional one here: a 2-d one has depth 1, a 1-d one depth and height 1.
 //!
 //! Floating values are added in `f64` and rounded once to the dtype by the caller (closer to
 //! the exact sum than PyTorch's float kernels, within the oracle's tolerance); integers wrap
@@ -42,7 +42,8 @@ impl Elem for i64 {
     }
 }
 
-/// The shapes of one convolution (two spatial dimensions; a 1-d one has height 1).
+/// The shapes of one convolution (three spatial dimensions: depth, height, width; a 2-d one
+/// has depth 1, a 1-d one depth and height 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Geometry {
     /// Batch size.
@@ -52,14 +53,14 @@ pub(crate) struct Geometry {
     pub x_channels: usize,
     pub y_channels: usize,
     /// Spatial sizes of `x` and `y`, and of the kernel.
-    pub x_size: [usize; 2],
-    pub y_size: [usize; 2],
-    pub kernel: [usize; 2],
-    pub stride: [usize; 2],
+    pub x_size: [usize; 3],
+    pub y_size: [usize; 3],
+    pub kernel: [usize; 3],
+    pub stride: [usize; 3],
     /// Padding before each spatial dimension of `x` (the padding after it only changes
     /// `y_size`).
-    pub pad: [usize; 2],
-    pub dilation: [usize; 2],
+    pub pad: [usize; 3],
+    pub dilation: [usize; 3],
 }
 
 impl Geometry {
@@ -70,13 +71,35 @@ impl Geometry {
         self.y_channels / self.groups.max(1)
     }
     fn k(&self) -> usize {
-        self.kernel[0] * self.kernel[1]
+        self.kernel.iter().product()
     }
     fn xp(&self) -> usize {
-        self.x_size[0] * self.x_size[1]
+        self.x_size.iter().product()
     }
     fn yp(&self) -> usize {
-        self.y_size[0] * self.y_size[1]
+        self.y_size.iter().product()
+    }
+
+    /// The kernel offsets `(kd, kh, kw)` in row-major order.
+    fn offsets(&self) -> impl Iterator<Item = [usize; 3]> {
+        let [kd, kh, kw] = self.kernel;
+        (0..kd).flat_map(move |a| (0..kh).flat_map(move |b| (0..kw).map(move |c| [a, b, c])))
+    }
+
+    /// The `y` positions `(od, oh, ow)` in row-major order.
+    fn y_positions(&self) -> impl Iterator<Item = [usize; 3]> {
+        let [d, h, w] = self.y_size;
+        (0..d).flat_map(move |a| (0..h).flat_map(move |b| (0..w).map(move |c| [a, b, c])))
+    }
+
+    /// The flat `x` position within a plane of `y` position `o` at kernel offset `k`, if
+    /// inside.
+    fn x_flat(&self, o: [usize; 3], k: [usize; 3]) -> Option<usize> {
+        let [_, xh, xw] = self.x_size;
+        let d = self.x_at(0, o[0], k[0])?;
+        let h = self.x_at(1, o[1], k[1])?;
+        let w = self.x_at(2, o[2], k[2])?;
+        Some((d * xh + h) * xw + w)
     }
 
     /// Multiply-adds of one kernel: every `y` element of every batch reads `x_channels /
@@ -177,30 +200,18 @@ fn transpose<T: Elem>(a: &[T], rows: usize, cols: usize) -> Vec<T> {
     out
 }
 
-/// The im2col matrix `[xcg * kh * kw, yh * yw]` of group `g` of batch element `b` of `x`.
+/// The im2col matrix `[xcg * kd * kh * kw, yd * yh * yw]` of group `g` of batch element `b`
+/// of `x`.
 fn im2col<T: Elem>(x: &[T], geo: &Geometry, b: usize, g: usize, col: &mut [T]) {
-    let (xcg, [kh, kw], yp) = (geo.xcg(), geo.kernel, geo.yp());
-    let [yh, yw] = geo.y_size;
-    let [_, xw] = geo.x_size;
+    let (xcg, k, yp) = (geo.xcg(), geo.k(), geo.yp());
     for c in 0..xcg {
         let plane_at = (b * geo.x_channels + g * xcg + c) * geo.xp();
         let plane = &x[plane_at..plane_at + geo.xp()];
-        for i in 0..kh {
-            for j in 0..kw {
-                let row_at = ((c * kh + i) * kw + j) * yp;
-                let row = &mut col[row_at..row_at + yp];
-                for oh in 0..yh {
-                    let Some(ih) = geo.x_at(0, oh, i) else {
-                        row[oh * yw..(oh + 1) * yw].fill(T::default());
-                        continue;
-                    };
-                    for ow in 0..yw {
-                        row[oh * yw + ow] = match geo.x_at(1, ow, j) {
-                            Some(iw) => plane[ih * xw + iw],
-                            None => T::default(),
-                        };
-                    }
-                }
+        for (ki, off) in geo.offsets().enumerate() {
+            let row_at = (c * k + ki) * yp;
+            let row = &mut col[row_at..row_at + yp];
+            for (v, o) in row.iter_mut().zip(geo.y_positions()) {
+                *v = geo.x_flat(o, off).map_or(T::default(), |at| plane[at]);
             }
         }
     }
@@ -208,24 +219,15 @@ fn im2col<T: Elem>(x: &[T], geo: &Geometry, b: usize, g: usize, col: &mut [T]) {
 
 /// Adds the im2col matrix `col` of group `g` of batch element `b` back into `x`.
 fn col2im<T: Elem>(col: &[T], geo: &Geometry, b: usize, g: usize, x: &mut [T]) {
-    let (xcg, [kh, kw], yp) = (geo.xcg(), geo.kernel, geo.yp());
-    let [yh, yw] = geo.y_size;
-    let [_, xw] = geo.x_size;
+    let (xcg, k, yp) = (geo.xcg(), geo.k(), geo.yp());
     for c in 0..xcg {
         let plane_at = (b * geo.x_channels + g * xcg + c) * geo.xp();
-        for i in 0..kh {
-            for j in 0..kw {
-                let row_at = ((c * kh + i) * kw + j) * yp;
-                for oh in 0..yh {
-                    let Some(ih) = geo.x_at(0, oh, i) else {
-                        continue;
-                    };
-                    for ow in 0..yw {
-                        if let Some(iw) = geo.x_at(1, ow, j) {
-                            let at = plane_at + ih * xw + iw;
-                            x[at] = x[at].plus(col[row_at + oh * yw + ow]);
-                        }
-                    }
+        for (ki, off) in geo.offsets().enumerate() {
+            let row_at = (c * k + ki) * yp;
+            let row = &col[row_at..row_at + yp];
+            for (&v, o) in row.iter().zip(geo.y_positions()) {
+                if let Some(at) = geo.x_flat(o, off) {
+                    x[plane_at + at] = x[plane_at + at].plus(v);
                 }
             }
         }
@@ -252,41 +254,33 @@ pub(crate) fn y_from_x<T: Elem>(x: &[T], w: &[T], geo: &Geometry) -> Vec<T> {
 
 /// A float32 convolution's output (no bias) as PyTorch's CPU kernel (oneDNN) adds it, bit
 /// for bit: each output element a float32 accumulator from zero, one fused multiply-add per
-/// kernel position and input channel, the channels innermost (`kh, kw, c`); padding adds
+/// kernel position and input channel, the channels innermost (`kd, kh, kw, c`); padding adds
 /// nothing. `x` and `w` hold float32 values.
 pub(crate) fn y_from_x_f32(x: &[f64], w: &[f64], geo: &Geometry) -> Vec<f64> {
-    let (xcg, ycg, [kh, kw]) = (geo.xcg(), geo.ycg(), geo.kernel);
-    let [yh, yw] = geo.y_size;
-    let [_, xw] = geo.x_size;
+    let (xcg, ycg, k) = (geo.xcg(), geo.ycg(), geo.k());
     let xp = geo.xp();
     let x: Vec<f32> = x.iter().map(|&v| v as f32).collect();
     let w: Vec<f32> = w.iter().map(|&v| v as f32).collect();
-    let mut y = Vec::with_capacity(geo.n * geo.y_channels * yh * yw);
+    let offsets: Vec<[usize; 3]> = geo.offsets().collect();
+    let mut y = Vec::with_capacity(geo.n * geo.y_channels * geo.yp());
     for b in 0..geo.n {
         for yc in 0..geo.y_channels {
             let g = yc / ycg.max(1);
             let x_at = (b * geo.x_channels + g * xcg) * xp;
-            let w_at = yc * xcg * kh * kw;
-            for oh in 0..yh {
-                for ow in 0..yw {
-                    let mut acc = 0.0f32;
-                    for i in 0..kh {
-                        let Some(ih) = geo.x_at(0, oh, i) else {
-                            continue;
-                        };
-                        for j in 0..kw {
-                            let Some(iw) = geo.x_at(1, ow, j) else {
-                                continue;
-                            };
-                            for c in 0..xcg {
-                                let xv = x[x_at + c * xp + ih * xw + iw];
-                                let wv = w[w_at + (c * kh + i) * kw + j];
-                                acc = xv.mul_add(wv, acc);
-                            }
-                        }
+            let w_at = yc * xcg * k;
+            for o in geo.y_positions() {
+                let mut acc = 0.0f32;
+                for (ki, &off) in offsets.iter().enumerate() {
+                    let Some(at) = geo.x_flat(o, off) else {
+                        continue;
+                    };
+                    for c in 0..xcg {
+                        let xv = x[x_at + c * xp + at];
+                        let wv = w[w_at + c * k + ki];
+                        acc = xv.mul_add(wv, acc);
                     }
-                    y.push(f64::from(acc));
                 }
+                y.push(f64::from(acc));
             }
         }
     }
@@ -349,18 +343,22 @@ mod tests {
     use super::*;
 
     fn geo(x: [usize; 2], k: [usize; 2], s: usize, p: usize) -> Geometry {
-        let y = [(x[0] + 2 * p - k[0]) / s + 1, (x[1] + 2 * p - k[1]) / s + 1];
+        let y = [
+            1,
+            (x[0] + 2 * p - k[0]) / s + 1,
+            (x[1] + 2 * p - k[1]) / s + 1,
+        ];
         Geometry {
             n: 1,
             groups: 1,
             x_channels: 1,
             y_channels: 1,
-            x_size: x,
+            x_size: [1, x[0], x[1]],
             y_size: y,
-            kernel: k,
-            stride: [s, s],
-            pad: [p, p],
-            dilation: [1, 1],
+            kernel: [1, k[0], k[1]],
+            stride: [1, s, s],
+            pad: [0, p, p],
+            dilation: [1, 1, 1],
         }
     }
 
@@ -379,7 +377,7 @@ mod tests {
         let g = geo([4, 5], [3, 2], 2, 1);
         let x: Vec<i64> = (0..20).map(|i| i * 7 % 11 - 5).collect();
         let w: Vec<i64> = (0..6).map(|i| i * 3 % 5 - 2).collect();
-        let yn = g.y_size[0] * g.y_size[1];
+        let yn = g.y_size[1] * g.y_size[2];
         let y: Vec<i64> = (0..yn as i64).map(|i| i * 5 % 7 - 3).collect();
         let left: i64 = y_from_x(&x, &w, &g)
             .iter()

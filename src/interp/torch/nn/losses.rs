@@ -531,8 +531,12 @@ fn mse_loss_backward(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> 
         Reduction::Mean => 2.0 / n as f64,
         _ => 2.0,
     };
-    let diff = ev.binary(BinOp::Sub, x, y)?;
-    let scaled = ev.binary(BinOp::Mul, diff, scalar(norm))?;
+    // ATen computes `norm * (self - target) * grad` in one kernel into `zeros_like(self)`:
+    // only the result is allocated.
+    let scaled = ev.uncounted(|ev| {
+        let diff = ev.binary(BinOp::Sub, x, y)?;
+        ev.binary(BinOp::Mul, diff, scalar(norm))
+    })?;
     let v = ev.binary(BinOp::Mul, scaled, b.g())?;
     if b.needs(1) {
         out[1] = Some(ev.neg_value(&v)?);

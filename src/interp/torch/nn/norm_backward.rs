@@ -229,6 +229,12 @@ fn norm_backward(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
                 out[i] = Some(ev.grad_tensor(&shapes[i], dtype, values)?);
             }
         }
+        if shapes[0].len() == 5 {
+            // On a 5-d input ATen's kernel takes an input-sized buffer after the gradients
+            // (measured with BatchNorm3d).
+            let bytes = shapes[0].iter().product::<i64>() * dtype.item_size() as i64;
+            ev.note_kernel_events(&[bytes]);
+        }
         return Ok(out);
     }
     let w_of = |c: usize| {

@@ -39,13 +39,13 @@ pub(crate) static OPS: &[OpDef] = &[
         Grad::UNTRACKED,
     ),
     functional(
-        &["adaptive_avg_pool2d", "adaptive_avg_pool1d"],
+        &["adaptive_avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool3d"],
         &["input, output_size"],
         adaptive,
         Grad::UNTRACKED,
     ),
     functional(
-        &["adaptive_max_pool2d", "adaptive_max_pool1d"],
+        &["adaptive_max_pool2d", "adaptive_max_pool1d", "adaptive_max_pool3d"],
         &["input, output_size, return_indices=False"],
         adaptive,
         Grad::UNTRACKED,
@@ -146,10 +146,19 @@ pub(crate) struct Pool {
     pub kind: Kind,
     pub windows: Windows,
     pub out_shape: Vec<i64>,
+    /// Spatial dimensions: 2, or 3 for the 3-d poolings.
+    pub dims: usize,
 }
 
 /// `pooling_output_shape` (with its checks).
-fn output_size(input: i64, k: i64, pad: i64, stride: i64, dilation: i64, ceil: bool) -> R<i64> {
+pub(super) fn output_size(
+    input: i64,
+    k: i64,
+    pad: i64,
+    stride: i64,
+    dilation: i64,
+    ceil: bool,
+) -> R<i64> {
     if stride == 0 {
         return Err(runtime("stride should not be zero".into()));
     }
@@ -258,14 +267,27 @@ pub(super) fn windows(
     d: [i64; 2],
     out: [i64; 2],
 ) -> Windows {
+    let three = |v: [i64; 2], depth: i64| [depth, v[0], v[1]];
+    windows3(
+        x,
+        (three(k, 1), three(s, 1), three(p, 0), three(d, 1)),
+        three(out, 1),
+        2,
+    )
+}
+
+/// The windows of a checked pooling of `x` over its last `dims` dimensions (2 or 3; a 2-d
+/// pooling has depth 1).
+pub(super) fn windows3(x: &Tensor, (k, s, p, d): Params3, out: [i64; 3], dims: usize) -> Windows {
     let sh = x.shape();
     let n = sh.len();
-    let planes: i64 = sh[..n - 2].iter().product();
+    let planes: i64 = sh[..n - dims].iter().product();
     let u = |v: i64| v.max(0) as usize;
+    let depth = if dims == 3 { u(sh[n - 3]) } else { 1 };
     Windows {
         planes: u(planes),
-        in_size: [u(sh[n - 2]), u(sh[n - 1])],
-        out_size: [u(out[0]), u(out[1])],
+        in_size: [depth, u(sh[n - 2]), u(sh[n - 1])],
+        out_size: out.map(u),
         kernel: k,
         stride: s,
         pad: p,
@@ -273,10 +295,14 @@ pub(super) fn windows(
     }
 }
 
-pub(super) fn out_shape(x: &Tensor, out: [usize; 2]) -> Vec<i64> {
+/// Kernel, stride, padding, dilation of a 3-d pooling.
+pub(super) type Params3 = ([i64; 3], [i64; 3], [i64; 3], [i64; 3]);
+
+/// `x`'s shape with its last `dims` sizes replaced by `out`'s.
+pub(super) fn out_shape(x: &Tensor, out: [usize; 3], dims: usize) -> Vec<i64> {
     let sh = x.shape();
-    let mut shape = sh[..sh.len() - 2].to_vec();
-    shape.extend(out.iter().map(|&n| n as i64));
+    let mut shape = sh[..sh.len() - dims].to_vec();
+    shape.extend(out[3 - dims..].iter().map(|&n| n as i64));
     shape
 }
 
@@ -405,8 +431,9 @@ fn plan(x: &Tensor, kind: Kind, (k, s, p, d): Params, ceil: bool) -> R<Pool> {
     let windows = windows(x, k, s, p, d, out);
     Ok(Pool {
         kind,
-        out_shape: out_shape(x, windows.out_size),
+        out_shape: out_shape(x, windows.out_size, 2),
         windows,
+        dims: 2,
     })
 }
 
@@ -451,6 +478,20 @@ fn pool2d_value(
         Kind::Max => "max_pool2d",
         _ => "avg_pool2d",
     };
+    pooled_value(ev, input, &x, &pool, name, indices)
+}
+
+/// A planned pooling with fixed windows, computed, its node recorded (`indices`: the
+/// indices returned too).
+pub(super) fn pooled_value(
+    ev: &mut Evaluator,
+    input: &Value,
+    x: &Tensor,
+    pool: &Pool,
+    name: &str,
+    indices: bool,
+) -> R<Value> {
+    let kind = pool.kind;
     let bad = match kind {
         Kind::Max => x.dtype == DType::Bool,
         _ => !(x.dtype.is_floating() || x.dtype == DType::Int64),
@@ -458,14 +499,14 @@ fn pool2d_value(
     if bad || x.dtype.is_complex() {
         return Err(not_implemented(name, x.dtype));
     }
-    let (values, index_tensor) = run(ev, &x, &pool, name)?;
+    let (values, index_tensor) = run(ev, x, pool, name)?;
     let values = Value::tensor(values, name, None);
     let index_tensor = index_tensor.map(|i| Value::tensor(i, name, None));
     let out = match (indices, &index_tensor) {
         (true, Some(i)) => Value::Tuple(vec![values.clone(), i.clone()]),
         _ => values.clone(),
     };
-    record(ev, input, &pool, &out);
+    record(ev, input, pool, &out);
     // `MaxPool2DWithIndicesBackward0` keeps the int64 indices (`result1`, output-shaped).
     if let Some(i) = &index_tensor {
         ev.save_extras(&values, &[("result1", i)]);
@@ -480,11 +521,10 @@ pub(super) fn run(
     pool: &Pool,
     name: &str,
 ) -> R<(Tensor, Option<Tensor>)> {
-    let elements = (pool.windows.planes as i64).saturating_mul(
-        (pool.windows.in_size[0] * pool.windows.in_size[1]) as i64
-            + (pool.windows.out_size[0] * pool.windows.out_size[1]) as i64,
-    );
-    let format = if x.ndim() == 4 {
+    let size = |v: [usize; 3]| v.iter().product::<usize>() as i64;
+    let elements = (pool.windows.planes as i64)
+        .saturating_mul(size(pool.windows.in_size) + size(pool.windows.out_size));
+    let format = if x.ndim() == 4 && pool.dims == 2 {
         x.layout.suggest_memory_format()
     } else {
         MemoryFormat::Contiguous
@@ -630,32 +670,43 @@ fn avg_pool(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
 /// as its arguments.
 pub(super) fn record(ev: &mut Evaluator, input: &Value, pool: &Pool, out: &Value) {
     let w = &pool.windows;
-    let pair = |v: [i64; 2]| Value::Tuple(vec![Value::Int(v[0]), Value::Int(v[1])]);
-    let (grad, name, extra) = match pool.kind {
-        Kind::Max => (&MAX_POOL_GRAD, "max_pool2d", vec![]),
-        Kind::Avg {
-            include_pad,
-            divisor,
-        } => (
-            &AVG_POOL_GRAD,
-            "avg_pool2d",
+    let three = pool.dims == 3;
+    let tuple = |v: [i64; 3]| {
+        let v = if three { &v[..] } else { &v[1..] };
+        Value::Tuple(v.iter().map(|&n| Value::Int(n)).collect())
+    };
+    let (grad, name, extra) = match (pool.kind, three) {
+        (Kind::Max, false) => (&MAX_POOL_GRAD, "max_pool2d", vec![]),
+        (Kind::Max, true) => (&MAX_POOL3D_GRAD, "max_pool3d", vec![]),
+        (
+            Kind::Avg {
+                include_pad,
+                divisor,
+            },
+            _,
+        ) => (
+            if three {
+                &AVG_POOL3D_GRAD
+            } else {
+                &AVG_POOL_GRAD
+            },
+            if three { "avg_pool3d" } else { "avg_pool2d" },
             vec![
                 ("count_include_pad", Value::Bool(include_pad)),
                 ("divisor_override", divisor.map_or(Value::None, Value::Int)),
             ],
         ),
-        Kind::AdaptiveAvg => (&ADAPTIVE_AVG_GRAD, "adaptive_avg_pool2d", vec![]),
-        Kind::AdaptiveMax => (&ADAPTIVE_MAX_GRAD, "adaptive_max_pool2d", vec![]),
+        (Kind::AdaptiveAvg, false) => (&ADAPTIVE_AVG_GRAD, "adaptive_avg_pool2d", vec![]),
+        (Kind::AdaptiveAvg, true) => (&ADAPTIVE_AVG3D_GRAD, "adaptive_avg_pool3d", vec![]),
+        (Kind::AdaptiveMax, false) => (&ADAPTIVE_MAX_GRAD, "adaptive_max_pool2d", vec![]),
+        (Kind::AdaptiveMax, true) => (&ADAPTIVE_MAX3D_GRAD, "adaptive_max_pool3d", vec![]),
     };
     let mut args: Vec<(&str, Value)> = vec![
-        ("kernel_size", pair(w.kernel)),
-        ("stride", pair(w.stride)),
-        ("padding", pair(w.pad)),
-        ("dilation", pair(w.dilation)),
-        (
-            "output_size",
-            pair([w.out_size[0] as i64, w.out_size[1] as i64]),
-        ),
+        ("kernel_size", tuple(w.kernel)),
+        ("stride", tuple(w.stride)),
+        ("padding", tuple(w.pad)),
+        ("dilation", tuple(w.dilation)),
+        ("output_size", tuple(w.out_size.map(|n| n as i64))),
     ];
     args.extend(extra);
     let named: Vec<(&str, &Value)> = args.iter().map(|(n, v)| (*n, v)).collect();
@@ -671,3 +722,7 @@ const MAX_POOL_GRAD: Grad = Grad::named("MaxPool2DWithIndicesBackward0", &MAX_PO
 const AVG_POOL_GRAD: Grad = Grad::named("AvgPool2DBackward0", &AVG_POOL);
 const ADAPTIVE_AVG_GRAD: Grad = Grad::named("AdaptiveAvgPool2DBackward0", &ADAPTIVE_AVG);
 const ADAPTIVE_MAX_GRAD: Grad = Grad::named("AdaptiveMaxPool2DBackward0", &ADAPTIVE_MAX);
+const MAX_POOL3D_GRAD: Grad = Grad::named("MaxPool3DWithIndicesBackward0", &MAX_POOL);
+const AVG_POOL3D_GRAD: Grad = Grad::named("AvgPool3DBackward0", &AVG_POOL);
+const ADAPTIVE_AVG3D_GRAD: Grad = Grad::named("AdaptiveAvgPool3DBackward0", &ADAPTIVE_AVG);
+const ADAPTIVE_MAX3D_GRAD: Grad = Grad::named("AdaptiveMaxPool3DBackward0", &ADAPTIVE_MAX);

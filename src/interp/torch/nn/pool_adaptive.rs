@@ -1,4 +1,5 @@
-//! Adaptive pooling: `adaptive_avg_pool2d`, `adaptive_max_pool2d` and their 1-d forms (the
+//! Adaptive pooling: `adaptive_avg_pool2d`, `adaptive_max_pool2d`, their 3-d forms and their
+//! 1-d forms (the
 //! 2-d ones of `input.unsqueeze(-2)` with an output height of 1, squeezed, as ATen computes
 //! them), with ATen's checks and messages; a 1x1 average is `input.mean((-1, -2),
 //! keepdim=True)` (`MeanBackward1`), as in PyTorch.
@@ -6,7 +7,7 @@
 use crate::core::tensor::layout::list_str;
 use crate::core::tensor::{Layout, MemoryFormat, ScriptError, Tensor};
 use crate::interp::torch::nn::pool::{
-    flag, input_value, not_implemented, out_shape, record, run, runtime, tensor_of, windows, Kind,
+    flag, input_value, not_implemented, out_shape, record, run, runtime, tensor_of, windows3, Kind,
     Pool,
 };
 use crate::interp::torch::registry::OpCall;
@@ -24,7 +25,8 @@ pub(super) fn adaptive(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         return adaptive_1d(ev, call, &input, &x, max, indices);
     }
     let size = output_size_2d(ev, call, &x)?;
-    adaptive_2d(ev, &input, &x, max, size, indices)
+    let dims = if call.name.ends_with("3d") { 3 } else { 2 };
+    adaptive_nd(ev, &input, &x, max, size, indices, dims)
 }
 
 /// `torch.adaptive_max_pool1d(input, output_size)`: the values and the indices.
@@ -43,6 +45,7 @@ fn output_size_2d(ev: &mut Evaluator, call: &OpCall, x: &Tensor) -> R<Vec<i64>> 
                 "object of type 'NoneType' has no len()".into(),
             ))
         }
+        Some(Value::Int(n)) if call.name.ends_with("3d") => vec![n, n, n],
         Some(Value::Int(n)) => vec![n, n],
         Some(Value::Tuple(items) | Value::List(items)) => {
             if sh.len() <= items.len() {
@@ -101,7 +104,7 @@ fn adaptive_1d(
     }
     let u = ev.method(input.clone(), "unsqueeze", vec![Value::Int(-2)])?;
     let ux = tensor_of(&u)?;
-    let out = adaptive_2d(ev, &u, &ux, max, vec![1, n], indices)?;
+    let out = adaptive_nd(ev, &u, &ux, max, vec![1, n], indices, 2)?;
     match out {
         Value::Tuple(items) => {
             let mut squeezed = Vec::with_capacity(items.len());
@@ -114,54 +117,62 @@ fn adaptive_1d(
     }
 }
 
-/// The 2-d adaptive pooling of `x` to `size`, its node recorded.
-fn adaptive_2d(
+/// The 2-d (or 3-d) adaptive pooling of `x` to `size`, its node recorded.
+fn adaptive_nd(
     ev: &mut Evaluator,
     input: &Value,
     x: &Tensor,
     max: bool,
     size: Vec<i64>,
     return_indices: bool,
+    dims: usize,
 ) -> R<Value> {
     let sh = x.shape().to_vec();
-    let name = if max {
-        "adaptive_max_pool2d"
-    } else {
-        "adaptive_avg_pool2d"
+    let name = match (max, dims) {
+        (true, 3) => "adaptive_max_pool3d",
+        (true, _) => "adaptive_max_pool2d",
+        (false, 3) => "adaptive_avg_pool3d",
+        (false, _) => "adaptive_avg_pool2d",
     };
+    let batched = if dims == 3 { "4D or 5D" } else { "3D or 4D" };
+    let ranks = [dims + 1, dims + 2];
     if max {
-        if !matches!(sh.len(), 3 | 4) {
+        if !ranks.contains(&sh.len()) {
             return Err(runtime(format!(
-                "adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {}",
+                "{name}(): Expected {batched} tensor, but got: {}",
                 list_str(&sh)
             )));
         }
         nonzero_check(name, &sh)?;
-        if size.len() != 2 {
-            return Err(runtime(
-                "adaptive_max_pool2d(): internal error: output_size.size() must be 2".into(),
-            ));
+        if size.len() != dims {
+            return Err(runtime(format!(
+                "{name}(): internal error: output_size.size() must be {dims}"
+            )));
         }
-        let mut full = sh[..sh.len() - 2].to_vec();
+        let mut full = sh[..sh.len() - dims].to_vec();
         full.extend_from_slice(&size);
         ev.check_shape(&full)?;
     } else {
-        if size.len() != 2 {
-            return Err(runtime("adaptive_avg_pool2d: output_size must be 2".into()));
+        if size.len() != dims {
+            return Err(runtime(format!("{name}: output_size must be {dims}")));
         }
-        if size[0] < 0 || size[1] < 0 {
+        if size.iter().any(|&n| n < 0) {
+            let shown = if dims == 3 {
+                format!("{}, {},{}", size[0], size[1], size[2])
+            } else {
+                format!("{}, {}", size[0], size[1])
+            };
             return Err(runtime(format!(
-                "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {{{}, {}}}",
-                size[0], size[1]
+                "{name}: elements of output_size must be greater than or equal to 0 but received {{{shown}}}"
             )));
         }
-        if size == [1, 1] {
-            return mean_pool(ev, input.clone(), x);
+        if size.iter().all(|&n| n == 1) {
+            return mean_pool(ev, input.clone(), x, dims);
         }
         nonzero_check(name, &sh)?;
-        if !matches!(sh.len(), 3 | 4) {
+        if !ranks.contains(&sh.len()) {
             return Err(runtime(format!(
-                "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {}",
+                "{name}(): Expected {batched} tensor, but got {}",
                 list_str(&sh)
             )));
         }
@@ -169,9 +180,14 @@ fn adaptive_2d(
     if !x.dtype.is_floating() {
         return Err(not_implemented(name, x.dtype));
     }
-    let zero = [0, 0];
-    let mut windows = windows(x, zero, zero, zero, [1, 1], [size[0], size[1]]);
-    windows.kernel = [1, 1];
+    let out3 = if dims == 3 {
+        [size[0], size[1], size[2]]
+    } else {
+        [1, size[0], size[1]]
+    };
+    let one = [1, 1, 1];
+    let zero = [0, 0, 0];
+    let windows = windows3(x, (one, zero, zero, one), out3, dims);
     let kind = if max {
         Kind::AdaptiveMax
     } else {
@@ -179,8 +195,9 @@ fn adaptive_2d(
     };
     let pool = Pool {
         kind,
-        out_shape: out_shape(x, windows.out_size),
+        out_shape: out_shape(x, windows.out_size, dims),
         windows,
+        dims,
     };
     let (values, indices) = run(ev, x, &pool, name)?;
     let values = Value::tensor(values, name, None);
@@ -210,9 +227,10 @@ fn nonzero_check(name: &str, sh: &[i64]) -> R<()> {
     Ok(())
 }
 
-/// `adaptive_avg_pool2d` to 1x1: `input.mean((-1, -2), keepdim=True)` (channels_last kept).
-fn mean_pool(ev: &mut Evaluator, input: Value, x: &Tensor) -> R<Value> {
-    let dims = Value::Tuple(vec![Value::Int(-1), Value::Int(-2)]);
+/// `adaptive_avg_pool2d` to 1x1: `input.mean((-1, -2), keepdim=True)` (channels_last kept);
+/// `adaptive_avg_pool3d` to 1x1x1: `input.mean((-1, -2, -3), keepdim=True)`.
+fn mean_pool(ev: &mut Evaluator, input: Value, x: &Tensor, spatial: usize) -> R<Value> {
+    let dims = Value::Tuple((1..=spatial as i64).map(|d| Value::Int(-d)).collect());
     let mean = ev.call(
         Value::Method(Box::new(input), "mean".into()),
         vec![dims],
@@ -220,7 +238,10 @@ fn mean_pool(ev: &mut Evaluator, input: Value, x: &Tensor) -> R<Value> {
     )?;
     // TensorIterator gives the mean the input's channels_last strides; they differ from the
     // contiguous ones only in the dimensions of size 1 (so the bytes are the same).
-    if x.ndim() == 4 && x.layout.suggest_memory_format() == MemoryFormat::ChannelsLast {
+    if spatial == 2
+        && x.ndim() == 4
+        && x.layout.suggest_memory_format() == MemoryFormat::ChannelsLast
+    {
         if let Value::Tensor(t) = &mean {
             let mut object = t.borrow_mut();
             let shape = object.tensor.shape().to_vec();

@@ -76,16 +76,22 @@ fn adaptive_max_backward(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value
     pool_backward(ev, b, Which::AdaptiveMax)
 }
 
-fn pair(b: &Backward, name: &str, default: i64) -> [i64; 2] {
+/// A window argument as three values (depth, height, width): a 2-d pooling's pair gets
+/// `depth` in front.
+fn triple(b: &Backward, name: &str, default: i64, depth: i64) -> [i64; 3] {
     match b.arg(name) {
         Some(Value::Tuple(items)) => {
             let get = |i: usize| match items.get(i) {
                 Some(Value::Int(n)) => *n,
                 _ => default,
             };
-            [get(0), get(1)]
+            if items.len() == 3 {
+                [get(0), get(1), get(2)]
+            } else {
+                [depth, get(0), get(1)]
+            }
         }
-        _ => [default, default],
+        _ => [depth, default, default],
     }
 }
 
@@ -103,17 +109,20 @@ fn pool_backward(ev: &mut Evaluator, b: &Backward, which: Which) -> R<Vec<Option
     let g = tensor_of(&b.g())?;
     let sh = x.shape();
     let n = sh.len();
-    let planes: i64 = sh[..n.saturating_sub(2)].iter().product();
-    let out_size = pair(b, "output_size", 0);
+    let three = matches!(b.arg("output_size"), Some(Value::Tuple(items)) if items.len() == 3);
+    let dims = if three { 3 } else { 2 };
+    let planes: i64 = sh[..n.saturating_sub(dims)].iter().product();
+    let out_size = triple(b, "output_size", 0, 1);
     let u = |v: i64| v.max(0) as usize;
+    let depth = if three { u(sh[n - 3]) } else { 1 };
     let w = Windows {
         planes: u(planes),
-        in_size: [u(sh[n - 2]), u(sh[n - 1])],
-        out_size: [u(out_size[0]), u(out_size[1])],
-        kernel: pair(b, "kernel_size", 1),
-        stride: pair(b, "stride", 1),
-        pad: pair(b, "padding", 0),
-        dilation: pair(b, "dilation", 1),
+        in_size: [depth, u(sh[n - 2]), u(sh[n - 1])],
+        out_size: out_size.map(u),
+        kernel: triple(b, "kernel_size", 1, 1),
+        stride: triple(b, "stride", 1, 1),
+        pad: triple(b, "padding", 0, 0),
+        dilation: triple(b, "dilation", 1, 1),
     };
     let include_pad = !matches!(b.arg("count_include_pad"), Some(Value::Bool(false)));
     let divisor = match b.arg("divisor_override") {
@@ -145,6 +154,10 @@ fn pool_backward(ev: &mut Evaluator, b: &Backward, which: Which) -> R<Vec<Option
         "backward",
     )?;
     out[0] = Some(Value::tensor(t, "backward", None));
+    if !g.layout.is_contiguous() {
+        // The CPU kernels read `grad_output.contiguous()`, a copy taken after the gradient.
+        ev.note_kernel_events(&[g.numel() * g.dtype.item_size() as i64]);
+    }
     Ok(out)
 }
 

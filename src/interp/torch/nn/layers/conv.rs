@@ -1,6 +1,5 @@
-//! The convolutions (`torch/nn/modules/conv.py`: `Conv1d`, `Conv2d`, `ConvTranspose2d`)
-//! and the pooling layers (`pooling.py`: `MaxPool1d`, `MaxPool2d`, `AvgPool2d`,
-//! `AdaptiveAvgPool2d`).
+//! The convolutions (`torch/nn/modules/conv.py`: `Conv1d/2d/3d`, `ConvTranspose1d/2d/3d`);
+//! the pooling layers are in [`crate::interp::torch::nn::layers::pooling`].
 
 use std::rc::Rc;
 
@@ -15,7 +14,6 @@ use crate::interp::value::{Instance, Value};
 use crate::interp::{Evaluator, R};
 
 const CONV: &str = "torch.nn.modules.conv";
-const POOL: &str = "torch.nn.modules.pooling";
 
 /// A convolution class.
 const fn conv(name: &'static str) -> ModuleDef {
@@ -30,25 +28,14 @@ const fn conv(name: &'static str) -> ModuleDef {
     }
 }
 
-/// A pooling class.
-const fn pool(name: &'static str) -> ModuleDef {
-    ModuleDef {
-        init: Some(pool_init),
-        forward: Some(pool_forward),
-        extra_repr: Some(pool_repr),
-        ..ModuleDef::new(name, POOL)
-    }
-}
-
 /// The layer classes of this family.
 pub(crate) static MODULES: &[ModuleDef] = &[
     conv("Conv1d"),
     conv("Conv2d"),
+    conv("Conv3d"),
+    conv("ConvTranspose1d"),
     conv("ConvTranspose2d"),
-    pool("MaxPool1d"),
-    pool("MaxPool2d"),
-    pool("AvgPool2d"),
-    pool("AdaptiveAvgPool2d"),
+    conv("ConvTranspose3d"),
 ];
 
 /// The class name of a layer's nearest built-in class.
@@ -56,10 +43,12 @@ fn kind(o: &Rc<Instance>) -> &'static str {
     native_of(&o.class).map_or("", |d| d.name)
 }
 
-/// The spatial dims of a convolution or pooling class.
+/// The spatial dims of a convolution class.
 fn dims(kind: &str) -> usize {
     if kind.ends_with("1d") {
         1
+    } else if kind.ends_with("3d") {
+        3
     } else {
         2
     }
@@ -79,6 +68,11 @@ fn conv_init(
         "in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode='zeros', device=None, dtype=None"
     };
     let args = bind_python(signature, &format!("{kind}.__init__"), &pos, &kw)?;
+    if transposed && !matches!(&arg(&args, "padding_mode"), Value::Str(m) if m == "zeros") {
+        return Err(ScriptError::Value(format!(
+            "Only \"zeros\" padding mode is supported for {kind}"
+        )));
+    }
     ev.module_init(o, &[], &[])?;
     let n = dims(kind);
     let in_channels = int_arg(ev, &arg(&args, "in_channels"))?;
@@ -190,24 +184,46 @@ fn conv_forward(
     )?;
     let input = arg(&args, "input");
     let (weight, bias) = (attr(o, "weight"), attr(o, "bias"));
+    let n = dims(kind);
+    let mode = attr(o, "padding_mode");
+    let zeros = matches!(&mode, Value::Str(m) if m == "zeros");
     if kind.starts_with("ConvTranspose") {
+        if !zeros {
+            return Err(ScriptError::Value(format!(
+                "Only `zeros` padding mode is supported for {kind}"
+            )));
+        }
+        let output_padding = match arg(&args, "output_size") {
+            Value::None => attr(o, "output_padding"),
+            size => output_padding(ev, o, &input, &size, n)?,
+        };
         return functional(
             ev,
-            "conv_transpose2d",
+            ["conv_transpose1d", "conv_transpose2d", "conv_transpose3d"][n - 1],
             vec![
                 input,
                 weight,
                 bias,
                 attr(o, "stride"),
                 attr(o, "padding"),
-                attr(o, "output_padding"),
+                output_padding,
                 attr(o, "groups"),
                 attr(o, "dilation"),
             ],
             vec![],
         );
     }
-    let function = if dims(kind) == 1 { "conv1d" } else { "conv2d" };
+    let function = ["conv1d", "conv2d", "conv3d"][n - 1];
+    let (input, padding) = if zeros {
+        (input, attr(o, "padding"))
+    } else {
+        // `F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)`,
+        // then the convolution without padding.
+        let pads = reversed_padding_repeated_twice(ev, o, n)?;
+        let pads = Value::List(pads.into_iter().map(Value::Int).collect());
+        let padded = functional(ev, "pad", vec![input, pads], vec![("mode".into(), mode)])?;
+        (padded, ntuple(&Value::Int(0), n))
+    };
     functional(
         ev,
         function,
@@ -216,12 +232,119 @@ fn conv_forward(
             weight,
             bias,
             attr(o, "stride"),
-            attr(o, "padding"),
+            padding,
             attr(o, "dilation"),
             attr(o, "groups"),
         ],
         vec![],
     )
+}
+
+/// The ints of a tuple attribute.
+fn tuple_ints(ev: &mut Evaluator, o: &Rc<Instance>, name: &str) -> R<Vec<i64>> {
+    match attr(o, name) {
+        Value::Tuple(items) | Value::List(items) => items.iter().map(|v| int_arg(ev, v)).collect(),
+        other => Ok(vec![int_arg(ev, &other)?]),
+    }
+}
+
+/// `_ConvNd._reversed_padding_repeated_twice`: each dimension's padding twice, the last
+/// dimension first (`padding='same'`: the total `d * (k - 1)` split, the odd one after).
+fn reversed_padding_repeated_twice(ev: &mut Evaluator, o: &Rc<Instance>, n: usize) -> R<Vec<i64>> {
+    let kernel = tuple_ints(ev, o, "kernel_size")?;
+    let mut out = vec![0; 2 * n];
+    match attr(o, "padding") {
+        Value::Str(p) => {
+            if p == "same" {
+                let dilation = tuple_ints(ev, o, "dilation")?;
+                for (d, (dil, k)) in dilation.iter().zip(&kernel).enumerate() {
+                    let i = n - 1 - d;
+                    let total = dil * (k - 1);
+                    out[2 * i] = total / 2;
+                    out[2 * i + 1] = total - total / 2;
+                }
+            }
+        }
+        _ => {
+            let padding = tuple_ints(ev, o, "padding")?;
+            for (i, p) in padding.iter().rev().enumerate() {
+                out[2 * i] = *p;
+                out[2 * i + 1] = *p;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `_ConvTransposeNd._output_padding`: the output padding that makes the output
+/// `output_size`, PyTorch's ValueError when no output padding can.
+fn output_padding(
+    ev: &mut Evaluator,
+    o: &Rc<Instance>,
+    input: &Value,
+    size: &Value,
+    n: usize,
+) -> R<Value> {
+    let shape = match input {
+        Value::Tensor(t) => t.borrow().tensor.shape().to_vec(),
+        _ => return Ok(attr(o, "output_padding")),
+    };
+    let mut requested = ev.int_list(size, "output_size", "output_size")?;
+    let non_spatial = if shape.len() == n + 2 { 2 } else { 1 };
+    if requested.len() == non_spatial + n {
+        requested.drain(..non_spatial);
+    }
+    if requested.len() != n {
+        return Err(ScriptError::Value(format!(
+            "ConvTranspose{n}D: for {}D input, output_size must have {n} or {} elements (got {})",
+            shape.len(),
+            non_spatial + n,
+            requested.len()
+        )));
+    }
+    let (stride, padding) = (tuple_ints(ev, o, "stride")?, tuple_ints(ev, o, "padding")?);
+    let (kernel, dilation) = (
+        tuple_ints(ev, o, "kernel_size")?,
+        tuple_ints(ev, o, "dilation")?,
+    );
+    let at = |v: &[i64], d: usize, fill: i64| v.get(d).copied().unwrap_or(fill);
+    let mut min_sizes = Vec::with_capacity(n);
+    let mut max_sizes = Vec::with_capacity(n);
+    for d in 0..n {
+        let dim = at(&shape, d + non_spatial, 0);
+        let min = (dim - 1) * at(&stride, d, 1) - 2 * at(&padding, d, 0)
+            + at(&dilation, d, 1) * (at(&kernel, d, 1) - 1)
+            + 1;
+        min_sizes.push(min);
+        max_sizes.push(min + at(&stride, d, 1) - 1);
+    }
+    let list = |v: &[i64]| {
+        format!(
+            "[{}]",
+            v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+        )
+    };
+    if (0..n).any(|i| requested[i] < min_sizes[i] || requested[i] > max_sizes[i]) {
+        let spatial: Vec<i64> = shape.iter().skip(2).copied().collect();
+        // The (sliced) output_size as Python shows it: a tuple, list or torch.Size.
+        let shown = match size {
+            Value::Tuple(_) => Value::Tuple(requested.iter().map(|&v| Value::Int(v)).collect()),
+            Value::Size(_) => Value::Size(requested.clone()),
+            _ => Value::List(requested.iter().map(|&v| Value::Int(v)).collect()),
+        };
+        return Err(ScriptError::Value(format!(
+            "requested an output size of {}, but valid sizes range from {} to {} (for an input of torch.Size({}))",
+            fmt(ev, &shown)?,
+            list(&min_sizes),
+            list(&max_sizes),
+            list(&spatial)
+        )));
+    }
+    Ok(Value::List(
+        (0..n)
+            .map(|d| Value::Int(requested[d] - min_sizes[d]))
+            .collect(),
+    ))
 }
 
 /// Whether a tuple attribute is all `value` (`(0, 0)`).
@@ -265,86 +388,4 @@ fn conv_repr(ev: &mut Evaluator, o: &Rc<Instance>) -> R<String> {
         s.push_str(&format!(", padding_mode={}", fmt(ev, &mode)?));
     }
     Ok(s)
-}
-
-/// Each pooling class's `__init__` signature.
-fn pool_signature(kind: &str) -> &'static str {
-    match kind {
-        "AvgPool2d" => "kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None",
-        "AdaptiveAvgPool2d" => "output_size",
-        _ => "kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False",
-    }
-}
-
-fn pool_init(
-    ev: &mut Evaluator,
-    o: &Rc<Instance>,
-    pos: Vec<Value>,
-    kw: Vec<(String, Value)>,
-) -> R<()> {
-    let kind = kind(o);
-    let args = bind_python(pool_signature(kind), &format!("{kind}.__init__"), &pos, &kw)?;
-    ev.module_init(o, &[], &[])?;
-    let mut attrs: Vec<(String, Value)> = args;
-    if let Some(i) = attrs.iter().position(|(n, _)| n == "stride") {
-        if matches!(attrs[i].1, Value::None) {
-            attrs[i].1 = arg(&attrs, "kernel_size");
-        }
-    }
-    set_attrs(
-        o,
-        attrs.iter().map(|(n, v)| (n.as_str(), v.clone())).collect(),
-    );
-    Ok(())
-}
-
-fn pool_forward(
-    ev: &mut Evaluator,
-    o: &Rc<Instance>,
-    pos: Vec<Value>,
-    kw: Vec<(String, Value)>,
-) -> R<Value> {
-    let kind = kind(o);
-    let args = bind_python("input", &format!("{kind}.forward"), &pos, &kw)?;
-    let input = arg(&args, "input");
-    let names: &[&str] = match kind {
-        "AvgPool2d" => &[
-            "kernel_size",
-            "stride",
-            "padding",
-            "ceil_mode",
-            "count_include_pad",
-            "divisor_override",
-        ],
-        "AdaptiveAvgPool2d" => &["output_size"],
-        _ => &[
-            "kernel_size",
-            "stride",
-            "padding",
-            "dilation",
-            "ceil_mode",
-            "return_indices",
-        ],
-    };
-    let function = match kind {
-        "MaxPool1d" => "max_pool1d",
-        "MaxPool2d" => "max_pool2d",
-        "AvgPool2d" => "avg_pool2d",
-        _ => "adaptive_avg_pool2d",
-    };
-    let kw = names.iter().map(|n| (n.to_string(), attr(o, n))).collect();
-    functional(ev, function, vec![input], kw)
-}
-
-fn pool_repr(ev: &mut Evaluator, o: &Rc<Instance>) -> R<String> {
-    let names: &[&str] = match kind(o) {
-        "AvgPool2d" => &["kernel_size", "stride", "padding"],
-        "AdaptiveAvgPool2d" => &["output_size"],
-        _ => &["kernel_size", "stride", "padding", "dilation", "ceil_mode"],
-    };
-    let mut parts = Vec::new();
-    for n in names {
-        parts.push(format!("{n}={}", fmt(ev, &attr(o, n))?));
-    }
-    Ok(parts.join(", "))
 }

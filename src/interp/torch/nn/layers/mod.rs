@@ -9,6 +9,7 @@ pub(crate) mod activation;
 pub(crate) mod activation_extra;
 pub(crate) mod activation_more;
 pub(crate) mod conv;
+pub(crate) mod embedding_bag;
 pub(crate) mod lazy;
 pub(crate) mod linear;
 pub(crate) mod loss;
@@ -16,6 +17,7 @@ pub(crate) mod loss_more;
 mod mha_parts;
 pub(crate) mod norm;
 pub(crate) mod padding;
+pub(crate) mod pooling;
 pub(crate) mod rnn;
 pub(crate) mod rnn_loop;
 pub(crate) mod rnn_mkldnn;
@@ -30,7 +32,7 @@ use crate::interp::value::{Instance, TensorRef, Value};
 use crate::interp::{Evaluator, R};
 
 /// Every layer family's table.
-pub(crate) fn tables() -> [&'static [ModuleDef]; 13] {
+pub(crate) fn tables() -> [&'static [ModuleDef]; 15] {
     [
         activation::MODULES,
         linear::MODULES,
@@ -45,6 +47,8 @@ pub(crate) fn tables() -> [&'static [ModuleDef]; 13] {
         loss_more::MODULES,
         activation_more::MODULES,
         padding::MODULES,
+        pooling::MODULES,
+        embedding_bag::MODULES,
     ]
 }
 

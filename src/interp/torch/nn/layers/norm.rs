@@ -1,6 +1,7 @@
-//! The normalization layers: `BatchNorm1d`, `BatchNorm2d` (`torch/nn/modules/batchnorm.py`,
-//! with running statistics, momentum and `num_batches_tracked`), `LayerNorm` and `GroupNorm`
-//! (`normalization.py`).
+//! The normalization layers: `BatchNorm1d/2d/3d` (`torch/nn/modules/batchnorm.py`, with
+//! running statistics, momentum and `num_batches_tracked`), `InstanceNorm1d/2d/3d`
+//! (`instancenorm.py`: the same `_NormBase`, forwarding to `F.instance_norm`), `LayerNorm` and
+//! `GroupNorm` and `LocalResponseNorm` (`normalization.py`).
 
 use std::rc::Rc;
 
@@ -13,7 +14,7 @@ use crate::interp::torch::nn::module::{arg, bind_python, native_of, ModuleDef};
 use crate::interp::value::{Instance, TensorRef, Value};
 use crate::interp::{Evaluator, R};
 
-/// A batch-norm class.
+/// A batch-norm class (an instance-norm one with [`instance_norm_forward`]).
 const fn batch_norm(name: &'static str) -> ModuleDef {
     ModuleDef {
         init: Some(batch_norm_init),
@@ -41,10 +42,23 @@ const fn batch_norm(name: &'static str) -> ModuleDef {
     }
 }
 
+/// An instance-norm class (`_InstanceNorm`, a `_NormBase` as the batch norms are).
+const fn instance_norm(name: &'static str) -> ModuleDef {
+    ModuleDef {
+        forward: Some(instance_norm_forward),
+        path: "torch.nn.modules.instancenorm",
+        ..batch_norm(name)
+    }
+}
+
 /// The layer classes of this family.
 pub(crate) static MODULES: &[ModuleDef] = &[
     batch_norm("BatchNorm1d"),
     batch_norm("BatchNorm2d"),
+    batch_norm("BatchNorm3d"),
+    instance_norm("InstanceNorm1d"),
+    instance_norm("InstanceNorm2d"),
+    instance_norm("InstanceNorm3d"),
     ModuleDef {
         init: Some(layer_norm_init),
         forward: Some(|ev, o, pos, kw| {
@@ -108,6 +122,36 @@ pub(crate) static MODULES: &[ModuleDef] = &[
         })],
         ..ModuleDef::new("GroupNorm", "torch.nn.modules.normalization")
     },
+    ModuleDef {
+        init: Some(|ev, o, pos, kw| {
+            let args = bind_python(
+                "size, alpha=0.0001, beta=0.75, k=1.0",
+                "LocalResponseNorm.__init__",
+                &pos,
+                &kw,
+            )?;
+            ev.module_init(o, &[], &[])?;
+            let names = ["size", "alpha", "beta", "k"];
+            set_attrs(o, names.iter().map(|n| (*n, arg(&args, n))).collect());
+            Ok(())
+        }),
+        forward: Some(|ev, o, pos, kw| {
+            let args = bind_python("input", "LocalResponseNorm.forward", &pos, &kw)?;
+            let mut pos = vec![arg(&args, "input")];
+            pos.extend(["size", "alpha", "beta", "k"].iter().map(|n| attr(o, n)));
+            functional(ev, "local_response_norm", pos, vec![])
+        }),
+        extra_repr: Some(|ev, o| {
+            Ok(format!(
+                "{}, alpha={}, beta={}, k={}",
+                fmt(ev, &attr(o, "size"))?,
+                fmt(ev, &attr(o, "alpha"))?,
+                fmt(ev, &attr(o, "beta"))?,
+                fmt(ev, &attr(o, "k"))?
+            ))
+        }),
+        ..ModuleDef::new("LocalResponseNorm", "torch.nn.modules.normalization")
+    },
 ];
 
 /// `True` when the layer has a bias (its repr's `bias=`).
@@ -137,12 +181,12 @@ fn batch_norm_init(
     kw: Vec<(String, Value)>,
 ) -> R<()> {
     let kind = native_of(&o.class).map_or("BatchNorm", |d| d.name);
-    let args = bind_python(
-        "num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *, bias=True",
-        &format!("{kind}.__init__"),
-        &pos,
-        &kw,
-    )?;
+    let signature = if kind.starts_with("Instance") {
+        "num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False, device=None, dtype=None, *, bias=True"
+    } else {
+        "num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *, bias=True"
+    };
+    let args = bind_python(signature, &format!("{kind}.__init__"), &pos, &kw)?;
     ev.module_init(o, &[], &[])?;
     let names = [
         "num_features",
@@ -242,6 +286,11 @@ fn batch_norm_forward(
                 "expected 4D input (got {ndim}D input)"
             )))
         }
+        "BatchNorm3d" if ndim != 5 => {
+            return Err(ScriptError::Value(format!(
+                "expected 5D input (got {ndim}D input)"
+            )))
+        }
         _ => {}
     }
     let training = o.module.borrow().as_ref().is_some_and(|s| s.training);
@@ -283,6 +332,82 @@ fn batch_norm_forward(
         ],
         vec![],
     )
+}
+
+/// `_InstanceNorm.forward`: the dimension checks, the `num_features` check (a warning without
+/// affine parameters), an unbatched input through `unsqueeze(0)`, then `F.instance_norm`.
+fn instance_norm_forward(
+    ev: &mut Evaluator,
+    o: &Rc<Instance>,
+    pos: Vec<Value>,
+    kw: Vec<(String, Value)>,
+) -> R<Value> {
+    let kind = native_of(&o.class).map_or("InstanceNorm", |d| d.name);
+    let args = bind_python("input", &format!("{kind}.forward"), &pos, &kw)?;
+    let input = arg(&args, "input");
+    let shape = match &input {
+        Value::Tensor(t) => t.borrow().tensor.shape().to_vec(),
+        other => {
+            return Err(ScriptError::Attribute(format!(
+                "'{}' object has no attribute 'dim'",
+                other.type_name()
+            )))
+        }
+    };
+    let ndim = shape.len();
+    let no_batch = match kind {
+        "InstanceNorm1d" => 2,
+        "InstanceNorm3d" => 4,
+        _ => 3,
+    };
+    if ndim != no_batch && ndim != no_batch + 1 {
+        return Err(ScriptError::Value(format!(
+            "expected {no_batch}D or {}D input (got {ndim}D input)",
+            no_batch + 1
+        )));
+    }
+    let feature_dim = ndim - no_batch;
+    let features = ev.index_int(&attr(o, "num_features"))?;
+    if shape[feature_dim] != features {
+        if ev.truthy(&attr(o, "affine"))? {
+            return Err(ScriptError::Value(format!(
+                "expected input's size at dim={feature_dim} to match num_features ({features}), but got: {}.",
+                shape[feature_dim]
+            )));
+        }
+        ev.recorder.warn(format!(
+            "UserWarning: input's size at dim={feature_dim} does not match num_features. You can silence this warning by not passing in num_features, which is not used because affine=False"
+        ));
+    }
+    let training = o.module.borrow().as_ref().is_some_and(|s| s.training);
+    let track = ev.truthy(&attr(o, "track_running_stats"))?;
+    let momentum = match attr(o, "momentum") {
+        Value::None => Value::Float(0.0),
+        m => m,
+    };
+    let apply = |ev: &mut Evaluator, input: Value| {
+        functional(
+            ev,
+            "instance_norm",
+            vec![
+                input,
+                attr(o, "running_mean"),
+                attr(o, "running_var"),
+                attr(o, "weight"),
+                attr(o, "bias"),
+                Value::Bool(training || !track),
+                momentum.clone(),
+                attr(o, "eps"),
+            ],
+            vec![],
+        )
+    };
+    if ndim == no_batch {
+        let batched = method(ev, &input, "unsqueeze", vec![Value::Int(0)])?;
+        let out = apply(ev, batched)?;
+        return method(ev, &out, "squeeze", vec![Value::Int(0)]);
+    }
+    apply(ev, input)
 }
 
 fn layer_norm_init(
