@@ -381,7 +381,7 @@ fn rprop(ev: &mut Evaluator, o: &Rc<Instance>, mut state: Entries) -> R<Entries>
                 vec![size_min.clone(), size_max.clone()],
                 vec![],
             )?;
-            let grad = call_method(
+            let cloned = call_method(
                 ev,
                 &grad,
                 "clone",
@@ -391,6 +391,8 @@ fn rprop(ev: &mut Evaluator, o: &Rc<Instance>, mut state: Entries) -> R<Entries>
                     Value::MemoryFormat(crate::core::tensor::MemoryFormat::Preserve),
                 )],
             )?;
+            drop(grad);
+            let grad = cloned;
             drop(held.replace(grad.clone()));
             let mask = call_method(ev, &sign, "eq", vec![etaminus.clone()], vec![])?;
             write_masked(ev, &grad, &mask, &Value::Int(0))?;
