@@ -16,6 +16,7 @@ pub(crate) mod adam;
 pub(crate) mod adam_variants;
 pub(crate) mod adaptive;
 pub(crate) mod classic;
+pub(crate) mod lbfgs;
 pub(crate) mod optimizer;
 pub(crate) mod scheduler;
 pub(crate) mod scheduler_compose;
@@ -35,7 +36,7 @@ use crate::interp::{Evaluator, R};
 use crate::lang::ast::BinOp;
 
 /// The optimizers' tables (`torch.optim`).
-fn optimizer_tables() -> [&'static [ModuleDef]; 6] {
+fn optimizer_tables() -> [&'static [ModuleDef]; 7] {
     [
         optimizer::CLASSES,
         sgd::CLASSES,
@@ -43,6 +44,7 @@ fn optimizer_tables() -> [&'static [ModuleDef]; 6] {
         adaptive::CLASSES,
         adam_variants::CLASSES,
         classic::CLASSES,
+        lbfgs::CLASSES,
     ]
 }
 
