@@ -14,11 +14,11 @@ use std::rc::Rc;
 use crate::core::tensor::{MemoryFormat, ScriptError};
 use crate::interp::torch::nn::module::{arg, bind_python, ModuleDef};
 use crate::interp::torch::optim::optimizer::{has_attr, option, param_state, setup, Entries};
+use crate::interp::torch::optim::sgd::check_tensor_lr;
 use crate::interp::torch::optim::{
     attr, call_method, call_torch, check_at_least_zero, get, group_params, number, param_groups,
     put, set_attr, with_grad,
 };
-use crate::interp::torch::optim::sgd::check_tensor_lr;
 use crate::interp::value::{Instance, TensorRef, Value};
 use crate::interp::{Evaluator, R};
 use crate::lang::ast::BinOp;
@@ -139,7 +139,10 @@ fn clone(ev: &mut Evaluator, x: &Value) -> R<Value> {
         x,
         "clone",
         vec![],
-        vec![("memory_format", Value::MemoryFormat(MemoryFormat::Contiguous))],
+        vec![(
+            "memory_format",
+            Value::MemoryFormat(MemoryFormat::Contiguous),
+        )],
     )
 }
 
@@ -210,7 +213,13 @@ impl Problem {
 
     /// `_directional_evaluate(closure, x, t, d)`: the loss and flat gradient at `x + t d`,
     /// the parameters set back to `x`.
-    fn directional(&self, ev: &mut Evaluator, x: &[Value], t: &Value, d: &Value) -> R<(f64, Value)> {
+    fn directional(
+        &self,
+        ev: &mut Evaluator,
+        x: &[Value],
+        t: &Value,
+        d: &Value,
+    ) -> R<(f64, Value)> {
         self.add_grad(ev, t, d)?;
         let value = self.evaluate(ev)?;
         let mut loss = float(ev, &value)?;
@@ -220,7 +229,12 @@ impl Problem {
         }
         let flat = self.flat_grad(ev)?;
         for (p, data) in self.params.iter().zip(x) {
-            m(ev, &Value::Tensor(Rc::clone(p)), "copy_", vec![data.clone()])?;
+            m(
+                ev,
+                &Value::Tensor(Rc::clone(p)),
+                "copy_",
+                vec![data.clone()],
+            )?;
         }
         Ok((loss, flat))
     }
@@ -281,17 +295,13 @@ fn step(ev: &mut Evaluator, o: &Rc<Instance>, closure: Value) -> R<Value> {
     if groups.len() != 1 {
         return Err(ScriptError::Other {
             class: "AssertionError".into(),
-            message: format!(
-                "Expected exactly one param_group, but got {}",
-                groups.len()
-            ),
+            message: format!("Expected exactly one param_group, but got {}", groups.len()),
         });
     }
     let params = match attr(o, "_params") {
-        Value::List(_) | Value::Tuple(_) => group_params(&[(
-            Value::Str("params".into()),
-            attr(o, "_params"),
-        )]),
+        Value::List(_) | Value::Tuple(_) => {
+            group_params(&[(Value::Str("params".into()), attr(o, "_params"))])
+        }
         _ => group_params(&groups[0]),
     };
     if has_attr(o, "_opt_called") {
@@ -370,15 +380,19 @@ fn run(
     bump(o, first, "func_evals", 1);
 
     let mut flat_grad = problem.flat_grad(ev)?;
-    let mut opt_cond = below(ev, &flat_grad, &tolerance_grad)?;
+    // Python's `opt_cond` is the bool tensor of the comparison, alive until rebound.
+    let (mut opt_cond, mut _opt_cond_held) = below(ev, &flat_grad, &tolerance_grad)?;
     if opt_cond {
         return Ok(orig_loss);
     }
 
-    let saved = param_state(&match attr(o, "state") {
-        Value::Dict(e) => e,
-        _ => Vec::new(),
-    }, first)
+    let saved = param_state(
+        &match attr(o, "state") {
+            Value::Dict(e) => e,
+            _ => Vec::new(),
+        },
+        first,
+    )
     .unwrap_or_default();
     let mut d = get(&saved, "d");
     let mut t = get(&saved, "t");
@@ -387,8 +401,13 @@ fn run(
     let mut prev_loss = get(&saved, "prev_loss");
     drop(saved);
     // Python's locals of the loop body, released when rebound (or when `step` returns).
-    let (mut y, mut s, mut ys, mut q, mut be_i) =
-        (Value::None, Value::None, Value::None, Value::None, Value::None);
+    let (mut y, mut s, mut ys, mut q, mut be_i) = (
+        Value::None,
+        Value::None,
+        Value::None,
+        Value::None,
+        Value::None,
+    );
     let mut gtd;
     let mut x_init: Vec<Value> = Vec::new();
 
@@ -422,7 +441,11 @@ fn run(
             if holds(ev, &ys, BinOp::Gt, &Value::Float(1e-10))? {
                 let len = history.old_dirs.as_ref().map_or(0, Vec::len) as i64;
                 if holds(ev, &Value::Int(len), BinOp::Eq, &history_size)? {
-                    for list in [&mut history.old_dirs, &mut history.old_stps, &mut history.ro] {
+                    for list in [
+                        &mut history.old_dirs,
+                        &mut history.old_stps,
+                        &mut history.ro,
+                    ] {
                         match list {
                             Some(items) if !items.is_empty() => drop(items.remove(0)),
                             _ => return Err(ScriptError::Index("pop from empty list".into())),
@@ -522,7 +545,9 @@ fn run(
         let mut ls_func_evals = Value::Int(0);
         if !matches!(line_search_fn, Value::None) {
             if !matches!(&line_search_fn, Value::Str(s) if s == "strong_wolfe") {
-                return Err(ScriptError::Runtime("only 'strong_wolfe' is supported".into()));
+                return Err(ScriptError::Runtime(
+                    "only 'strong_wolfe' is supported".into(),
+                ));
             }
             x_init = problem.clone_params(ev)?;
             let max_ls = op(ev, &max_eval, BinOp::Sub, &current_evals)?;
@@ -543,7 +568,7 @@ fn run(
             t = found.2;
             ls_func_evals = Value::Int(found.3);
             problem.add_grad(ev, &t, &d)?;
-            opt_cond = below(ev, &flat_grad, &tolerance_grad)?;
+            (opt_cond, _opt_cond_held) = below(ev, &flat_grad, &tolerance_grad)?;
         } else {
             problem.add_grad(ev, &t, &d)?;
             if !holds(ev, &Value::Int(n_iter), BinOp::Eq, &max_iter)? {
@@ -554,7 +579,7 @@ fn run(
                     loss = -loss;
                 }
                 flat_grad = problem.flat_grad(ev)?;
-                opt_cond = below(ev, &flat_grad, &tolerance_grad)?;
+                (opt_cond, _opt_cond_held) = below(ev, &flat_grad, &tolerance_grad)?;
                 ls_func_evals = Value::Int(1);
             }
         }
@@ -610,13 +635,15 @@ fn run(
     Ok(orig_loss)
 }
 
-/// `flat_grad.abs().max() <= tolerance`.
-fn below(ev: &mut Evaluator, flat_grad: &Value, tolerance: &Value) -> R<bool> {
+/// `flat_grad.abs().max() <= tolerance`: its truth, and the value itself.
+fn below(ev: &mut Evaluator, flat_grad: &Value, tolerance: &Value) -> R<(bool, Value)> {
     let largest = {
         let absolute = m(ev, flat_grad, "abs", vec![])?;
         m(ev, &absolute, "max", vec![])?
     };
-    holds(ev, &largest, BinOp::Le, tolerance)
+    let result = ev.binary(BinOp::Le, largest.clone(), tolerance.clone())?;
+    drop(largest);
+    Ok((ev.truthy(&result)?, result))
 }
 
 /// `list.append(value)` on one of the history lists.
@@ -844,9 +871,7 @@ fn strong_wolfe(
             break;
         }
         drop(width);
-        let gtds = bracket_gtd.clone().ok_or_else(|| {
-            unbound("bracket_gtd")
-        })?;
+        let gtds = bracket_gtd.clone().ok_or_else(|| unbound("bracket_gtd"))?;
         t = cubic_interpolate(
             ev,
             &bracket[0],
