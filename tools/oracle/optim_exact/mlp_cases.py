@@ -53,11 +53,13 @@ for name, (ctor, keys) in CONFIGS.items():
     print(json.dumps({"id": f"optim-mlp-{name}", "script": "\n".join(lines)}))
 
 # LBFGS keeps one state (on the first parameter) and rebinds its direction and previous
-# gradient every step: each step binds them again.
+# gradient every step: each step binds them again. The fixed-step ones run all `max_iter`
+# iterations (tolerances 0), so that last-bit differences of the gradients (matrix products)
+# do not decide when an iteration stops.
 LBFGS = {
-    "LBFGS": "LBFGS(model.parameters(), lr=0.5, max_iter=4, history_size=5)",
+    "LBFGS": "LBFGS(model.parameters(), lr=0.5, max_iter=4, history_size=5, tolerance_grad=0, tolerance_change=0)",
     "LBFGS-strong_wolfe": "LBFGS(model.parameters(), lr=1, max_iter=5, history_size=3, line_search_fn='strong_wolfe')",
-    "LBFGS-maximize": "LBFGS(model.parameters(), lr=0.1, max_iter=3, maximize=True)",
+    "LBFGS-maximize": "LBFGS(model.parameters(), lr=0.1, max_iter=3, tolerance_grad=0, tolerance_change=0, maximize=True)",
 }
 for name, ctor in LBFGS.items():
     sign = "-" if "maximize" in name else ""

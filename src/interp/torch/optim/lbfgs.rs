@@ -168,7 +168,7 @@ impl Problem {
             let grad = p.borrow().grad.clone();
             let view = match grad {
                 None => {
-                    let numel = Value::Int(p.borrow().tensor.numel() as i64);
+                    let numel = Value::Int(p.borrow().tensor.numel());
                     let fresh = m(ev, &param, "new", vec![numel])?;
                     m(ev, &fresh, "zero_", vec![])?
                 }
@@ -188,7 +188,7 @@ impl Problem {
         let mut offset = 0i64;
         for p in &self.params {
             let param = Value::Tensor(Rc::clone(p));
-            let numel = p.borrow().tensor.numel() as i64;
+            let numel = p.borrow().tensor.numel();
             let slice = m(
                 ev,
                 update,

@@ -9,8 +9,10 @@
 //! An optimizer's `step()` runs PyTorch's single-tensor CPU algorithm (what `foreach=None`
 //! picks for CPU tensors) as the same tensor ops in the same order, through the evaluator,
 //! so every intermediate rounds as PyTorch's does: [`optimizer`] holds the base class,
-//! [`sgd`], [`adam`] and [`adaptive`] (`RMSprop`, `Adagrad`) the algorithms, [`scheduler`]
-//! and [`scheduler_more`] the schedulers.
+//! [`sgd`], [`adam`] and [`adaptive`] (`RMSprop`, `Adagrad`) the algorithms,
+//! [`adam_variants`] (`Adamax`, `NAdam`, `RAdam`), [`classic`] (`Adadelta`, `Rprop`, `ASGD`)
+//! and [`lbfgs`] (`LBFGS`, whose `step(closure)` evaluates the closure itself) the later
+//! ones, [`scheduler`] and the `scheduler_*` files the schedulers.
 
 pub(crate) mod adam;
 pub(crate) mod adam_variants;

@@ -355,10 +355,10 @@ pub(crate) fn is_int(v: &Value) -> bool {
 /// `total_steps`' check; else the type first, as `epochs`').
 fn not_positive_int(ev: &mut Evaluator, v: &Value, first_sign: bool) -> R<bool> {
     if first_sign {
-        Ok(test(ev, v.clone(), Le, Value::Int(0))? || !is_int(v))
-    } else {
-        Ok(!is_int(v) || test(ev, v.clone(), Le, Value::Int(0))?)
+        let negative = test(ev, v.clone(), Le, Value::Int(0))?;
+        return Ok(negative || !is_int(v));
     }
+    Ok(!is_int(v) || test(ev, v.clone(), Le, Value::Int(0))?)
 }
 
 /// A `_schedule_phases` entry.
