@@ -19,6 +19,7 @@ pub(crate) mod adam_variants;
 pub(crate) mod adaptive;
 pub(crate) mod classic;
 pub(crate) mod lbfgs;
+pub(crate) mod lbfgs_search;
 pub(crate) mod optimizer;
 pub(crate) mod scheduler;
 pub(crate) mod scheduler_compose;
