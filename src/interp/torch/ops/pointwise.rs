@@ -313,6 +313,16 @@ fn fused_add(ev: &mut Evaluator, call: &OpCall) -> R<Option<Value>> {
     let alpha = match call.value("alpha") {
         Some(Value::Float(a)) => *a,
         Some(Value::Int(a)) if *a != 1 => *a as f64,
+        // A one-element floating tensor is a Scalar to the argument parser: its value
+        // (`q.add_(y, alpha=-al[i])` in `torch.optim.LBFGS`).
+        Some(Value::Tensor(t))
+            if t.borrow().tensor.numel() == 1 && t.borrow().tensor.dtype.is_floating() =>
+        {
+            match ev.arg_scalar(call, "alpha")? {
+                Some(Scalar::Float(a)) => a,
+                _ => return Ok(None),
+            }
+        }
         _ => return Ok(None),
     };
     let Some(this) = &call.this else {

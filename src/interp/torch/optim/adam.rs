@@ -77,7 +77,7 @@ pub(crate) fn setstate_options() -> Vec<(&'static str, Value)> {
 }
 
 /// `betas=(0.9, 0.999)` where the call gave none (the third positional parameter).
-fn with_default_betas(
+pub(crate) fn with_default_betas(
     mut args: Vec<(String, Value)>,
     pos: &[Value],
     kw: &[(String, Value)],
@@ -92,7 +92,7 @@ fn with_default_betas(
 }
 
 /// `betas[i]`, as Python indexes it.
-fn beta(ev: &mut Evaluator, betas: &Value, i: i64) -> R<Value> {
+pub(crate) fn beta(ev: &mut Evaluator, betas: &Value, i: i64) -> R<Value> {
     ev.get_item(betas.clone(), &Value::Int(i))
 }
 

@@ -9,14 +9,25 @@
 //! An optimizer's `step()` runs PyTorch's single-tensor CPU algorithm (what `foreach=None`
 //! picks for CPU tensors) as the same tensor ops in the same order, through the evaluator,
 //! so every intermediate rounds as PyTorch's does: [`optimizer`] holds the base class,
-//! [`sgd`], [`adam`] and [`adaptive`] (`RMSprop`, `Adagrad`) the algorithms, [`scheduler`]
-//! and [`scheduler_more`] the schedulers.
+//! [`sgd`], [`adam`] and [`adaptive`] (`RMSprop`, `Adagrad`) the algorithms,
+//! [`adam_variants`] (`Adamax`, `NAdam`, `RAdam`), [`classic`] (`Adadelta`, `Rprop`, `ASGD`)
+//! and [`lbfgs`] (`LBFGS`, whose `step(closure)` evaluates the closure itself) the later
+//! ones, [`scheduler`] and the `scheduler_*` files the schedulers.
 
 pub(crate) mod adam;
+pub(crate) mod adam_variants;
 pub(crate) mod adaptive;
+pub(crate) mod classic;
+pub(crate) mod lbfgs;
+pub(crate) mod lbfgs_search;
 pub(crate) mod optimizer;
 pub(crate) mod scheduler;
+pub(crate) mod scheduler_compose;
+pub(crate) mod scheduler_cyclic;
+pub(crate) mod scheduler_factor;
 pub(crate) mod scheduler_more;
+pub(crate) mod scheduler_plateau;
+pub(crate) mod scheduler_warm;
 pub(crate) mod sgd;
 
 use std::rc::Rc;
@@ -27,16 +38,35 @@ use crate::interp::value::{Instance, TensorRef, Value};
 use crate::interp::{Evaluator, R};
 use crate::lang::ast::BinOp;
 
-/// Every class of `torch.optim` and `torch.optim.lr_scheduler`.
-pub(crate) fn tables() -> [&'static [ModuleDef]; 6] {
+/// The optimizers' tables (`torch.optim`).
+fn optimizer_tables() -> [&'static [ModuleDef]; 7] {
     [
         optimizer::CLASSES,
         sgd::CLASSES,
         adam::CLASSES,
         adaptive::CLASSES,
+        adam_variants::CLASSES,
+        classic::CLASSES,
+        lbfgs::CLASSES,
+    ]
+}
+
+/// The schedulers' tables (`torch.optim.lr_scheduler`).
+fn scheduler_tables() -> [&'static [ModuleDef]; 7] {
+    [
         scheduler::CLASSES,
         scheduler_more::CLASSES,
+        scheduler_factor::CLASSES,
+        scheduler_compose::CLASSES,
+        scheduler_plateau::CLASSES,
+        scheduler_cyclic::CLASSES,
+        scheduler_warm::CLASSES,
     ]
+}
+
+/// Every class of `torch.optim` and `torch.optim.lr_scheduler`.
+pub(crate) fn tables() -> impl Iterator<Item = &'static [ModuleDef]> {
+    optimizer_tables().into_iter().chain(scheduler_tables())
 }
 
 /// Whether the Python module `module` defines the class `name` (`torch.optim`: the
@@ -44,8 +74,8 @@ pub(crate) fn tables() -> [&'static [ModuleDef]; 6] {
 pub(crate) fn exports(module: &str, name: &str) -> bool {
     let among = |tables: &[&[ModuleDef]]| tables.iter().any(|t| t.iter().any(|d| d.name == name));
     match module {
-        "torch.optim" => among(&tables()[..4]),
-        "torch.optim.lr_scheduler" => among(&[scheduler::CLASSES, scheduler_more::CLASSES]),
+        "torch.optim" => among(&optimizer_tables()),
+        "torch.optim.lr_scheduler" => among(&scheduler_tables()),
         _ => false,
     }
 }
@@ -224,4 +254,20 @@ pub(crate) fn with_grad<T>(
     let out = f(ev);
     ev.torch.grad_enabled = before;
     out
+}
+
+/// Python's `a <op> b` (the schedulers' arithmetic, with Python's types and errors).
+pub(crate) fn py(ev: &mut Evaluator, a: Value, op: BinOp, b: Value) -> R<Value> {
+    ev.binary(op, a, b)
+}
+
+/// Python's `a <op> b` for a comparison, as a bool (`bool(a < b)`).
+pub(crate) fn test(ev: &mut Evaluator, a: Value, op: BinOp, b: Value) -> R<bool> {
+    let result = ev.binary(op, a, b)?;
+    ev.truthy(&result)
+}
+
+/// `math.cos(x)` (a float, from an int or a float).
+pub(crate) fn cos(ev: &mut Evaluator, x: &Value) -> R<Value> {
+    Ok(Value::Float(number(ev, x)?.cos()))
 }

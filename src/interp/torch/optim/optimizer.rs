@@ -532,6 +532,14 @@ fn setstate(ev: &mut Evaluator, o: &Rc<Instance>) -> R<()> {
             crate::interp::torch::optim::adaptive::adagrad_setstate_options(),
             true,
         ),
+        "Adamax" | "NAdam" | "RAdam" => (
+            crate::interp::torch::optim::adam_variants::setstate_options(class),
+            true,
+        ),
+        "Adadelta" | "Rprop" | "ASGD" => (
+            crate::interp::torch::optim::classic::setstate_options(),
+            true,
+        ),
         _ => (Vec::new(), false),
     };
     let mut groups = param_groups(o);
@@ -550,11 +558,18 @@ fn setstate(ev: &mut Evaluator, o: &Rc<Instance>) -> R<()> {
         let mut entries = state(o);
         for (_, v) in entries.iter_mut() {
             let Value::Dict(d) = v else { continue };
-            let step = get(d, "step");
-            if has(d, "step") && !matches!(step, Value::Tensor(_)) {
-                let value = crate::interp::torch::optim::number(ev, &step)?;
-                let t = step_tensor(ev, value)?;
-                put(d, "step", t);
+            let keys: &[&str] = match class {
+                "NAdam" => &["step", "mu_product"],
+                "ASGD" => &["step", "eta", "mu"],
+                _ => &["step"],
+            };
+            for key in keys {
+                let value = get(d, key);
+                if has(d, key) && !matches!(value, Value::Tensor(_)) {
+                    let value = crate::interp::torch::optim::number(ev, &value)?;
+                    let t = step_tensor(ev, value)?;
+                    put(d, key, t);
+                }
             }
         }
         set_attr(o, "state", Value::Dict(entries));

@@ -39,6 +39,14 @@ pub(crate) static CLASSES: &[ModuleDef] = &[
                 let args = bind_python("epoch=None", &what, &pos, &kw)?;
                 step(ev, o, arg(&args, "epoch")).map(|()| Value::None)
             }),
+            ("_initial_step", |ev, o, pos, kw| {
+                bind_python("", "LRScheduler._initial_step", &pos, &kw)?;
+                initial_step(ev, o).map(|()| Value::None)
+            }),
+            ("_update_lr", |ev, o, pos, kw| {
+                let args = bind_python("epoch=None", "LRScheduler._update_lr", &pos, &kw)?;
+                update_lr(ev, o, arg(&args, "epoch")).map(|()| Value::None)
+            }),
             ("get_last_lr", |_, o, pos, kw| {
                 bind_python("", "LRScheduler.get_last_lr", &pos, &kw)?;
                 Ok(attr(o, "_last_lr"))
@@ -90,29 +98,12 @@ pub(crate) static CLASSES: &[ModuleDef] = &[
                 &kw,
             )?;
             let optimizer = arg(&args, "optimizer");
-            set_attr(o, "optimizer", optimizer.clone());
-            let groups = match &optimizer {
-                Value::Instance(opt) => param_groups(opt).len(),
-                other => {
-                    return Err(ScriptError::Attribute(format!(
-                        "'{}' object has no attribute 'param_groups'",
-                        other.type_name()
-                    )))
-                }
-            };
-            let lambdas = match arg(&args, "lr_lambda") {
-                Value::List(items) | Value::Tuple(items) => {
-                    if items.len() != groups {
-                        return Err(ScriptError::Value(format!(
-                            "Expected {groups} lr_lambdas, but got {}",
-                            items.len()
-                        )));
-                    }
-                    items
-                }
-                f => vec![f; groups],
-            };
-            set_attr(o, "lr_lambdas", Value::List(lambdas));
+            crate::interp::torch::optim::scheduler_factor::lr_lambdas(
+                ev,
+                o,
+                &optimizer,
+                arg(&args, "lr_lambda"),
+            )?;
             setup(ev, o, optimizer, arg(&args, "last_epoch"))
         }),
         forward: None,
@@ -122,7 +113,7 @@ pub(crate) static CLASSES: &[ModuleDef] = &[
 ];
 
 /// The name of a scheduler's nearest built-in class.
-fn kind(o: &Rc<Instance>) -> &'static str {
+pub(crate) fn kind(o: &Rc<Instance>) -> &'static str {
     native_of(&o.class).map_or("", |d| d.name)
 }
 
@@ -134,7 +125,7 @@ fn repr(o: &Rc<Instance>) -> String {
 }
 
 /// The optimizer a scheduler drives.
-fn optimizer(o: &Rc<Instance>) -> R<Rc<Instance>> {
+pub(crate) fn optimizer(o: &Rc<Instance>) -> R<Rc<Instance>> {
     match attr(o, "optimizer") {
         Value::Instance(opt) => Ok(opt),
         other => Err(ScriptError::Attribute(format!(
@@ -172,22 +163,29 @@ pub(crate) fn scheduler_setup(
     setup(ev, o, optimizer, last_epoch)
 }
 
-fn setup(ev: &mut Evaluator, o: &Rc<Instance>, optimizer: Value, last_epoch: Value) -> R<()> {
-    let is_optimizer = matches!(&optimizer, Value::Instance(opt)
-        if std::iter::successors(native_of(&opt.class), |d| {
-            d.base.and_then(crate::interp::torch::nn::module::find)
-        })
-        .any(|d| d.name == "Optimizer"));
-    if !is_optimizer {
-        let name = match &optimizer {
-            Value::Tensor(t) if t.borrow().is_parameter => "Parameter".into(),
-            other => other.type_name(),
-        };
-        return Err(ScriptError::Type(format!("{name} is not an Optimizer")));
+/// `if not isinstance(optimizer, Optimizer): raise TypeError(...)`: the optimizer.
+pub(crate) fn check_optimizer(optimizer: &Value) -> R<Rc<Instance>> {
+    match optimizer {
+        Value::Instance(opt)
+            if std::iter::successors(native_of(&opt.class), |d| {
+                d.base.and_then(crate::interp::torch::nn::module::find)
+            })
+            .any(|d| d.name == "Optimizer") =>
+        {
+            Ok(Rc::clone(opt))
+        }
+        other => {
+            let name = match other {
+                Value::Tensor(t) if t.borrow().is_parameter => "Parameter".into(),
+                other => other.type_name(),
+            };
+            Err(ScriptError::Type(format!("{name} is not an Optimizer")))
+        }
     }
-    let Value::Instance(opt) = &optimizer else {
-        return Ok(());
-    };
+}
+
+fn setup(ev: &mut Evaluator, o: &Rc<Instance>, optimizer: Value, last_epoch: Value) -> R<()> {
+    let opt = &check_optimizer(&optimizer)?;
     set_attr(o, "optimizer", optimizer.clone());
     let fresh = crate::interp::python::operators::values_equal(&last_epoch, &Value::Int(-1));
     let mut groups = param_groups(opt);
@@ -217,11 +215,18 @@ fn setup(ev: &mut Evaluator, o: &Rc<Instance>, optimizer: Value, last_epoch: Val
     if !has_attr(opt, "_opt_called") {
         set_attr(opt, "_opt_called", Value::Bool(false));
     }
+    initial_step(ev, o)
+}
+
+/// `_initial_step`: `_step_count = 0`, then `self.step()` (a class's own `step` included)
+/// in the initial mode.
+pub(crate) fn initial_step(ev: &mut Evaluator, o: &Rc<Instance>) -> R<()> {
     set_attr(o, "_step_count", Value::Int(0));
     set_attr(o, "_is_initial", Value::Bool(true));
-    let result = step(ev, o, Value::None);
+    let receiver = Value::Instance(Rc::clone(o));
+    let result = crate::interp::torch::optim::call_method(ev, &receiver, "step", vec![], vec![]);
     set_attr(o, "_is_initial", Value::Bool(false));
-    result
+    result.map(|_| ())
 }
 
 /// `scheduler.step(epoch=None)`.
@@ -245,6 +250,13 @@ fn step(ev: &mut Evaluator, o: &Rc<Instance>, epoch: Value) -> R<()> {
     if !matches!(epoch, Value::None) {
         ev.recorder.warn("UserWarning: The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where possible. Please use `scheduler.step()` to step the scheduler. During the deprecation, if epoch is different from None, the closed form is used instead of the new chainable form, where available. Please open an issue if you are unable to replicate your use case: https://github.com/pytorch/pytorch/issues/new/choose.".into());
     }
+    update_lr(ev, o, epoch)
+}
+
+/// `_update_lr(epoch)`: the next learning rates (`get_lr`, or the closed form for an
+/// epoch given) into the groups, and `_last_lr`.
+pub(crate) fn update_lr(ev: &mut Evaluator, o: &Rc<Instance>, epoch: Value) -> R<()> {
+    let opt = optimizer(o)?;
     set_attr(o, "_get_lr_called_within_step", Value::Bool(true));
     let values = next_lrs(ev, o, epoch);
     set_attr(o, "_get_lr_called_within_step", Value::Bool(false));
@@ -289,6 +301,11 @@ fn next_lrs(ev: &mut Evaluator, o: &Rc<Instance>, epoch: Value) -> R<Value> {
         }
         if let Some(values) =
             crate::interp::torch::optim::scheduler_more::closed_form(ev, o, kind(o))?
+        {
+            return Ok(values);
+        }
+        if let Some(values) =
+            crate::interp::torch::optim::scheduler_factor::closed_form(ev, o, kind(o))?
         {
             return Ok(values);
         }
@@ -338,7 +355,16 @@ fn get_lr(ev: &mut Evaluator, o: &Rc<Instance>) -> R<Value> {
             }
             Ok(Value::List(out))
         }
-        other => crate::interp::torch::optim::scheduler_more::get_lr(ev, o, &opt, other),
+        other => {
+            use crate::interp::torch::optim::{scheduler_cyclic, scheduler_factor};
+            if let Some(values) = scheduler_factor::get_lr(ev, o, &opt, other)? {
+                return Ok(values);
+            }
+            if let Some(values) = scheduler_cyclic::get_lr(ev, o, &opt, other)? {
+                return Ok(values);
+            }
+            crate::interp::torch::optim::scheduler_more::get_lr(ev, o, &opt, other)
+        }
     }
 }
 
@@ -355,8 +381,8 @@ fn closed_form(ev: &mut Evaluator, o: &Rc<Instance>) -> R<Value> {
 
 /// `scheduler.state_dict()`: every attribute but the optimizer (`LambdaLR`: the lambdas
 /// as `None`, or a callable object's attributes, last).
-fn state_dict(o: &Rc<Instance>) -> Value {
-    let lambda = kind(o) == "LambdaLR";
+pub(crate) fn state_dict(o: &Rc<Instance>) -> Value {
+    let lambda = matches!(kind(o), "LambdaLR" | "MultiplicativeLR");
     let mut entries: Vec<(Value, Value)> = o
         .attrs
         .borrow()
@@ -388,8 +414,8 @@ fn state_dict(o: &Rc<Instance>) -> Value {
 
 /// `scheduler.load_state_dict(state_dict)`: the attributes updated from it (`LambdaLR`
 /// keeps its lambdas).
-fn load_state_dict(ev: &mut Evaluator, o: &Rc<Instance>, sd: Value) -> R<()> {
-    let lambda = kind(o) == "LambdaLR";
+pub(crate) fn load_state_dict(ev: &mut Evaluator, o: &Rc<Instance>, sd: Value) -> R<()> {
+    let lambda = matches!(kind(o), "LambdaLR" | "MultiplicativeLR");
     let Value::Dict(entries) = sd else {
         return Err(ScriptError::Type(format!(
             "'{}' object is not iterable",
