@@ -14,7 +14,11 @@
 # python_loops (loops that rebind a name: the old tensor freed while the statement runs),
 # batched_products (bmm's small-product loop and its BLAS path, values to the last bit),
 # losses_more (SmoothL1/Huber, KL, ranking and embedding losses, Poisson/Gaussian NLL,
-# multi-margin and multi-label losses, the legacy size_average/reduce flags).
+# multi-margin and multi-label losses, the legacy size_average/reduce flags), layers_more (the
+# newer activations, RReLU, F.pad's modes and padding layers, fold/unfold, distances, Softmax2d),
+# pools_norms (3-d and adaptive pools, LPPool/MaxUnpool, InstanceNorm, BatchNorm3d, LRN,
+# EmbeddingBag, Conv3d and the transposed convolutions), optim_more (the adaptive optimizers'
+# state, LBFGS, warmup and cyclic schedulers, ReduceLROnPlateau, state_dicts).
 # Needs a Python with torch 2.15 (PY, default /work/torchenv/venv/bin/python);
 # never in CI.
 #
