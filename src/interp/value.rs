@@ -138,6 +138,8 @@ pub enum Value {
     /// What `torch.set_grad_enabled(mode)` returns: the mode is set at the call, and a
     /// `with` block on it restores the mode before it.
     SetGradEnabled(bool),
+    /// A `torch.autocast(...)` object: a context manager and a decorator.
+    Autocast(Box<crate::interp::torch::autocast::AutocastMode>),
 }
 
 /// A class a script defined: its names, its base (`None`: `object`) and its attributes.
@@ -269,6 +271,7 @@ impl Value {
             Value::Function(_) => "function",
             Value::Dict(_) => "dict",
             Value::OrderedDict(_) => "collections.OrderedDict",
+            Value::Autocast(_) => "autocast",
             Value::GradMode(false) => "no_grad",
             Value::GradMode(true) => "enable_grad",
             Value::ExceptionType(_) => "type",

@@ -400,9 +400,10 @@ impl Evaluator {
                 let (manager, function) = ((**manager).clone(), (**function).clone());
                 return self.call_mode_wrapped(&manager, &function, pos, kw);
             }
-            Value::GradMode(_) | Value::InferenceMode(_) | Value::SetGradEnabled(_) => {
-                return self.decorate_with_mode(func.clone(), &pos)
-            }
+            Value::GradMode(_)
+            | Value::InferenceMode(_)
+            | Value::SetGradEnabled(_)
+            | Value::Autocast(_) => return self.decorate_with_mode(func.clone(), &pos),
             _ => {}
         }
         if let Value::ExceptionType(class) = &func {

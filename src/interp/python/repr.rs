@@ -144,6 +144,9 @@ impl Evaluator {
                 "torch.autograd.grad_mode.set_grad_enabled(mode={})",
                 if *mode { "True" } else { "False" }
             ),
+            Value::Autocast(_) => {
+                "<torch.amp.autocast_mode.autocast object at 0x7f1751536cd0>".into()
+            }
             Value::GradMode(enabled) => format!(
                 "<torch.autograd.grad_mode.{} object>",
                 if *enabled { "enable_grad" } else { "no_grad" }

@@ -412,6 +412,7 @@ impl Reach<'_> {
             | Value::GradMode(_)
             | Value::InferenceMode(_)
             | Value::SetGradEnabled(_)
+            | Value::Autocast(_)
             | Value::HookHandle(_)
             | Value::ExceptionType(_)
             | Value::Exception(_) => {}

@@ -76,7 +76,7 @@ impl Evaluator {
     /// `torch.<name>` for the names of this module, or `None`.
     pub(crate) fn torch_env_attribute(&self, name: &str) -> Option<Value> {
         Some(match name {
-            "cuda" | "backends" | "accelerator" | "optim" | "utils" => {
+            "cuda" | "cpu" | "backends" | "accelerator" | "optim" | "utils" => {
                 Value::Module(format!("torch.{name}"))
             }
             "__version__" => Value::Str(TORCH_VERSION.into()),
@@ -88,6 +88,10 @@ impl Evaluator {
             | "set_grad_enabled"
             | "is_grad_enabled"
             | "is_inference_mode_enabled" => Value::Method(Box::new(Value::Torch), name.into()),
+            n if crate::interp::torch::autocast::TORCH_NAMES.contains(&n) => {
+                Value::Method(Box::new(Value::Torch), name.into())
+            }
+            "amp" => Value::Module("torch.amp".into()),
             n if legacy_class_dtype(n).is_some() => {
                 Value::Method(Box::new(Value::Torch), name.into())
             }
@@ -108,6 +112,13 @@ impl Evaluator {
                 method()
             }
             ("torch.optim", "lr_scheduler") => Value::Module("torch.optim.lr_scheduler".into()),
+            ("torch.cuda" | "torch.cpu", "amp") => Value::Module(format!("{module}.amp")),
+            ("torch.amp", "autocast_mode") => Value::Module("torch.amp.autocast_mode".into()),
+            (m, "autocast" | "GradScaler")
+                if crate::interp::torch::autocast::amp_module_device(m).is_some() =>
+            {
+                method()
+            }
             ("torch.backends", "mps" | "cudnn" | "cuda") => {
                 Value::Module(format!("torch.backends.{name}"))
             }
@@ -172,6 +183,12 @@ impl Evaluator {
         pos: &[Value],
         kw: &[(String, Value)],
     ) -> Option<R<Value>> {
+        if name == "autocast" {
+            return Some(self.autocast_object(None, pos, kw));
+        }
+        if let Some(result) = self.autocast_query(name, pos, kw) {
+            return Some(result);
+        }
         match name {
             "get_default_dtype" => Some(Ok(Value::DType(DType::Float32))),
             "is_grad_enabled" => Some(Ok(Value::Bool(self.torch.grad_enabled))),
@@ -239,6 +256,9 @@ impl Evaluator {
         let manager = self.eval(context)?;
         if let Value::Device(_) = manager {
             return self.exec_with_device(&manager, name, body);
+        }
+        if let Value::Autocast(mode) = &manager {
+            return self.exec_with_autocast(mode, name, body);
         }
         if let Some(flow) = self.exec_with_saved_hooks(&manager, name, body) {
             return flow;

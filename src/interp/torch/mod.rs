@@ -1,10 +1,12 @@
 //! PyTorch's semantics: the op table and its binder, the ops by family, autograd,
 //! `torch.nn`, the storages as PyTorch shows them, `finfo`/`iinfo` and the environment probes.
 
+pub(crate) mod autocast;
 pub(crate) mod autograd;
 pub(crate) mod cuda_ops;
 pub(crate) mod device;
 pub(crate) mod env;
+pub(crate) mod grad_scaler;
 pub(crate) mod modules;
 pub(crate) mod nn;
 pub(crate) mod ops;

@@ -97,6 +97,18 @@ impl Evaluator {
         if module.starts_with("torch.utils") {
             return self.call_utils_module(module, name, pos, kw);
         }
+        if let (Some(device), "autocast") = (
+            crate::interp::torch::autocast::amp_module_device(module),
+            name,
+        ) {
+            return self.autocast_object(device, &pos, &kw);
+        }
+        if let (Some(device), "GradScaler") = (
+            crate::interp::torch::autocast::amp_module_device(module),
+            name,
+        ) {
+            return self.grad_scaler(device, pos, kw);
+        }
         if let Some(value) = self.call_torch_env_module(module, name) {
             return Ok(value);
         }

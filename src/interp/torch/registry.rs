@@ -98,6 +98,28 @@ pub(crate) struct OpCall {
     pub args: Bound,
 }
 
+impl OpCall {
+    /// A copy of the call whose arguments can be replaced (autocast's casts).
+    pub(crate) fn clone_call(&self) -> OpCall {
+        OpCall {
+            name: self.name.clone(),
+            this: self.this.clone(),
+            args: Bound {
+                overload: self.args.overload,
+                names: self.args.names.clone(),
+                values: self.args.values.clone(),
+            },
+        }
+    }
+
+    /// Sets the argument `name` (when the overload has it).
+    pub(crate) fn set_value(&mut self, name: &str, value: Value) {
+        if let Some(i) = self.args.names.iter().position(|n| n == name) {
+            self.args.values[i] = Some(value);
+        }
+    }
+}
+
 struct Entry {
     def: &'static OpDef,
     /// Schemas for the method form (without `self`).
@@ -290,6 +312,16 @@ impl Evaluator {
     /// in-place checks, the rule on its device, then its autograd node and what a view op or
     /// a write through a view does.
     fn run_bound(&mut self, entry: &'static Entry, op: &OpCall) -> R<Value> {
+        // Under autocast, a listed op runs on its arguments' casts, and no op inside it casts.
+        if let Some(cast) = self.autocast_prepare(op) {
+            let call = cast?;
+            return self.autocast_excluded(|ev| ev.run_bound_op(entry, &call));
+        }
+        self.run_bound_op(entry, op)
+    }
+
+    /// [`Self::run_bound`] once autocast had its say.
+    fn run_bound_op(&mut self, entry: &'static Entry, op: &OpCall) -> R<Value> {
         if let Some(out) = (!entry.def.complex)
             .then(|| self.complex_table_op(op))
             .flatten()

@@ -24,6 +24,8 @@ pub(crate) struct TorchState {
     pub(crate) module_hooks: crate::interp::torch::nn::module::hooks::HookRegistry,
     /// The files `torch.save` wrote (see [`crate::interp::torch::serialization`]).
     pub(crate) files: crate::interp::torch::serialization::Files,
+    /// Autocast's per-device modes and its cast cache (see [`crate::interp::torch::autocast`]).
+    pub(crate) autocast: crate::interp::torch::autocast::AutocastState,
 }
 
 impl TorchState {
@@ -38,6 +40,7 @@ impl TorchState {
             device: Default::default(),
             module_hooks: Default::default(),
             files: Default::default(),
+            autocast: Default::default(),
         }
     }
 }

@@ -18,7 +18,9 @@
 # newer activations, RReLU, F.pad's modes and padding layers, fold/unfold, distances, Softmax2d),
 # pools_norms (3-d and adaptive pools, LPPool/MaxUnpool, InstanceNorm, BatchNorm3d, LRN,
 # EmbeddingBag, Conv3d and the transposed convolutions), optim_more (the adaptive optimizers'
-# state, LBFGS, warmup and cyclic schedulers, ReduceLROnPlateau, state_dicts).
+# state, LBFGS, warmup and cyclic schedulers, ReduceLROnPlateau, state_dicts), autocast
+# (torch.autocast's CPU policies, the cast cache, nesting and decorators, GradScaler on the CPU and
+# a CUDA scaler that disables itself).
 # Needs a Python with torch 2.15 (PY, default /work/torchenv/venv/bin/python);
 # never in CI.
 #

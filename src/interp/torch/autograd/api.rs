@@ -310,6 +310,9 @@ impl Evaluator {
         pos: Vec<Value>,
         kw: Vec<(String, Value)>,
     ) -> R<Value> {
+        if let Value::Autocast(mode) = manager {
+            return self.call_under_autocast(mode, function, pos, kw);
+        }
         let before = (self.torch.grad_enabled, self.torch.autograd.inference);
         let script = self.torch.autograd.script_no_grad;
         self.enter_mode(manager);

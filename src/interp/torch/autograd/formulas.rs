@@ -329,25 +329,35 @@ pub(crate) static MATMUL: Formula = Formula {
 };
 
 fn matmul(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>>> {
-    let (a, m) = (ev.saved_input(b, "self")?, ev.saved_input(b, "other")?);
     let g = b.g();
     let t = |ev: &mut Evaluator, v: Value| ev.method(v, "t", vec![]);
     let ranks = (b.shape(0).len(), b.shape(1).len());
     if !matches!(ranks, (2, 2) | (1, 1) | (2, 1) | (1, 2)) {
         return Err(unsupported(b.node));
     }
-    // Each gradient only where its input needs one, as ATen's node computes them.
+    // Each gradient only where its input needs one, as ATen's node computes them; each
+    // operand read only while its gradient needs it (a node keeps no inputs of its own).
     let mut out = b.none();
     if b.needs(0) {
-        let (g, a, m) = (g.clone(), a.clone(), m.clone());
+        let m = ev.saved_input(b, "other")?;
+        let g = g.clone();
         out[0] = Some(match ranks {
-            (2, 2) => mm_mat1_backward(ev, g, a, m)?,
+            (2, 2) => {
+                let a = ev.saved_input(b, "self")?;
+                mm_mat1_backward(ev, g, a, m)?
+            }
             (1, 1) => ev.binary(BinOp::Mul, g, m)?,
             (2, 1) => ev.method(g, "outer", vec![m])?,
             _ => ev.binary(BinOp::MatMul, m, g)?,
         });
     }
     if b.needs(1) {
+        let a = ev.saved_input(b, "self")?;
+        let m = if ranks == (2, 2) {
+            ev.saved_input(b, "other")?
+        } else {
+            Value::None
+        };
         out[1] = Some(match ranks {
             (2, 2) => mm_mat2_backward(ev, g, a, m)?,
             (1, 1) => ev.binary(BinOp::Mul, g, a)?,

@@ -420,6 +420,27 @@ fn addmm(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         // The product is the output: the bias is added into it, as BLAS's gemm accumulates
         // into the output (one allocation, as ATen's; the same sums).
         let same_dtype = base.as_tensor().is_some_and(|b| b.dtype == m2.dtype);
+        if same_dtype && matches!(m2.dtype, DType::BFloat16 | DType::Float16) {
+            // oneDNN's reduced-precision gemm adds the bias to its float32 sums and rounds
+            // once: the values come from a float32 product, the memory from the ops above.
+            let exact = ev.uncounted(|ev| -> R<Value> {
+                let wide = |ev: &mut Evaluator, t: &Tensor| {
+                    ev.method(
+                        Value::tensor(t.clone(), "addmm", None),
+                        "to",
+                        vec![Value::DType(DType::Float32)],
+                    )
+                };
+                let (a, b) = (wide(ev, &m1)?, wide(ev, &m2)?);
+                let sums = ev.method(a, "mm", vec![b])?;
+                let sums = scale(ev, sums, alpha)?;
+                let base = ev.method(base.clone(), "to", vec![Value::DType(DType::Float32)])?;
+                let sums = ev.method(sums, "add_", vec![base])?;
+                ev.method(sums, "to", vec![Value::DType(m2.dtype)])
+            })?;
+            ev.uncounted(|ev| ev.method(product.clone(), "copy_", vec![exact]))?;
+            return Ok(product);
+        }
         if same_dtype {
             ev.method(product, "add_", vec![base])
         } else {

@@ -359,7 +359,11 @@ fn column_major(v: &Value) -> bool {
 /// ATen's `mm_mat1_backward`: `mat2.mm(grad.t()).t()` for a column-major `mat1`, else
 /// `grad.mm(mat2.t())`.
 pub(crate) fn mm_mat1_backward(ev: &mut Evaluator, g: Value, m1: Value, m2: Value) -> R<Value> {
-    if column_major(&m1) {
+    // Only `mat1`'s layout is read (ATen's node keeps its sizes and strides, not `mat1`):
+    // holding it through the product would keep a freed input's bytes counted.
+    let column = column_major(&m1);
+    drop(m1);
+    if column {
         let gt = ev.method(g, "t", vec![])?;
         let p = ev.method(m2, "mm", vec![gt])?;
         return ev.method(p, "t", vec![]);
@@ -371,7 +375,10 @@ pub(crate) fn mm_mat1_backward(ev: &mut Evaluator, g: Value, m1: Value, m2: Valu
 /// ATen's `mm_mat2_backward`: `grad.t().mm(mat1).t()` for a column-major `mat2`, else
 /// `mat1.t().mm(grad)`.
 pub(crate) fn mm_mat2_backward(ev: &mut Evaluator, g: Value, m1: Value, m2: Value) -> R<Value> {
-    if column_major(&m2) {
+    // Only `mat2`'s layout is read (see `mm_mat1_backward`).
+    let column = column_major(&m2);
+    drop(m2);
+    if column {
         let gt = ev.method(g, "t", vec![])?;
         let p = ev.method(gt, "mm", vec![m1])?;
         return ev.method(p, "t", vec![]);

@@ -234,11 +234,30 @@ impl Evaluator {
         if Evaluator::has_node(&out) {
             // ATen's other outputs (the statistics) are allocated after the output and kept
             // by the node, with the running statistics `batch_norm` read.
+            // A reduced-precision input with float32 parameters (autocast's) is ATen's
+            // mixed type: the statistics are float32 (`param_scalar_type`).
+            let float_params = weight
+                .iter()
+                .chain(bias)
+                .any(|p| p.borrow().tensor.dtype == DType::Float32);
+            let stat_dtype = if float_params && matches!(x.dtype, DType::BFloat16 | DType::Float16)
+            {
+                DType::Float32
+            } else {
+                x.dtype
+            };
             let stat = |ev: &mut Evaluator, v: &[f64]| -> R<Value> {
-                let t = ev.empty(&node.stats_shape, x.dtype, MemoryFormat::Contiguous, name)?;
+                let t = ev.empty(
+                    &node.stats_shape,
+                    stat_dtype,
+                    MemoryFormat::Contiguous,
+                    name,
+                )?;
                 if !values.is_empty() && v.len() == t.numel() as usize {
-                    let s: Vec<Scalar> =
-                        v.iter().map(|&f| x.dtype.round(Scalar::Float(f))).collect();
+                    let s: Vec<Scalar> = v
+                        .iter()
+                        .map(|&f| stat_dtype.round(Scalar::Float(f)))
+                        .collect();
                     ev.nn_write_host(&t, &s);
                 }
                 Ok(Value::tensor(t, name, None))

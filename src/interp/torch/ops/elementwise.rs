@@ -112,6 +112,13 @@ impl Evaluator {
 
     /// `a <op> b` where at least one side is a tensor.
     pub(in crate::interp) fn tensor_binary(&mut self, op: BinOp, a: &Value, b: &Value) -> R<Value> {
+        // `a @ b` under autocast: `matmul` is a listed op.
+        if let (BinOp::MatMul, Value::Tensor(x), Value::Tensor(y)) = (op, a, b) {
+            if let Some(cast) = self.autocast_matmul(x, y) {
+                let (a, b) = cast?;
+                return self.autocast_excluded(|ev| ev.tensor_binary(op, &a, &b));
+            }
+        }
         let matmul = match (op, a, b) {
             (BinOp::MatMul, Value::Tensor(x), Value::Tensor(y)) => {
                 let (x, y) = (&x.borrow().tensor, &y.borrow().tensor);

@@ -167,6 +167,7 @@ fn families() -> impl Iterator<Item = &'static ModuleDef> {
     .chain([generator::CLASSES])
     .chain([crate::interp::torch::autograd::custom_function::CLASSES])
     .chain([crate::interp::torch::autograd::saved_hooks::CLASSES])
+    .chain([crate::interp::torch::grad_scaler::CLASSES])
     .flatten()
 }
 
