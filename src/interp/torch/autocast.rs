@@ -25,6 +25,7 @@ use std::rc::{Rc, Weak};
 
 use crate::core::tensor::{DType, ScriptError};
 use crate::interp::torch::device::Device;
+use crate::interp::torch::ops::convert::DEVICE_TYPES;
 use crate::interp::torch::registry::OpCall;
 use crate::interp::value::{TensorObject, TensorRef, Value};
 use crate::interp::{Evaluator, R};
@@ -271,30 +272,6 @@ const CUDA_PROMOTE: &[&str] = &[
     "index_put",
     "tensordot",
     "scatter_add",
-];
-
-/// The device types PyTorch's device strings know.
-const KNOWN_DEVICES: &[&str] = &[
-    "cpu",
-    "cuda",
-    "ipu",
-    "xpu",
-    "mkldnn",
-    "opengl",
-    "opencl",
-    "ideep",
-    "hip",
-    "ve",
-    "fpga",
-    "maia",
-    "xla",
-    "lazy",
-    "vulkan",
-    "mps",
-    "meta",
-    "hpu",
-    "mtia",
-    "privateuseone",
 ];
 
 /// PyTorch's refusal of `binary_cross_entropy` under CUDA autocast.
@@ -568,7 +545,7 @@ impl Evaluator {
                 match given {
                     Some(Value::Str(s)) if s == "cpu" => Device::Cpu,
                     Some(Value::Str(s)) if s == "cuda" => Device::Cuda,
-                    Some(Value::Str(s)) if KNOWN_DEVICES.contains(&s.as_str()) => {
+                    Some(Value::Str(s)) if DEVICE_TYPES.contains(&s.as_str()) => {
                         return Err(ScriptError::NotImplemented(format!(
                             "Stridescope runs autocast on 'cpu' and 'cuda' only, not on '{s}'"
                         )))
@@ -576,7 +553,7 @@ impl Evaluator {
                     Some(Value::Str(s)) => {
                         return Err(ScriptError::Runtime(format!(
                             "Expected one of {} device type at start of device string: {s}",
-                            KNOWN_DEVICES.join(", ")
+                            DEVICE_TYPES.join(", ")
                         )))
                     }
                     Some(other) => {

@@ -123,7 +123,7 @@ pub(crate) static OPS: &[OpDef] = &[
 ];
 
 /// The device types PyTorch's device strings may name.
-const DEVICE_TYPES: &[&str] = &[
+pub(crate) const DEVICE_TYPES: &[&str] = &[
     "cpu",
     "cuda",
     "ipu",

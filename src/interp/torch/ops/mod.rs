@@ -9,7 +9,7 @@ mod complex;
 mod complex_math;
 mod complex_ops;
 mod composites;
-mod convert;
+pub(crate) mod convert;
 mod einsum;
 mod elementwise;
 mod factory;
