@@ -24,6 +24,7 @@ pub(crate) mod losses_extra;
 pub(crate) mod losses_margin;
 pub(crate) mod module;
 pub(crate) mod norm;
+mod norm_args;
 mod norm_backward;
 pub(crate) mod norm_composed;
 mod norm_kernel;

@@ -9,6 +9,7 @@ use crate::core::tensor::layout::list_str;
 use crate::core::tensor::{DType, MemoryFormat, Scalar, ScriptError, Tensor};
 use crate::interp::torch::autograd::{Grad, GradOp};
 use crate::interp::torch::nn::functional::tensor_arg;
+use crate::interp::torch::nn::norm_args::{float_param, given, ints_param, opt_tensor};
 use crate::interp::torch::nn::norm_backward::{
     Plan, BATCH_NORM_GRAD, GROUP_NORM_GRAD, LAYER_NORM_GRAD,
 };
@@ -53,38 +54,6 @@ pub(crate) static OPS: &[OpDef] = &[
         group_norm,
     ),
 ];
-
-/// An argument as given: `Some(Value::None)` for an explicit `None`, `None` when left out.
-fn given<'a>(call: &'a OpCall, name: &str) -> Option<&'a Value> {
-    let i = call.args.names.iter().position(|n| n == name)?;
-    call.args.values.get(i)?.as_ref()
-}
-
-/// An optional tensor argument of the ATen function at `position` (`None` is no tensor).
-fn opt_tensor(call: &OpCall, name: &str, op: &str, position: usize) -> R<Option<TensorRef>> {
-    match given(call, name) {
-        None | Some(Value::None) => Ok(None),
-        Some(Value::Tensor(t)) => Ok(Some(std::rc::Rc::clone(t))),
-        Some(other) => Err(ScriptError::Type(format!(
-            "{op}(): argument '{name}' (position {position}) must be Tensor, not {}",
-            other.type_name()
-        ))),
-    }
-}
-
-/// A `float` argument of the ATen function at `position` (an int is taken).
-fn float_param(call: &OpCall, name: &str, op: &str, position: usize, default: f64) -> R<f64> {
-    match given(call, name) {
-        None => Ok(default),
-        Some(Value::Float(f)) => Ok(*f),
-        Some(Value::Int(i)) => Ok(*i as f64),
-        Some(Value::Bool(b)) => Ok(f64::from(u8::from(*b))),
-        Some(other) => Err(ScriptError::Type(format!(
-            "{op}(): argument '{name}' (position {position}) must be float, not {}",
-            other.type_name()
-        ))),
-    }
-}
 
 /// `_verify_batch_size`: more than one value per channel.
 fn verify_batch_size(size: &[i64], shown: String) -> R<()> {
@@ -782,30 +751,4 @@ fn normalize_rows(
         kept: [("", None), ("", None)],
     };
     ev.norm_output(op, input, &out, format, node, weight, bias)
-}
-
-/// An `int[]` argument of the ATen function (`normalized_shape`): a tuple, list or
-/// `torch.Size` of ints.
-fn ints_param(v: &Value, op: &str, name: &str, position: usize) -> R<Vec<i64>> {
-    let items: Vec<Value> = match v {
-        Value::Size(dims) => return Ok(dims.clone()),
-        Value::Tuple(items) | Value::List(items) => items.clone(),
-        other => {
-            return Err(ScriptError::Type(format!(
-                "{op}(): argument '{name}' (position {position}) must be tuple of ints, not {}",
-                other.type_name()
-            )))
-        }
-    };
-    items
-        .iter()
-        .enumerate()
-        .map(|(at, item)| match item {
-            Value::Int(i) => Ok(*i),
-            other => Err(ScriptError::Type(format!(
-                "{op}(): argument '{name}' (position {position}) must be tuple of ints, but found element of type {} at pos {at}",
-                other.type_name()
-            ))),
-        })
-        .collect()
 }
