@@ -130,6 +130,19 @@ fn cosine_similarity(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         }
     };
     let (x1, x2) = (as_float(ev, x1)?, as_float(ev, x2)?);
+    // `expand_outplace`: inputs of different shapes are expanded to their broadcast shape
+    // (views), so the norms and quotients below have that shape.
+    let (x1, x2) = match (x1.as_tensor(), x2.as_tensor()) {
+        (Some(a), Some(b)) if a.shape() != b.shape() => {
+            let shape = crate::core::tensor::layout::broadcast_shapes(a.shape(), b.shape())
+                .map_err(ScriptError::Runtime)?;
+            let shape = crate::interp::torch::autograd::backward::shape_value(&shape);
+            let x1 = method(ev, &x1, "expand", vec![shape.clone()])?;
+            let x2 = method(ev, &x2, "expand", vec![shape])?;
+            (x1, x2)
+        }
+        _ => (x1, x2),
+    };
     let dtype = x1.as_tensor().map_or(DType::Float32, |t| t.dtype);
     let norm = |ev: &mut Evaluator, x: &Value| -> R<Value> {
         let n = call_torch(
