@@ -290,24 +290,37 @@ fn half_gemm_workspace(m: i64, k: i64, n: i64) -> i64 {
 }
 
 /// The scratch buffer oneDNN's bfloat16 matrix product (brgemm) allocates after the output
-/// and frees before it returns (PyTorch 2.15 CPU, 2 threads, AVX-512; measured at 40 shapes
-/// with `torch.profiler`, all exact): none for a product of at most 16³ multiply-adds or a
-/// vector; else 256 bytes per row of `b` (k rounded up to 32), 8 bytes per element of the
-/// rows a thread takes (`mb`) times a 64-column block, and 1664 bytes. A thread takes every
-/// row when the 64-column blocks pair up between the two threads (and the rows are at most
-/// 256) and `a` is row-major, else half of them (at least 16). A column-major `a` is packed
-/// row-major too: two bytes per element of each thread's rows (k rounded up to 32), and 128
-/// bytes.
+/// and frees before it returns (PyTorch 2.15 CPU, 2 threads, AVX-512; measured with
+/// `torch.profiler` at 83 shapes in both layouts of `a`: 165 of 166 exact): none for a
+/// product of at most 16³ multiply-adds or a vector; else 256 bytes per row of `b` (k
+/// rounded up to 32), 8 bytes per element of the rows a thread takes (`mb`) times a
+/// 64-column block, and 1664 bytes; a column-major `a` is packed row-major too (two bytes per
+/// element of a thread's rows, and 128 bytes).
+///
+/// How oneDNN shares the rows between the two threads, as measured: a row-major `a` gives
+/// each thread every row when the 64-column blocks pair up (and the rows are at most 256),
+/// else half of them (at least 16); a column-major `a` halves the rows with one column block
+/// (at least 16), and with more halves an even count of 64 rows or more, or an odd count
+/// over 145, and keeps them all otherwise.
 fn bfloat16_gemm_workspace(m: i64, k: i64, n: i64, a_transposed: bool) -> i64 {
     if m.saturating_mul(n).saturating_mul(k) <= 16 * 16 * 16 || m <= 1 || n <= 1 || k <= 1 {
         return 0;
     }
     let k32 = (k + 31) / 32 * 32;
     let column_blocks = (n + 63) / 64;
-    let mb = if column_blocks % 2 == 0 && m <= 256 && !a_transposed {
-        m
+    let half = m.min(16.max((m + 1) / 2));
+    let mb = if !a_transposed {
+        if column_blocks % 2 == 0 && m <= 256 {
+            m
+        } else {
+            half
+        }
+    } else if column_blocks == 1 {
+        half
+    } else if (m % 2 == 0 && m >= 64) || (m % 2 == 1 && m > 145) {
+        (m + 1) / 2
     } else {
-        m.min(16.max((m + 1) / 2))
+        m
     };
     let packed_a = if a_transposed { 4 * mb * k32 + 128 } else { 0 };
     8 * mb * n.min(64) + 256 * k32 + 1664 + packed_a
