@@ -4,22 +4,10 @@
 //! The CPU's behaviour, values and memory are also checked against PyTorch 2.15 by the
 //! recorded `autocast` set of `tests/memory_oracle.rs`.
 
-use stridescope::core::trace::Trace;
-use stridescope::interp::{trace_script, trace_script_cuda};
+mod common;
 
-/// The output (or the error) of each step, in order.
-fn outputs(trace: &Trace) -> Vec<String> {
-    trace
-        .steps
-        .iter()
-        .map(|s| {
-            s.error
-                .clone()
-                .or_else(|| s.output.clone())
-                .unwrap_or_default()
-        })
-        .collect()
-}
+use common::shown as outputs;
+use stridescope::interp::{trace_script, trace_script_cuda};
 
 fn script(lines: &[&str]) -> String {
     format!(

@@ -4,22 +4,10 @@
 //! allocator's rule (each block rounded up to a multiple of 512 bytes). Without the option
 //! the script runs as on a machine without a GPU.
 
-use stridescope::core::trace::Trace;
-use stridescope::interp::{trace_script, trace_script_cuda};
+mod common;
 
-/// The output (or the error) of each step, in order.
-fn outputs(trace: &Trace) -> Vec<String> {
-    trace
-        .steps
-        .iter()
-        .map(|s| {
-            s.error
-                .clone()
-                .or_else(|| s.output.clone())
-                .unwrap_or_default()
-        })
-        .collect()
-}
+use common::shown as outputs;
+use stridescope::interp::{trace_script, trace_script_cuda};
 
 /// The outputs of `script` (lines joined with newlines) as on a CUDA device.
 fn on_cuda(lines: &[&str]) -> Vec<String> {

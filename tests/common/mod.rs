@@ -244,3 +244,18 @@ pub fn saved_key(memory: &Value) -> Vec<String> {
     keys.sort();
     keys
 }
+
+/// Each step's error, or else its output (empty when it shows nothing), in order: what a
+/// notebook shows under each cell.
+pub fn shown(trace: &stridescope::core::trace::Trace) -> Vec<String> {
+    trace
+        .steps
+        .iter()
+        .map(|s| {
+            s.error
+                .clone()
+                .or_else(|| s.output.clone())
+                .unwrap_or_default()
+        })
+        .collect()
+}
