@@ -279,8 +279,6 @@ const BCE_BANNED: &str = "torch.nn.functional.binary_cross_entropy and torch.nn.
 
 /// The policy of `op` on `device`, or `None` when it is not listed (a fall-through).
 fn policy(device: Device, op: &str) -> Option<Policy> {
-    // `x.sum_()` is no op; in-place forms are not listed.
-    let op = op.strip_prefix("torch.").unwrap_or(op);
     let has = |list: &[&str]| list.contains(&op);
     match device {
         Device::Cpu if has(CPU_LOWER) => Some(Policy::Lower),
@@ -295,9 +293,14 @@ fn policy(device: Device, op: &str) -> Option<Policy> {
     }
 }
 
-/// The dtype a floating tensor is cast to under `policy` (`None`: left as it is).
-fn cast_target(dtype: DType, to: DType) -> Option<DType> {
-    (dtype.is_floating() && dtype != DType::Float64 && dtype != to).then_some(to)
+/// ATen's `is_eligible`: a floating dtype other than `float64`.
+fn eligible(dtype: DType) -> bool {
+    dtype.is_floating() && dtype != DType::Float64
+}
+
+/// Whether a tensor of `dtype` is cast to `to`.
+fn needs_cast(dtype: DType, to: DType) -> bool {
+    eligible(dtype) && dtype != to
 }
 
 impl Evaluator {
@@ -326,9 +329,6 @@ impl Evaluator {
         let device = self.op_device(op).ok()?;
         let lower = self.autocast_dtype(device)?;
         let policy = policy(device, &op.name)?;
-        if policy == Policy::Banned {
-            return Some(Err(ScriptError::Runtime(BCE_BANNED.into())));
-        }
         Some(self.autocast_excluded(|ev| ev.autocast_cast(device, lower, policy, op)))
     }
 
@@ -375,10 +375,7 @@ impl Evaluator {
                 .and_then(|v| v.as_ref())
                 .is_some_and(|v| matches!(v, Value::Tensor(t) if Rc::ptr_eq(t, this)))
         });
-        let eligible = |t: &TensorRef| {
-            let dtype = t.borrow().tensor.dtype;
-            dtype.is_floating() && dtype != DType::Float64
-        };
+        let eligible = |t: &TensorRef| eligible(t.borrow().tensor.dtype);
         let tensors = op
             .args
             .values
@@ -425,7 +422,7 @@ impl Evaluator {
         let mut call = op.clone_call();
         if !tensors
             .iter()
-            .any(|t| cast_target(t.borrow().tensor.dtype, to).is_some())
+            .any(|t| needs_cast(t.borrow().tensor.dtype, to))
         {
             return Ok(call);
         }
@@ -488,7 +485,7 @@ impl Evaluator {
             let leaf = object.requires_grad && object.grad_fn.is_none();
             (dtype, leaf)
         };
-        if self.device_of(&t.borrow().tensor) != device || cast_target(dtype, to).is_none() {
+        if self.device_of(&t.borrow().tensor) != device || !needs_cast(dtype, to) {
             return Ok(Value::Tensor(Rc::clone(t)));
         }
         let cacheable = cacheable
@@ -662,8 +659,7 @@ impl Evaluator {
         }
         state.cache_enabled = before.1;
         if state.nesting == 0 {
-            let cleared = std::mem::take(&mut state.cache);
-            drop(cleared);
+            state.cache.clear();
         }
     }
 
