@@ -261,7 +261,7 @@ proptest! {
         opmath in any::<bool>(),
     ) {
         let (m, k, n) = dims;
-        let sum = if opmath { Summation::Opmath } else { Summation::Wide };
+        let sum = if opmath { Summation::Opmath } else { Summation::Blas };
         let a = layout(&[m, k], strides_for(&[m, k], modes.0, gaps.0, &free), offsets.0);
         let b = layout(&[k, n], strides_for(&[k, n], modes.1, gaps.1, &free), offsets.1);
         let dst = layout(&[m, n], strides_for(&[m, n], modes.2, 1, &free), offsets.2);
@@ -275,7 +275,8 @@ proptest! {
     }
 }
 
-/// Products as large as a model's layers (several blocks and partial ones each way).
+/// Products as large as a model's layers (several blocks and partial ones each way; float32
+/// `k` up to 384 one chain, up to 768 two, beyond that the float64 sum).
 #[test]
 fn large_products_equal_the_reference() {
     let words: Vec<u64> = (0..997u64)
@@ -288,6 +289,8 @@ fn large_products_equal_the_reference() {
         (64, 1000, 100, false),
         (100, 64, 1000, true),
         (65, 257, 33, true),
+        (9, 501, 40, false),
+        (20, 700, 17, true),
     ] {
         let a_layout = if transposed {
             layout(&[m, k], vec![1, m], 0)
@@ -310,13 +313,13 @@ fn large_products_equal_the_reference() {
             &t(2, &dst),
             &t(0, &a_layout),
             &t(1, &b_layout),
-            Summation::Wide,
+            Summation::Blas,
         );
         slow.matmul_reference(
             &t(2, &dst),
             &t(0, &a_layout),
             &t(1, &b_layout),
-            Summation::Wide,
+            Summation::Blas,
         );
         assert_eq!(
             results(&mut fast, &ids, dtype),

@@ -392,8 +392,8 @@ proptest! {
         let (ga, ca) = pair.view(sa, dtype, &la);
         let (gb, cb) = pair.view(sb, dtype, &lb);
         let (go, co) = pair.view(so, dtype, &lo);
-        pair.gpu.matmul(&go, &ga, &gb, Summation::Wide);
-        pair.cpu.matmul(&co, &ca, &cb, Summation::Wide);
+        pair.gpu.matmul(&go, &ga, &gb, Summation::Blas);
+        pair.cpu.matmul(&co, &ca, &cb, Summation::Blas);
         if !dtype.is_floating() {
             let log = pair.gpu.take_op_log();
             prop_assert!(log.iter().all(|r| r.engine == "gpu"), "{:?}", log);

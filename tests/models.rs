@@ -34,6 +34,10 @@
 //! the optimizers' arithmetic bit-exact (`tests/optim_exact.rs`: ATen's fused `add(alpha=)`,
 //! MKL's float32 `sqrt`); the chaotic RMSprop(centered, momentum) case now drifts from its
 //! 25th step because its gradients differ from step 1 (the engine's float32 `mm`, above).
+//! On 2026-12-07: float32 `mm` as MKL's `sgemm` adds (`engines/cpu/sgemm.rs`: fused chains,
+//! split past k = 384, and the dot-product kernel of `x @ W.t()` on a few samples) and
+//! float32 `sigmoid` as ATen's float kernel: optim 790/790 (100%), 12 of 12 configurations
+//! exact; models 989/1007 (98.2%), 37 of 40 scripts fully exact.
 
 mod common;
 
@@ -46,7 +50,7 @@ const MODELS_FLOOR: f64 = 97.5;
 /// Steps of `init.torch.jsonl` that must match exactly, in percent (raised as the work lands).
 const INIT_FLOOR: f64 = 100.0;
 /// Steps of `optim.torch.jsonl` that must match exactly, in percent (raised as the work lands).
-const OPTIM_FLOOR: f64 = 94.5;
+const OPTIM_FLOOR: f64 = 100.0;
 /// A case that traces longer than this counts as failing (a loop that never ends).
 const CASE_TIMEOUT: Duration = Duration::from_secs(60);
 /// Failing steps printed per script (the first ones: later ones often follow from them).

@@ -65,9 +65,10 @@ fn the_app_mounts_and_steps_the_default_scenario() {
     );
 }
 
-/// The CPU engine's matrix product in the browser (128-bit vector blocks, `simd128`) gives
-/// the reference loop's sums: each `c[i][j]` is `0.0 + a[i][0]·b[0][j] + ...` in `f64`, in
-/// order, rounded to float32 once.
+/// The CPU engine's float32 matrix product in the browser (128-bit vector blocks, `simd128`,
+/// without a fused multiply-add instruction) gives MKL's `sgemm` chains: each `c[i][j]` is
+/// `fma(a[i][k-1], b[k-1][j], ... fma(a[i][0], b[0][j], 0.0))` in float32, as `f32::mul_add`
+/// (correctly rounded) computes it.
 #[wasm_bindgen_test]
 fn the_matrix_product_in_the_browser_sums_in_the_reference_order() {
     let (m, k, n) = (37, 53, 29);
@@ -99,11 +100,11 @@ fn the_matrix_product_in_the_browser_sums_in_the_reference_order() {
     let mut reference = Vec::with_capacity(m * n);
     for i in 0..m {
         for j in 0..n {
-            let mut s = 0.0f64;
+            let mut s = 0.0f32;
             for p in 0..k {
-                s += f64::from(a[i * k + p]) * f64::from(b[p * n + j]);
+                s = a[i * k + p].mul_add(b[p * n + j], s);
             }
-            reference.push(s as f32);
+            reference.push(s);
         }
     }
     assert_eq!(values("c"), reference, "a @ b");

@@ -138,8 +138,13 @@ pub fn run_real_pieces(engine: &mut dyn Engine, pieces: Vec<RealPiece>) {
 /// How a matrix product adds the terms of each dot product.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Summation {
-    /// As a BLAS `gemm` would at its best: each product and sum in `f64`, in `p` order from
-    /// zero, rounded once to the dtype (the matrix products of `mm`, `addmm`, `matmul`).
+    /// As the BLAS that PyTorch calls on an x86 CPU adds (the matrix products of `mm`,
+    /// `addmm`, `matmul` and larger `bmm`): float32 as MKL's `sgemm`, in chains of fused
+    /// multiply-adds (the CPU engine's `sgemm.rs` says how); other dtypes as [`Self::Wide`].
+    Blas,
+    /// Each product and sum in `f64`, in `p` order from zero, rounded once to the dtype: for
+    /// the BLAS kernels whose order is not modelled (`dot`'s `sdot`, `mv`'s `gemv`), the
+    /// closest to any order.
     Wide,
     /// As ATen's loop for small batched products (`bmm` whose `k * n * p` is under 400)
     /// adds: in the dtype's opmath (`float` for float32, float16 and bfloat16; `double`

@@ -35,7 +35,7 @@ pub(super) struct Matrix<'a> {
 
 impl Matrix<'_> {
     #[inline(always)]
-    fn at(&self, i: usize, j: usize) -> f64 {
+    pub(super) fn at(&self, i: usize, j: usize) -> f64 {
         self.values[i * self.row + j * self.col]
     }
 }

@@ -4,6 +4,7 @@
 mod copy;
 mod dense;
 mod gemm;
+mod sgemm;
 mod sum;
 mod typed;
 
@@ -133,6 +134,10 @@ impl CpuEngine {
             a.layout.shape[1].max(0) as usize,
         );
         let n = b.layout.shape[1].max(0) as usize;
+        // MKL's kernel for float32 follows the operands' layouts (`x @ W.t()`: rows of `a`
+        // and columns of `b` contiguous).
+        let dot = dst.dtype == DType::Float32
+            && sgemm::takes_dot_kernel(m, k, n, a.layout.strides[1] == 1, b.layout.strides[0] == 1);
         if typed_path && dst.dtype.is_floating() {
             let av = typed::read_matrix(self.bytes(a.storage), a);
             let bv = typed::read_matrix(self.bytes(b.storage), b);
@@ -142,6 +147,9 @@ impl CpuEngine {
                 let out = match sum {
                     Summation::Opmath if dst.dtype != DType::Float64 => {
                         gemm::matmul_float(a, b, m, k, n)
+                    }
+                    Summation::Blas if dst.dtype == DType::Float32 => {
+                        sgemm::matmul(a, b, (m, k, n), dot, false)
                     }
                     _ => gemm::matmul(a, b, m, k, n),
                 };
@@ -156,21 +164,24 @@ impl CpuEngine {
         if floating {
             let av: Vec<f64> = av.iter().map(|v| v.to_f64()).collect();
             let bv: Vec<f64> = bv.iter().map(|v| v.to_f64()).collect();
+            let (a, b) = (
+                gemm::Matrix {
+                    values: &av,
+                    row: k,
+                    col: 1,
+                },
+                gemm::Matrix {
+                    values: &bv,
+                    row: n,
+                    col: 1,
+                },
+            );
             let out = match sum {
                 Summation::Opmath if dst.dtype != DType::Float64 => {
-                    let (a, b) = (
-                        gemm::Matrix {
-                            values: &av,
-                            row: k,
-                            col: 1,
-                        },
-                        gemm::Matrix {
-                            values: &bv,
-                            row: n,
-                            col: 1,
-                        },
-                    );
                     gemm::matmul_float(a, b, m, k, n)
+                }
+                Summation::Blas if dst.dtype == DType::Float32 => {
+                    sgemm::matmul(a, b, (m, k, n), dot, true)
                 }
                 _ => gemm::matmul_reference(&av, &bv, m, k, n),
             };

@@ -552,7 +552,9 @@ impl GpuEngine {
     ) -> Result<(), String> {
         if dst.dtype.is_floating() {
             return Err(
-                "floating-point matmul accumulates in f64 on the CPU engine (WGSL has no f64)"
+                "a floating-point matmul runs on the CPU engine (float32 as MKL's chains of fused \
+                 multiply-adds, which WGSL's fma does not promise to fuse; others in f64, which \
+                 WGSL lacks)"
                     .to_string(),
             );
         }

@@ -2,7 +2,8 @@
 //! `sin`, `cos`, `tan`, `tanh`, `sigmoid` (and their in-place `_` forms), and `xlogy`. Integer and bool
 //! inputs promote to the default float dtype. The engine has no kernels for them, so they are
 //! computed in the evaluator from `engine.values()` in double precision, rounded once to the
-//! dtype, and written into a fresh storage laid out as TensorIterator lays out the output
+//! dtype (float32 `sqrt` and `sigmoid` as MKL and ATen's float kernel compute them), and
+//! written into a fresh storage laid out as TensorIterator lays out the output
 //! (the CPU engine's path, for that reason).
 
 use std::rc::Rc;
@@ -11,7 +12,7 @@ use crate::core::tensor::layout::{elementwise_output_strides, OperandLayout};
 use crate::core::tensor::{DType, Layout, Scalar, ScriptError, Tensor};
 use crate::interp::torch::autograd::formulas::{Backward, Formula};
 use crate::interp::torch::autograd::{formulas, Grad};
-use crate::interp::torch::ops::storage_nbytes_for;
+use crate::interp::torch::ops::{storage_nbytes_for, vec_float};
 use crate::interp::torch::registry::{Forms, OpCall, OpDef};
 use crate::interp::value::Value;
 use crate::interp::{Evaluator, R};
@@ -211,6 +212,13 @@ fn function(name: &str) -> fn(f64) -> f64 {
 }
 
 /// Every op of the family: out of place, in place (`_`) or into `out=`.
+/// float32 `sigmoid` as ATen's kernel computes it, in float: `1 / (1 + exp(-x))`, the
+/// exponential SLEEF's in a vector, else the correctly rounded one (`std::exp`).
+fn sigmoid_f32(x: f32, vectorized: bool) -> f32 {
+    let e = vec_float::kernel_exp(f64::from(-x), true, vectorized) as f32;
+    1.0 / (1.0 + e)
+}
+
 fn float_unary(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
     let this = call.self_ref()?;
     let t = this.borrow().tensor.clone();
@@ -234,6 +242,22 @@ fn float_unary(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         DType::Float64 => Scalar::Float(x),
         _ => dtype.round(Scalar::Float(x)),
     };
+    // ATen's vectorized loop takes whole pairs of vectors of a dense tensor, in memory order,
+    // the rest element by element: where each element is in that order (sigmoid's last bit
+    // depends on it).
+    let in_vector: Vec<bool> = if base == "sigmoid" && dtype == DType::Float32 {
+        let n = t.numel().max(0) as usize;
+        let whole = n - n % (2 * vec_float::LANES);
+        let dense = t.layout.is_non_overlapping_and_dense();
+        let offsets: Vec<i64> = t.layout.offsets().collect();
+        let first = offsets.iter().copied().min().unwrap_or(0);
+        offsets
+            .iter()
+            .map(|&o| dense && ((o - first) as usize) < whole)
+            .collect()
+    } else {
+        Vec::new()
+    };
     // On the meta device nothing is computed (the result has its layout, no values).
     let values: Vec<Scalar> = if ev.torch.device.meta_op {
         Vec::new()
@@ -241,7 +265,12 @@ fn float_unary(ev: &mut Evaluator, call: &OpCall) -> R<Value> {
         ev.engine.values(&t)
     }
     .into_iter()
-    .map(|v| match (base, dtype) {
+    .enumerate()
+    .map(|(i, v)| match (base, dtype) {
+        ("sigmoid", DType::Float32) => Scalar::Float(f64::from(sigmoid_f32(
+            v.to_f64() as f32,
+            in_vector.get(i).copied().unwrap_or(false),
+        ))),
         // float32 `sqrt` is MKL's, not correctly rounded (see `mkl_sqrt`).
         ("sqrt", DType::Float32) => {
             Scalar::Float(f64::from(super::mkl_sqrt::sqrt_f32(v.to_f64() as f32)))

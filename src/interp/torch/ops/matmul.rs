@@ -111,7 +111,8 @@ impl Evaluator {
         not_for_bool(a.dtype, "dot")?;
         let a2 = self.unsqueeze(a, 0)?;
         let b2 = self.unsqueeze(b, 1)?;
-        let out = self.mm_unchecked(&a2, &b2)?;
+        // BLAS's `sdot`, not a `gemm`: its lanes are not modelled (the float64 sum).
+        let out = self.mm_summed(&a2, &b2, Summation::Wide)?;
         Ok(out.with_layout(Layout::contiguous(&[])))
     }
 
@@ -139,7 +140,8 @@ impl Evaluator {
             not_for_bool(m.dtype, "addmv_impl_cpu")?;
         }
         let v2 = self.unsqueeze(v, 1)?;
-        let out = self.mm_unchecked(m, &v2)?;
+        // BLAS's `gemv`, not a `gemm`: its lanes are not modelled (the float64 sum).
+        let out = self.mm_summed(m, &v2, Summation::Wide)?;
         Ok(out.with_layout(Layout::contiguous(&[m.shape()[0]])))
     }
 
@@ -204,7 +206,7 @@ impl Evaluator {
         let sum = if k.saturating_mul(n).saturating_mul(p) < 400 {
             Summation::Opmath
         } else {
-            Summation::Wide
+            Summation::Blas
         };
         for i in 0..batch {
             let (ma, mb, mo) = (
@@ -217,8 +219,13 @@ impl Evaluator {
         Ok(out)
     }
 
-    /// A checked 2-D product into a new contiguous tensor.
+    /// A checked 2-D product into a new contiguous tensor, as BLAS's `gemm` adds.
     fn mm_unchecked(&mut self, a: &Tensor, b: &Tensor) -> R<Tensor> {
+        self.mm_summed(a, b, Summation::Blas)
+    }
+
+    /// A checked 2-D product into a new contiguous tensor, added as `sum` says.
+    fn mm_summed(&mut self, a: &Tensor, b: &Tensor, sum: Summation) -> R<Tensor> {
         let work = a.shape()[0]
             .saturating_mul(a.shape()[1])
             .saturating_mul(b.shape()[1]);
@@ -229,7 +236,7 @@ impl Evaluator {
             MemoryFormat::Contiguous,
             "matmul",
         )?;
-        self.engine.matmul(&out, a, b, Summation::Wide);
+        self.engine.matmul(&out, a, b, sum);
         // `addmm_impl_cpu_` hands BLAS an operand as it is, or transposed, when its rows or
         // its columns are contiguous with a leading dimension that fits; any other (an
         // expanded gradient's zero strides) is first cloned contiguous, after the output.
