@@ -260,12 +260,17 @@ impl Evaluator {
                 tuple_text(full.as_deref().unwrap_or(&shape))
             )));
         }
-        if dtype == dst.dtype {
-            self.elementwise(bop, &xi, &yi, Some(&dst))?;
-        } else {
-            let tmp = self.elementwise(bop, &xi, &yi, None)?;
-            self.copy_into(&dst, &tmp, false)?;
-        }
+        // NumPy computes in its own memory: PyTorch's allocator sees nothing of it (no
+        // wrapped number, no temporary).
+        self.uncounted(|ev| {
+            if dtype == dst.dtype {
+                ev.elementwise(bop, &xi, &yi, Some(&dst))?;
+            } else {
+                let tmp = ev.elementwise(bop, &xi, &yi, None)?;
+                ev.copy_into(&dst, &tmp, false)?;
+            }
+            Ok(())
+        })?;
         Ok(Value::NdArray(out.clone()))
     }
 

@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 
 use crate::core::tensor::{DType, MemoryFormat, Scalar, ScriptError, Tensor};
 use crate::interp::torch::autograd::{value_tracks_grad, Grad, GradNode, GradOp};
-use crate::interp::torch::signature::{bind, Bound, CallArgs, Schema};
+use crate::interp::torch::signature::{bind, Bound, CallArgs, ParamType, Schema};
 use crate::interp::value::{TensorRef, Value};
 use crate::interp::{Evaluator, R};
 
@@ -391,17 +391,33 @@ impl Evaluator {
         kw: &[(String, Value)],
     ) -> Option<R<Value>> {
         let entry = torch_entry(name).filter(|e| e.def.forms != Forms::Function)?;
-        if name.ends_with('_')
-            && name != REQUIRES_GRAD_
-            && this.borrow().requires_grad
-            && self.torch.grad_enabled
-        {
-            return Some(Err(ScriptError::Runtime(
-                "a leaf Variable that requires grad is being used in an in-place operation.".into(),
-            )));
-        }
         let call = CallArgs { name, pos, kw };
         Some(bind(&entry.method, &call).and_then(|mut args| {
+            if name.ends_with('_')
+                && name != REQUIRES_GRAD_
+                && this.borrow().requires_grad
+                && self.torch.grad_enabled
+            {
+                // PyTorch's argument parser has wrapped a number given for a `Tensor`
+                // parameter (`w.add_(1)`) in a 0-d tensor before autograd refuses the call.
+                let wrapped: u64 = entry.method[args.overload]
+                    .params
+                    .iter()
+                    .zip(&args.values)
+                    .filter(|(p, _)| p.ty == ParamType::Tensor)
+                    .map(|(_, v)| match v {
+                        Some(Value::Bool(_)) => 1,
+                        Some(Value::Int(_) | Value::Float(_)) => 8,
+                        Some(Value::Complex(..)) => 16,
+                        _ => 0,
+                    })
+                    .sum();
+                self.note_transient(wrapped);
+                return Err(ScriptError::Runtime(
+                    "a leaf Variable that requires grad is being used in an in-place operation."
+                        .into(),
+                ));
+            }
             // Methods see `self` as the first argument, as the function form does.
             args.names.insert(0, "self".into());
             args.values.insert(0, Some(Value::Tensor(Rc::clone(this))));

@@ -20,7 +20,11 @@
 # EmbeddingBag, Conv3d and the transposed convolutions), optim_more (the adaptive optimizers'
 # state, LBFGS, warmup and cyclic schedulers, ReduceLROnPlateau, state_dicts), autocast
 # (torch.autocast's CPU policies, the cast cache, nesting and decorators, GradScaler on the CPU and
-# a CUDA scaler that disables itself).
+# a CUDA scaler that disables itself), textbook_models (model code as Chinese and English
+# textbooks write it: d2l's VGG/NiN/GoogLeNet/ResNet/DenseNet blocks and LeNet training, a
+# DataLoader loop, nn.init through apply, schedulers, an LSTM classifier, a Transformer block,
+# gradient clipping and accumulation, hooks, checkpointing, storages, views and version
+# counters, dtypes' sizes, NumPy bridges).
 # Needs a Python with torch 2.15 (PY, default /work/torchenv/venv/bin/python);
 # never in CI.
 #

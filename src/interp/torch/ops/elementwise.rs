@@ -210,6 +210,34 @@ impl Evaluator {
         y: &ElementwiseInput,
         out: Option<&Tensor>,
     ) -> R<Tensor> {
+        let prewrapped = self.accounting.prewrapped;
+        let result = self.elementwise_checked(op, x, y, out);
+        if result.is_err() {
+            // PyTorch wrapped a Python number in a 0-d tensor before any check refused the
+            // call (`expanded.add_(1)`): the allocator saw it come and go.
+            self.accounting.prewrapped = false;
+            if !prewrapped && op != BinaryOp::Pow {
+                let wrapped: usize = [x, y]
+                    .into_iter()
+                    .map(|i| match i {
+                        ElementwiseInput::Number(Scalar::Bool(_)) => 1,
+                        ElementwiseInput::Number(_) => 8,
+                        ElementwiseInput::Tensor(_) => 0,
+                    })
+                    .sum();
+                self.note_transient(wrapped as u64);
+            }
+        }
+        result
+    }
+
+    fn elementwise_checked(
+        &mut self,
+        op: BinaryOp,
+        x: &ElementwiseInput,
+        y: &ElementwiseInput,
+        out: Option<&Tensor>,
+    ) -> R<Tensor> {
         for input in [x, y] {
             if let ElementwiseInput::Tensor(t) = input {
                 complex::refuse_complex(&format!("{op:?}").to_ascii_lowercase(), &[t])?;

@@ -1,0 +1,21 @@
+import torch
+# 不同数据类型占用的内存
+for dt in [torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int8, torch.uint8, torch.int64, torch.bool]:
+    t = torch.zeros(10, 10, dtype=dt)
+    print(dt, t.element_size(), t.element_size() * t.numel())
+x = torch.randn(4, 4)
+h = x.half()
+print(h.dtype, h.untyped_storage().nbytes(), x.untyped_storage().nbytes())
+b = x.to(torch.bfloat16)
+print(b)
+print(x.double().sum().item() - x.sum().item() < 1e-5)
+i = torch.tensor([1, 2, 3])
+print(i.dtype, (i / 2).dtype, (i // 2).dtype, (i * 1.5).dtype)
+print(torch.tensor([1, 2], dtype=torch.int32) + torch.tensor([1.5]))
+print(torch.finfo(torch.float16).max, torch.finfo(torch.bfloat16).eps, torch.iinfo(torch.int8).min)
+big = torch.tensor([65504.0], dtype=torch.float16)
+print(big * 2)
+print(torch.tensor(0.1, dtype=torch.float16).item())
+print(torch.promote_types(torch.int64, torch.float16))
+m = torch.randn(3, 3, dtype=torch.float64)
+print(m.float().dtype, m.to(torch.int32).dtype)
