@@ -92,8 +92,7 @@ fn buffers(x: &[i64], w: &[i64], out: &[i64], bias: bool, p: &Params) -> Option<
     } else {
         0
     };
-    let reorder_in =
-        cin % 16 == 0 || (one_by_one && (!strided || divides)) || depthwise;
+    let reorder_in = cin % 16 == 0 || (one_by_one && (!strided || divides)) || depthwise;
     let bias_buf = if bias && cout % 16 != 0 {
         4 * up16(cout) + 128
     } else {
