@@ -100,7 +100,13 @@ fn convolution_backward(ev: &mut Evaluator, b: &Backward) -> R<Vec<Option<Value>
     }
     let gs = batched(grad.shape(), spatial);
     let clone = !grad.layout.is_contiguous();
-    let buffers = conv_memory::backward_buffers(&xs, weight.shape(), &gs, dtype, clone, &params);
+    let buffers = conv_memory::backward_buffers(
+        &xs,
+        weight.shape(),
+        &gs,
+        (dtype, clone, b.needs(2)),
+        &params,
+    );
     if dtype.is_floating() {
         let grads = compute(ev, &geo, &params, [&input, &weight, &grad], Scalar::to_f64)?;
         finish(
