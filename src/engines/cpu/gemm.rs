@@ -50,34 +50,47 @@ fn product<const MR: usize, const NR: usize>(
     n: usize,
     block: impl Fn(&[f64], &[f64]) -> [[f64; NR]; MR],
 ) -> Vec<f64> {
-    let mut out = vec![0.0f64; m * n];
+    packed_product(a, b, m, 0..k, n, |v| v, block)
+}
+
+/// The sums over `p` in `range` of `a[i][p] · b[p][j]`, each `MR` rows by `NR` columns at a
+/// time by `block` over packed panels of values `convert`ed to `T` (`b` as panels of `NR`
+/// columns, the last one padded with zeros, each `range.len()` rows of `NR`; `a` as columns
+/// of `MR` rows): the packing both the float64 product and float32's chains
+/// (`sgemm.rs`) run their register blocks over.
+#[inline(always)]
+pub(super) fn packed_product<T: Copy + Default, const MR: usize, const NR: usize>(
+    a: Matrix,
+    b: Matrix,
+    m: usize,
+    range: std::ops::Range<usize>,
+    n: usize,
+    convert: impl Fn(f64) -> T,
+    block: impl Fn(&[T], &[T]) -> [[T; NR]; MR],
+) -> Vec<T> {
+    let k = range.len();
+    let mut out = vec![T::default(); m * n];
     if m == 0 || n == 0 || k == 0 {
-        // No product to add: every sum is the starting 0.0.
+        // No product to add: every sum is the starting zero.
         return out;
     }
-    // `b` as panels of NR columns (the last one padded with zeros), each `k` rows of NR.
     let panels = n.div_ceil(NR);
-    let mut packed_b = vec![0.0f64; panels * k * NR];
+    let mut packed_b = vec![T::default(); panels * k * NR];
     for (jp, panel) in packed_b.chunks_exact_mut(k * NR).enumerate() {
         let cols = NR.min(n - jp * NR);
-        for (p, row) in panel.chunks_exact_mut(NR).enumerate() {
-            if b.col == 1 {
-                let at = p * b.row + jp * NR;
-                row[..cols].copy_from_slice(&b.values[at..at + cols]);
-            } else {
-                for (c, v) in row[..cols].iter_mut().enumerate() {
-                    *v = b.at(p, jp * NR + c);
-                }
+        for (row, p) in panel.chunks_exact_mut(NR).zip(range.clone()) {
+            for (c, v) in row[..cols].iter_mut().enumerate() {
+                *v = convert(b.at(p, jp * NR + c));
             }
         }
     }
-    let mut packed_a = vec![0.0f64; k * MR];
+    let mut packed_a = vec![T::default(); k * MR];
     for ib in (0..m).step_by(MR) {
         let rows = MR.min(m - ib);
-        packed_a.fill(0.0);
-        for (p, column) in packed_a.chunks_exact_mut(MR).enumerate() {
+        packed_a.fill(T::default());
+        for (column, p) in packed_a.chunks_exact_mut(MR).zip(range.clone()) {
             for (r, v) in column[..rows].iter_mut().enumerate() {
-                *v = a.at(ib + r, p);
+                *v = convert(a.at(ib + r, p));
             }
         }
         for (jp, panel) in packed_b.chunks_exact(k * NR).enumerate() {

@@ -85,8 +85,8 @@ fn block<const MR: usize, const NR: usize>(a: &[f32], b: &[f32]) -> [[f32; NR]; 
     acc
 }
 
-/// The chains of `p` in `range` over packed panels, computed `MR` rows by `NR` columns at a
-/// time by `block`.
+/// The chains of `p` in `range` over [`gemm::packed_product`]'s panels, computed `MR` rows
+/// by `NR` columns at a time by `block`.
 #[inline(always)]
 fn chains<const MR: usize, const NR: usize>(
     a: Matrix,
@@ -96,40 +96,7 @@ fn chains<const MR: usize, const NR: usize>(
     n: usize,
     block: impl Fn(&[f32], &[f32]) -> [[f32; NR]; MR],
 ) -> Vec<f32> {
-    let k = range.len();
-    let mut out = vec![0.0f32; m * n];
-    if m == 0 || n == 0 || k == 0 {
-        return out;
-    }
-    let panels = n.div_ceil(NR);
-    let mut packed_b = vec![0.0f32; panels * k * NR];
-    for (jp, panel) in packed_b.chunks_exact_mut(k * NR).enumerate() {
-        let cols = NR.min(n - jp * NR);
-        for (row, p) in panel.chunks_exact_mut(NR).zip(range.clone()) {
-            for (c, v) in row[..cols].iter_mut().enumerate() {
-                *v = b.at(p, jp * NR + c) as f32;
-            }
-        }
-    }
-    let mut packed_a = vec![0.0f32; k * MR];
-    for ib in (0..m).step_by(MR) {
-        let rows = MR.min(m - ib);
-        packed_a.fill(0.0);
-        for (column, p) in packed_a.chunks_exact_mut(MR).zip(range.clone()) {
-            for (r, v) in column[..rows].iter_mut().enumerate() {
-                *v = a.at(ib + r, p) as f32;
-            }
-        }
-        for (jp, panel) in packed_b.chunks_exact(k * NR).enumerate() {
-            let acc = block(&packed_a, panel);
-            let cols = NR.min(n - jp * NR);
-            for (r, acc_row) in acc.iter().enumerate().take(rows) {
-                let at = (ib + r) * n + jp * NR;
-                out[at..at + cols].copy_from_slice(&acc_row[..cols]);
-            }
-        }
-    }
-    out
+    gemm::packed_product(a, b, m, range, n, |v| v as f32, block)
 }
 
 /// Blocks with the CPU's fused multiply-add.
