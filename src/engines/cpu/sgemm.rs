@@ -219,31 +219,64 @@ mod wasm {
         f64x2_promote_low_f32x4(f32x4_demote_f64x2_zero(sum))
     }
 
-    /// 4 rows by 8 columns: 16 vectors accumulate.
+    /// `fma(x, y, acc)` on two lanes as the float64 sum rounded to float32, which equals
+    /// [`fused2`] unless the float64 sum landed on a float32 tie (its 29 low bits a one and
+    /// zeros), where it may have rounded twice: those lanes come back all ones.
     #[inline(always)]
-    fn block_4x8(a: &[f32], b: &[f32]) -> [[f32; 8]; 4] {
-        let k = (a.len() / 4).min(b.len() / 8);
-        let mut acc = [f64x2_splat(0.0); 16];
+    fn rounded2(x: v128, y: v128, acc: v128) -> (v128, v128) {
+        let sum = f64x2_add(acc, f64x2_mul(x, y));
+        let low = v128_and(sum, i64x2_splat(0x1fff_ffff));
+        let tie = i64x2_eq(low, i64x2_splat(0x1000_0000));
+        (f64x2_promote_low_f32x4(f32x4_demote_f64x2_zero(sum)), tie)
+    }
+
+    /// 4 rows by 4 columns, 8 vectors accumulating with `step` (few enough that they, the
+    /// operands and the temporaries stay in a browser's 16 vector registers); `None` when a
+    /// lane met a tie on the way (`step`'s second result).
+    #[inline(always)]
+    fn block_4x4(
+        a: &[f64],
+        b: &[f64],
+        step: impl Fn(v128, v128, v128) -> (v128, v128),
+    ) -> Option<[[f64; 4]; 4]> {
+        let k = (a.len() / 4).min(b.len() / 4);
+        let mut acc = [f64x2_splat(0.0); 8];
+        let mut ties = i64x2_splat(0);
         for p in 0..k {
-            let (ap, bp) = (&a[p * 4..p * 4 + 4], &b[p * 8..p * 8 + 8]);
-            let wide = |i: usize| f64x2(f64::from(bp[i]), f64::from(bp[i + 1]));
-            let bv = [wide(0), wide(2), wide(4), wide(6)];
+            let (ap, bp) = (&a[p * 4..p * 4 + 4], &b[p * 4..p * 4 + 4]);
+            let bv = [f64x2(bp[0], bp[1]), f64x2(bp[2], bp[3])];
             for r in 0..4 {
-                let x = f64x2_splat(f64::from(ap[r]));
+                let x = f64x2_splat(ap[r]);
                 for (c, &bc) in bv.iter().enumerate() {
-                    acc[4 * r + c] = fused2(x, bc, acc[4 * r + c]);
+                    let (next, tie) = step(x, bc, acc[2 * r + c]);
+                    acc[2 * r + c] = next;
+                    ties = v128_or(ties, tie);
                 }
             }
         }
-        let mut out = [[0.0f32; 8]; 4];
+        if v128_any_true(ties) {
+            return None;
+        }
+        let mut out = [[0.0f64; 4]; 4];
         for (r, row) in out.iter_mut().enumerate() {
-            for c in 0..4 {
-                let v = acc[4 * r + c];
-                row[2 * c] = f64x2_extract_lane::<0>(v) as f32;
-                row[2 * c + 1] = f64x2_extract_lane::<1>(v) as f32;
+            for c in 0..2 {
+                let v = acc[2 * r + c];
+                row[2 * c] = f64x2_extract_lane::<0>(v);
+                row[2 * c + 1] = f64x2_extract_lane::<1>(v);
             }
         }
-        out
+        Some(out)
+    }
+
+    /// A block the fast way ([`rounded2`], a float64 sum rounded to float32), and again
+    /// with [`fused2`] where a sum met a float32 tie (rare: its 29 low bits must be exactly
+    /// a one and zeros). (A sum in float32's subnormal range rounds at another bit, which
+    /// the tie test does not watch.)
+    fn block_4x4_checked(a: &[f64], b: &[f64]) -> [[f64; 4]; 4] {
+        block_4x4(a, b, rounded2).unwrap_or_else(|| {
+            let never = i64x2_splat(0);
+            block_4x4(a, b, |x, y, acc| (fused2(x, y, acc), never)).unwrap_or_default()
+        })
     }
 
     /// The chains with 128-bit blocks.
@@ -254,7 +287,12 @@ mod wasm {
         range: std::ops::Range<usize>,
         n: usize,
     ) -> Vec<f32> {
-        super::chains::<4, 8>(a, b, m, range, n, block_4x8)
+        // Packed as float64 (each float32 value exactly), the lanes' type.
+        let widened = |v: f64| f64::from(v as f32);
+        super::gemm::packed_product(a, b, m, range, n, widened, block_4x4_checked)
+            .into_iter()
+            .map(|v| v as f32)
+            .collect()
     }
 }
 
