@@ -15,8 +15,12 @@
 //! where it was measured (a `Linear` layer of a few inputs on a few samples: `x @ W.t()`).
 //!
 //! The chains run in register blocks like [`super::gemm`]'s: with the CPU's fused
-//! multiply-add on x86, and elsewhere (WebAssembly has none) with [`fused`], which computes
-//! the same correctly rounded result from a float64 sum.
+//! multiply-add on x86, and elsewhere with [`fused`], which computes the same correctly
+//! rounded result from a float64 sum. WebAssembly has no fused multiply-add: its blocks round
+//! the float64 sum to float32 (the same result unless the sum lands on a float32 tie) and
+//! redo a block with [`fused`]'s arithmetic where one did. (A sum in float32's subnormal
+//! range rounds at another bit, which that test does not watch: there the browser may differ
+//! from [`fused`] by an ulp.)
 
 use super::gemm::{self, Matrix};
 
