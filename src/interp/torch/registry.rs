@@ -16,6 +16,7 @@ use std::sync::OnceLock;
 
 use crate::core::tensor::{DType, MemoryFormat, Scalar, ScriptError, Tensor};
 use crate::interp::torch::autograd::{value_tracks_grad, Grad, GradNode, GradOp};
+use crate::interp::torch::ops::wrapped_number_dtype;
 use crate::interp::torch::signature::{bind, Bound, CallArgs, ParamType, Schema};
 use crate::interp::value::{TensorRef, Value};
 use crate::interp::{Evaluator, R};
@@ -400,19 +401,23 @@ impl Evaluator {
             {
                 // PyTorch's argument parser has wrapped a number given for a `Tensor`
                 // parameter (`w.add_(1)`) in a 0-d tensor before autograd refuses the call.
-                let wrapped: u64 = entry.method[args.overload]
+                let wrapped: usize = entry.method[args.overload]
                     .params
                     .iter()
                     .zip(&args.values)
                     .filter(|(p, _)| p.ty == ParamType::Tensor)
-                    .map(|(_, v)| match v {
-                        Some(Value::Bool(_)) => 1,
-                        Some(Value::Int(_) | Value::Float(_)) => 8,
-                        Some(Value::Complex(..)) => 16,
-                        _ => 0,
+                    .map(|(_, v)| {
+                        let number = match v {
+                            Some(Value::Bool(b)) => Scalar::Bool(*b),
+                            Some(Value::Int(i)) => Scalar::Int(*i),
+                            Some(Value::Float(f)) => Scalar::Float(*f),
+                            Some(Value::Complex(..)) => return DType::Complex128.item_size(),
+                            _ => return 0,
+                        };
+                        wrapped_number_dtype(&number).item_size()
                     })
                     .sum();
-                self.note_transient(wrapped);
+                self.note_transient(wrapped as u64);
                 return Err(ScriptError::Runtime(
                     "a leaf Variable that requires grad is being used in an in-place operation."
                         .into(),

@@ -220,8 +220,7 @@ impl Evaluator {
                 let wrapped: usize = [x, y]
                     .into_iter()
                     .map(|i| match i {
-                        ElementwiseInput::Number(Scalar::Bool(_)) => 1,
-                        ElementwiseInput::Number(_) => 8,
+                        ElementwiseInput::Number(n) => wrapped_number_dtype(n).item_size(),
                         ElementwiseInput::Tensor(_) => 0,
                     })
                     .sum();
@@ -319,11 +318,7 @@ impl Evaluator {
         let prewrapped = std::mem::take(&mut self.accounting.prewrapped);
         for input in [x, y].into_iter().filter(|_| op != BinaryOp::Pow) {
             if let ElementwiseInput::Number(n) = input {
-                let wrapped = match n {
-                    Scalar::Bool(_) => DType::Bool,
-                    Scalar::Int(_) => DType::Int64,
-                    Scalar::Float(_) => DType::Float64,
-                };
+                let wrapped = wrapped_number_dtype(n);
                 let cast = if wrapped == common {
                     0
                 } else {
@@ -537,4 +532,13 @@ impl Evaluator {
     }
 
     // ----- reductions and matmul -----
+}
+
+/// The dtype of the 0-d tensor PyTorch wraps a Python number in (`bool`, `int64`, `float64`).
+pub(crate) fn wrapped_number_dtype(n: &Scalar) -> DType {
+    match n {
+        Scalar::Bool(_) => DType::Bool,
+        Scalar::Int(_) => DType::Int64,
+        Scalar::Float(_) => DType::Float64,
+    }
 }

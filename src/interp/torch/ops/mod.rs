@@ -12,6 +12,7 @@ mod composites;
 pub(crate) mod convert;
 mod einsum;
 mod elementwise;
+pub(crate) use elementwise::wrapped_number_dtype;
 mod factory;
 mod host_pointwise;
 mod index;
